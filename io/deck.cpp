@@ -1,0 +1,643 @@
+// scanmd input deck: parsing (toml++), validation and `--set` overrides, and the resolved deck
+// written back as TOML. Every error names where the value came from, compiler-style
+// (`deck.toml:LINE:COL: section.key: what is wrong`, or `--set section.key=value: ...`), so a user
+// can jump straight to it. Only the first problem is reported. No MPI in here.
+#include "io/deck.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <system_error>
+#include <utility>
+
+#if __has_include(<toml++/toml.hpp>)
+#include <toml++/toml.hpp>
+#else
+#include <toml++/toml.h>  // Debian ships the header under this name only
+#endif
+
+namespace scanmd::io {
+
+std::string_view to_string(Backend b) {
+  switch (b) {
+    case Backend::Auto:
+      return "auto";
+    case Backend::Host:
+      return "host";
+    case Backend::Cuda:
+      return "cuda";
+  }
+  return "?";
+}
+
+std::string_view to_string(Method m) {
+  switch (m) {
+    case Method::HalfShell:
+      return "half-shell";
+    case Method::NeutralTerritory:
+      return "neutral-territory";
+    case Method::FullShell:
+      return "full-shell";
+  }
+  return "?";
+}
+
+double Deck::lattice_constant() const {
+  // fcc: 4 atoms per cubic unit cell (the only lattice accepted so far).
+  return std::cbrt(4.0 / system.density);
+}
+
+std::array<double, 3> Deck::box_length() const {
+  const double a = lattice_constant();
+  return {system.cells[0] * a, system.cells[1] * a, system.cells[2] * a};
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// TOML writing helpers
+
+std::string toml_quote(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+  return out;
+}
+
+// Shortest representation that reads back to the same double, always a TOML float ("1.0", not "1").
+std::string toml_float(double v) {
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // 'n': inf / nan
+  return s;
+}
+
+std::string toml_bool(bool b) {
+  return b ? "true" : "false";
+}
+
+template <typename T>
+std::string toml_int3(const std::array<T, 3>& a) {
+  return fmt::format("[{}, {}, {}]", a[0], a[1], a[2]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Suggestions for misspelt keys
+
+// Optimal string alignment distance (Levenshtein plus adjacent transpositions: "stpes" -> "steps"
+// costs 1).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= n; ++i) {
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[n][m];
+}
+
+std::string_view leaf(std::string_view name) {
+  const auto dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+std::string_view stem(std::string_view name) {
+  const auto dot = name.rfind('.');
+  return dot == std::string_view::npos ? std::string_view{} : name.substr(0, dot);
+}
+
+// The closest candidate to `given`, or "" when nothing is close. A candidate whose last component
+// equals the last component of `given` (a key put in the wrong section) wins outright; one that
+// `given` abbreviates in the same section ("output.thermo" for "output.thermo_every") comes next.
+std::string closest(std::string_view given, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_d = std::numeric_limits<std::size_t>::max();
+  for (const auto& c : candidates) {
+    std::size_t d = edit_distance(given, c);
+    if (leaf(c) == leaf(given)) {
+      d = 0;
+    } else if (stem(c) == stem(given) && leaf(given).size() >= 3 &&
+               leaf(c).starts_with(leaf(given))) {
+      d = std::min<std::size_t>(d, 1);
+    }
+    if (d < best_d) best_d = d, best = c;
+  }
+  const std::size_t limit = std::max<std::size_t>(2, given.size() / 4);
+  return best_d <= limit ? best : std::string{};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading one key
+
+std::string describe(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string:
+      return fmt::format("string {}", toml_quote(*n.value<std::string>()));
+    case toml::node_type::integer:
+      return fmt::format("integer {}", *n.value<std::int64_t>());
+    case toml::node_type::floating_point:
+      return fmt::format("float {}", *n.value<double>());
+    case toml::node_type::boolean:
+      return fmt::format("boolean {}", toml_bool(*n.value<bool>()));
+    case toml::node_type::array:
+      return fmt::format("array of {}", n.as_array()->size());
+    case toml::node_type::table:
+      return "table";
+    case toml::node_type::date:
+      return "date";
+    case toml::node_type::time:
+      return "time";
+    case toml::node_type::date_time:
+      return "date-time";
+    case toml::node_type::none:
+      break;
+  }
+  return "nothing";
+}
+
+// One key as given: in the file (set empty) or by a --set override (set = "--set a.b=v").
+struct Item {
+  const toml::node* node = nullptr;
+  std::string name;  // "run.dt"
+  std::string set;
+  std::size_t spec = 0;  // index into kKeys
+};
+
+class Reader {
+ public:
+  Reader(const std::string& file, const Item& item) : file_(file), item_(item) {}
+
+  [[noreturn]] void fail(std::string_view what) const { fail_at(*item_.node, what); }
+  [[noreturn]] void fail_at(const toml::node& n, std::string_view what) const {
+    throw DeckError(fmt::format("{}: {}: {}", where(n), item_.name, what));
+  }
+  std::string where(const toml::node& n) const {
+    if (!item_.set.empty()) return item_.set;
+    const auto& b = n.source().begin;
+    return fmt::format("{}:{}:{}", file_, b.line, b.column);
+  }
+
+  const toml::node& node() const { return *item_.node; }
+
+  double real() const {
+    const auto v = node().value<double>();  // integers convert (density = 1 is fine)
+    if (!v || !(node().is_floating_point() || node().is_integer())) {
+      fail(fmt::format("expected a number, got {}", describe(node())));
+    }
+    if (!std::isfinite(*v)) fail(fmt::format("must be a finite number (got {})", *v));
+    return *v;
+  }
+  std::int64_t integer() const {
+    if (!node().is_integer()) fail(fmt::format("expected an integer, got {}", describe(node())));
+    return *node().value<std::int64_t>();
+  }
+  bool boolean() const {
+    if (!node().is_boolean()) {
+      fail(fmt::format("expected a boolean (true or false), got {}", describe(node())));
+    }
+    return *node().value<bool>();
+  }
+  std::string string() const {
+    if (!node().is_string()) fail(fmt::format("expected a string, got {}", describe(node())));
+    return *node().value<std::string>();
+  }
+  // An array of exactly 3 integers, each >= min.
+  std::array<int, 3> int3(std::int64_t min, std::string_view expected) const {
+    const auto* arr = node().as_array();
+    if (!arr) fail(fmt::format("expected {}, got {}", expected, describe(node())));
+    if (arr->size() != 3) {
+      fail(fmt::format("expected {}, got an array of {} element{}", expected, arr->size(),
+                       arr->size() == 1 ? "" : "s"));
+    }
+    std::array<int, 3> out{};
+    for (std::size_t i = 0; i < 3; ++i) {
+      const toml::node& e = *arr->get(i);
+      if (!e.is_integer()) {
+        fail_at(e, fmt::format("expected {}, got {} at index {}", expected, describe(e), i));
+      }
+      const std::int64_t v = *e.value<std::int64_t>();
+      if (v < min) fail_at(e, fmt::format("entries must be >= {} (got {} at index {})", min, v, i));
+      if (v > INT_MAX) {
+        fail_at(e, fmt::format("entries must be <= {} (got {} at index {})", INT_MAX, v, i));
+      }
+      out[i] = static_cast<int>(v);
+    }
+    return out;
+  }
+
+ private:
+  const std::string& file_;
+  const Item& item_;
+};
+
+double positive(const Reader& r) {
+  const double v = r.real();
+  if (!(v > 0)) r.fail(fmt::format("must be > 0 (got {})", v));
+  return v;
+}
+
+double non_negative(const Reader& r) {
+  const double v = r.real();
+  if (!(v >= 0)) r.fail(fmt::format("must be >= 0 (got {})", v));
+  return v;
+}
+
+std::int64_t non_negative_int(const Reader& r) {
+  const std::int64_t v = r.integer();
+  if (v < 0) r.fail(fmt::format("must be >= 0 (got {})", v));
+  return v;
+}
+
+// Index of the string value in `allowed`.
+std::size_t one_of(const Reader& r, std::initializer_list<std::string_view> allowed) {
+  const std::string v = r.string();
+  std::size_t i = 0;
+  for (const auto a : allowed) {
+    if (v == a) return i;
+    ++i;
+  }
+  std::string list;
+  for (const auto a : allowed) list += (list.empty() ? "" : ", ") + toml_quote(a);
+  r.fail(fmt::format("must be one of {} (got {})", list, toml_quote(v)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The keys: section, key, whether the value is a string (a --set value that does not parse as a
+// TOML string is then taken as written), and how to apply it.
+
+struct KeySpec {
+  std::string_view section;
+  std::string_view key;
+  bool is_string;
+  void (*apply)(Deck&, const Reader&);
+};
+
+// clang-format off
+const KeySpec kKeys[] = {
+  {"system", "lattice", true, [](Deck& d, const Reader& r) {
+     one_of(r, {"fcc"});
+     d.system.lattice = "fcc"; }},
+  {"system", "density", false, [](Deck& d, const Reader& r) { d.system.density = positive(r); }},
+  {"system", "cells", false, [](Deck& d, const Reader& r) {
+     d.system.cells = r.int3(1, "an array of 3 positive integers"); }},
+  {"system", "temperature", false, [](Deck& d, const Reader& r) {
+     d.system.temperature = non_negative(r); }},
+  {"system", "seed", false, [](Deck& d, const Reader& r) {
+     d.system.seed = static_cast<std::uint64_t>(non_negative_int(r)); }},
+  {"system", "mass", false, [](Deck& d, const Reader& r) { d.system.mass = positive(r); }},
+
+  {"potential", "style", true, [](Deck& d, const Reader& r) {
+     one_of(r, {"lj"});
+     d.potential.style = "lj"; }},
+  {"potential", "epsilon", false, [](Deck& d, const Reader& r) { d.potential.epsilon = positive(r); }},
+  {"potential", "sigma", false, [](Deck& d, const Reader& r) { d.potential.sigma = positive(r); }},
+  {"potential", "cutoff", false, [](Deck& d, const Reader& r) { d.potential.cutoff = positive(r); }},
+  {"potential", "shift", false, [](Deck& d, const Reader& r) { d.potential.shift = r.boolean(); }},
+
+  {"neighbor", "skin", false, [](Deck& d, const Reader& r) { d.neighbor.skin = non_negative(r); }},
+
+  {"run", "dt", false, [](Deck& d, const Reader& r) { d.run.dt = positive(r); }},
+  {"run", "steps", false, [](Deck& d, const Reader& r) { d.run.steps = non_negative_int(r); }},
+  {"run", "backend", true, [](Deck& d, const Reader& r) {
+     d.run.backend = static_cast<Backend>(one_of(r, {"auto", "host", "cuda"})); }},
+
+  {"decomposition", "method", true, [](Deck& d, const Reader& r) {
+     d.decomposition.method = static_cast<Method>(
+         one_of(r, {"half-shell", "neutral-territory", "full-shell"})); }},
+  {"decomposition", "grid", false, [](Deck& d, const Reader& r) {
+     const auto g = r.int3(0, "an array of 3 non-negative integers");
+     const int zeros = static_cast<int>(std::count(g.begin(), g.end(), 0));
+     if (zeros != 0 && zeros != 3) {
+       r.fail(fmt::format("all entries 0 (automatic) or all >= 1, not a mix (got {})",
+                          toml_int3(g)));
+     }
+     d.decomposition.grid = g; }},
+
+  {"output", "thermo_every", false, [](Deck& d, const Reader& r) {
+     d.output.thermo_every = non_negative_int(r); }},
+  {"output", "trajectory", true, [](Deck& d, const Reader& r) { d.output.trajectory = r.string(); }},
+  {"output", "trajectory_every", false, [](Deck& d, const Reader& r) {
+     d.output.trajectory_every = non_negative_int(r); }},
+  {"output", "checkpoint", true, [](Deck& d, const Reader& r) { d.output.checkpoint = r.string(); }},
+  {"output", "checkpoint_every", false, [](Deck& d, const Reader& r) {
+     d.output.checkpoint_every = non_negative_int(r); }},
+  {"output", "overwrite", false, [](Deck& d, const Reader& r) { d.output.overwrite = r.boolean(); }},
+};
+// clang-format on
+
+constexpr std::string_view kSections[] = {"system", "neighbor",      "potential",
+                                          "run",    "decomposition", "output"};
+
+std::string full_name(const KeySpec& k) {
+  return fmt::format("{}.{}", k.section, k.key);
+}
+
+// Index into kKeys of "section.key", or -1.
+int find_key(std::string_view section, std::string_view key) {
+  for (std::size_t i = 0; i < std::size(kKeys); ++i) {
+    if (kKeys[i].section == section && kKeys[i].key == key) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool is_section(std::string_view s) {
+  return std::find(std::begin(kSections), std::end(kSections), s) != std::end(kSections);
+}
+
+std::string unknown_key_message(std::string_view name) {
+  std::vector<std::string> all;
+  for (const auto& k : kKeys) all.push_back(full_name(k));
+  std::string msg = fmt::format("unknown key '{}'", name);
+  if (const auto s = closest(name, all); !s.empty()) {
+    msg += fmt::format("; did you mean '{}'?", s);
+  } else if (const auto dot = name.find('.'); dot != std::string_view::npos) {
+    const auto section = name.substr(0, dot);
+    std::string keys;
+    for (const auto& k : kKeys) {
+      if (k.section == section) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
+    }
+    if (!keys.empty()) msg += fmt::format(" (keys of [{}]: {})", section, keys);
+  }
+  return msg;
+}
+
+std::string unknown_section_message(std::string_view name) {
+  std::vector<std::string> sections(std::begin(kSections), std::end(kSections));
+  std::string msg = fmt::format("unknown section '{}'", name);
+  if (const auto s = closest(name, sections); !s.empty()) {
+    msg += fmt::format("; did you mean '{}'?", s);
+  } else {
+    msg += " (sections: system, potential, neighbor, run, decomposition, output)";
+  }
+  return msg;
+}
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+struct ParseOutcome {
+  toml::table table;
+  bool ok = true;
+  std::string error;
+  toml::source_position at{};
+};
+
+ParseOutcome parse_toml(std::string_view text, std::string_view path) {
+  ParseOutcome out;
+#if TOML_EXCEPTIONS
+  try {
+    out.table = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    out.ok = false;
+    out.error = std::string(e.description());
+    out.at = e.source().begin;
+  }
+#else
+  auto r = toml::parse(text, path);
+  if (r) {
+    out.table = std::move(r).table();
+  } else {
+    out.ok = false;
+    out.error = std::string(r.error().description());
+    out.at = r.error().source().begin;
+  }
+#endif
+  return out;
+}
+
+bool before(const toml::source_position& a, const toml::source_position& b) {
+  return a.line != b.line ? a.line < b.line : a.column < b.column;
+}
+
+// Box at least 2*(cutoff+skin) along each axis. The message names the key most likely to fix it:
+// the last --set override among cells/cutoff/skin/density, else system.cells if the file gives it,
+// else whichever of the others the file gives last, else system.cells from the defaults.
+void check_box(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
+  const double need = 2 * (deck.potential.cutoff + deck.neighbor.skin);
+  const auto box = deck.box_length();
+  int axis = -1;
+  for (int i = 0; i < 3; ++i) {
+    if (box[i] < need) {
+      axis = i;
+      break;
+    }
+  }
+  if (axis < 0) return;
+
+  auto relevant = [](const Item& it) {
+    return it.name == "system.cells" || it.name == "potential.cutoff" ||
+           it.name == "neighbor.skin" || it.name == "system.density";
+  };
+  const Item* blame = nullptr;
+  for (const auto& it : items) {
+    if (relevant(it) && !it.set.empty()) blame = &it;
+  }
+  if (!blame) {
+    for (const auto& it : items) {
+      if (it.name == "system.cells") blame = &it;
+    }
+  }
+  if (!blame) {
+    for (const auto& it : items) {
+      if (relevant(it)) blame = &it;  // items from the file are in file order
+    }
+  }
+  const std::string what = fmt::format(
+      "box {:.4g} along {} is smaller than 2*(cutoff+skin) = {:.4g}; use more cells "
+      "or a shorter cutoff",
+      box[axis], "xyz"[axis], need);
+  if (!blame) throw DeckError(fmt::format("{}: system.cells: {}", file, what));
+  Reader(file, *blame).fail(what);
+}
+
+}  // namespace
+
+std::string Deck::to_toml() const {
+  std::string s;
+  bool printable_path = std::none_of(path.begin(), path.end(),
+                                     [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+  s += "# scanmd input deck, resolved: every key, defaults included";
+  if (!path.empty() && printable_path) s += fmt::format(" (from {})", path);
+  s += "\n\n[system]\n";
+  s += fmt::format("lattice = {}\n", toml_quote(system.lattice));
+  s += fmt::format("density = {}\n", toml_float(system.density));
+  s += fmt::format("cells = {}\n", toml_int3(system.cells));
+  s += fmt::format("temperature = {}\n", toml_float(system.temperature));
+  s += fmt::format("seed = {}\n", system.seed);
+  s += fmt::format("mass = {}\n", toml_float(system.mass));
+  s += "\n[potential]\n";
+  s += fmt::format("style = {}\n", toml_quote(potential.style));
+  s += fmt::format("epsilon = {}\n", toml_float(potential.epsilon));
+  s += fmt::format("sigma = {}\n", toml_float(potential.sigma));
+  s += fmt::format("cutoff = {}\n", toml_float(potential.cutoff));
+  s += fmt::format("shift = {}\n", toml_bool(potential.shift));
+  s += "\n[neighbor]\n";
+  s += fmt::format("skin = {}\n", toml_float(neighbor.skin));
+  s += "\n[run]\n";
+  s += fmt::format("dt = {}\n", toml_float(run.dt));
+  s += fmt::format("steps = {}\n", run.steps);
+  s += fmt::format("backend = {}\n", toml_quote(to_string(run.backend)));
+  s += "\n[decomposition]\n";
+  s += fmt::format("method = {}\n", toml_quote(to_string(decomposition.method)));
+  s += fmt::format("grid = {}\n", toml_int3(decomposition.grid));
+  s += "\n[output]\n";
+  s += fmt::format("thermo_every = {}\n", output.thermo_every);
+  s += fmt::format("trajectory = {}\n", toml_quote(output.trajectory));
+  s += fmt::format("trajectory_every = {}\n", output.trajectory_every);
+  s += fmt::format("checkpoint = {}\n", toml_quote(output.checkpoint));
+  s += fmt::format("checkpoint_every = {}\n", output.checkpoint_every);
+  s += fmt::format("overwrite = {}\n", toml_bool(output.overwrite));
+  return s;
+}
+
+Deck parse_deck(std::string_view text, const std::string& path,
+                const std::vector<std::string>& overrides) {
+  ParseOutcome parsed = parse_toml(text, path);
+  if (!parsed.ok) {
+    throw DeckError(fmt::format("{}:{}:{}: syntax error: {}", path, parsed.at.line,
+                                parsed.at.column, parsed.error));
+  }
+  auto loc = [&](const toml::source_position& p) {
+    return fmt::format("{}:{}:{}", path, p.line, p.column);
+  };
+
+  // Collect the file's keys; report the first unknown one in file order.
+  std::vector<Item> items;
+  std::vector<std::pair<toml::source_position, std::string>> problems;
+  for (const auto& [sk, sv] : parsed.table) {
+    const std::string_view section = sk.str();
+    if (!is_section(section)) {
+      problems.emplace_back(sk.source().begin, sv.is_table() ? unknown_section_message(section)
+                                                             : unknown_key_message(section));
+      continue;
+    }
+    const toml::table* tbl = sv.as_table();
+    if (!tbl) {
+      problems.emplace_back(sv.source().begin,
+                            fmt::format("{}: expected a table (a [{}] section), got {}", section,
+                                        section, describe(sv)));
+      continue;
+    }
+    for (const auto& [k, v] : *tbl) {
+      const std::string name = fmt::format("{}.{}", section, k.str());
+      const int spec = find_key(section, k.str());
+      if (spec < 0) {
+        problems.emplace_back(k.source().begin, unknown_key_message(name));
+        continue;
+      }
+      items.push_back(Item{&v, name, {}, static_cast<std::size_t>(spec)});
+    }
+  }
+  if (!problems.empty()) {
+    const auto first =
+        std::min_element(problems.begin(), problems.end(),
+                         [](const auto& a, const auto& b) { return before(a.first, b.first); });
+    throw DeckError(fmt::format("{}: {}", loc(first->first), first->second));
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return before(a.node->source().begin, b.node->source().begin);
+  });
+
+  // Overrides replace the file's value (which is then not checked) or add the key.
+  std::deque<toml::table> storage;  // owns the override values; a deque keeps them in place
+  for (const auto& ov : overrides) {
+    const std::string set = fmt::format("--set {}", ov);
+    const auto eq = ov.find('=');
+    if (eq == std::string::npos) {
+      throw DeckError(fmt::format("{}: expected section.key=value", set));
+    }
+    const std::string name = trim(std::string_view(ov).substr(0, eq));
+    const std::string value = trim(std::string_view(ov).substr(eq + 1));
+    const auto dot = name.find('.');
+    const int spec =
+        dot == std::string::npos ? -1 : find_key(name.substr(0, dot), name.substr(dot + 1));
+    if (spec < 0) throw DeckError(fmt::format("{}: {}", set, unknown_key_message(name)));
+
+    ParseOutcome v = parse_toml("v = " + value, set);
+    const bool as_toml = v.ok && v.table.size() == 1 && v.table.contains("v") &&
+                         !(kKeys[spec].is_string && !v.table.get("v")->is_string());
+    if (as_toml) {
+      storage.push_back(std::move(v.table));
+    } else {
+      storage.emplace_back();
+      storage.back().insert("v", value);  // a bare word: out.h5, neutral-territory, ...
+    }
+    std::erase_if(items, [&](const Item& it) { return it.name == name; });
+    items.push_back(Item{storage.back().get("v"), name, set, static_cast<std::size_t>(spec)});
+  }
+
+  Deck deck;
+  deck.path = path;
+  for (const auto& it : items) kKeys[it.spec].apply(deck, Reader(path, it));
+  check_box(deck, items, path);
+  return deck;
+}
+
+Deck load_deck(const std::string& path, const std::vector<std::string>& overrides) {
+  struct Closer {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+  errno = 0;
+  std::unique_ptr<std::FILE, Closer> f(std::fopen(path.c_str(), "rb"));
+  auto cannot_open = [&](int err) {
+    return DeckError(fmt::format("{}: cannot open deck: {}", path,
+                                 std::error_code(err, std::generic_category()).message()));
+  };
+  if (!f) throw cannot_open(errno);
+  std::string text;
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) text.append(buf, n);
+  if (std::ferror(f.get())) throw cannot_open(errno != 0 ? errno : EIO);
+  return parse_deck(text, path, overrides);
+}
+
+}  // namespace scanmd::io

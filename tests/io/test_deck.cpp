@@ -1,0 +1,557 @@
+// Unit tests of the input deck (io/deck.hpp): defaults, every key, --set overrides, the to_toml()
+// round trip, and every error class with its exact file:line:col and key. The bad-deck catalogue
+// (tests/io/bad_decks/, also run end-to-end through `scanmd run`) is checked here via load_deck.
+#include "io/deck.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace {
+
+using scanmd::io::Backend;
+using scanmd::io::Deck;
+using scanmd::io::DeckError;
+using scanmd::io::load_deck;
+using scanmd::io::Method;
+using scanmd::io::parse_deck;
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::StartsWith;
+
+// The message of the DeckError that parsing throws ("" and a test failure when it does not throw).
+std::string error_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_deck(text, "d.toml", overrides);
+  } catch (const DeckError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no DeckError for deck:\n" << text;
+  return {};
+}
+
+std::string load_error_of(const std::string& path) {
+  try {
+    load_deck(path);
+  } catch (const DeckError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no DeckError for " << path;
+  return {};
+}
+
+void expect_same(const Deck& a, const Deck& b) {
+  EXPECT_EQ(a.system.lattice, b.system.lattice);
+  EXPECT_EQ(a.system.density, b.system.density);
+  EXPECT_EQ(a.system.cells, b.system.cells);
+  EXPECT_EQ(a.system.temperature, b.system.temperature);
+  EXPECT_EQ(a.system.seed, b.system.seed);
+  EXPECT_EQ(a.system.mass, b.system.mass);
+  EXPECT_EQ(a.potential.style, b.potential.style);
+  EXPECT_EQ(a.potential.epsilon, b.potential.epsilon);
+  EXPECT_EQ(a.potential.sigma, b.potential.sigma);
+  EXPECT_EQ(a.potential.cutoff, b.potential.cutoff);
+  EXPECT_EQ(a.potential.shift, b.potential.shift);
+  EXPECT_EQ(a.neighbor.skin, b.neighbor.skin);
+  EXPECT_EQ(a.run.dt, b.run.dt);
+  EXPECT_EQ(a.run.steps, b.run.steps);
+  EXPECT_EQ(a.run.backend, b.run.backend);
+  EXPECT_EQ(a.decomposition.method, b.decomposition.method);
+  EXPECT_EQ(a.decomposition.grid, b.decomposition.grid);
+  EXPECT_EQ(a.output.thermo_every, b.output.thermo_every);
+  EXPECT_EQ(a.output.trajectory, b.output.trajectory);
+  EXPECT_EQ(a.output.trajectory_every, b.output.trajectory_every);
+  EXPECT_EQ(a.output.checkpoint, b.output.checkpoint);
+  EXPECT_EQ(a.output.checkpoint_every, b.output.checkpoint_every);
+  EXPECT_EQ(a.output.overwrite, b.output.overwrite);
+}
+
+// Every key with a value different from its default.
+const char* const kFullDeck = R"(# every key, none at its default
+[system]
+lattice = "fcc"
+density = 0.9
+cells = [10, 12, 14]
+temperature = 0.0
+seed = 12345
+mass = 2.5
+
+[potential]
+style = "lj"
+epsilon = 1.5
+sigma = 0.9
+cutoff = 3.0
+shift = true
+
+[neighbor]
+skin = 0.0
+
+[run]
+dt = 0.002
+steps = 0
+backend = "cuda"
+
+[decomposition]
+method = "neutral-territory"
+grid = [2, 3, 4]
+
+[output]
+thermo_every = 0
+trajectory = "traj/out.h5"
+trajectory_every = 10
+checkpoint = "chk.h5"
+checkpoint_every = 1000
+overwrite = true
+)";
+
+std::filesystem::path temp_file(const std::string& name, const std::string& text) {
+  const auto p = std::filesystem::path(::testing::TempDir()) / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+TEST(Deck, DefaultsAreTheLammpsLjBenchmark) {
+  const Deck d = parse_deck("", "empty.toml");
+  EXPECT_EQ(d.path, "empty.toml");
+  EXPECT_EQ(d.system.lattice, "fcc");
+  EXPECT_EQ(d.system.density, 0.8442);
+  EXPECT_EQ(d.system.cells, (std::array<int, 3>{20, 20, 20}));
+  EXPECT_EQ(d.system.temperature, 1.44);
+  EXPECT_EQ(d.system.seed, 87287u);
+  EXPECT_EQ(d.system.mass, 1.0);
+  EXPECT_EQ(d.potential.style, "lj");
+  EXPECT_EQ(d.potential.epsilon, 1.0);
+  EXPECT_EQ(d.potential.sigma, 1.0);
+  EXPECT_EQ(d.potential.cutoff, 2.5);
+  EXPECT_FALSE(d.potential.shift);
+  EXPECT_EQ(d.neighbor.skin, 0.3);
+  EXPECT_EQ(d.run.dt, 0.005);
+  EXPECT_EQ(d.run.steps, 100);
+  EXPECT_EQ(d.run.backend, Backend::Auto);
+  EXPECT_EQ(d.decomposition.method, Method::HalfShell);
+  EXPECT_EQ(d.decomposition.grid, (std::array<int, 3>{0, 0, 0}));
+  EXPECT_EQ(d.output.thermo_every, 50);
+  EXPECT_EQ(d.output.trajectory, "");
+  EXPECT_EQ(d.output.trajectory_every, 0);
+  EXPECT_EQ(d.output.checkpoint, "");
+  EXPECT_EQ(d.output.checkpoint_every, 0);
+  EXPECT_FALSE(d.output.overwrite);
+  expect_same(d, Deck{});  // the struct defaults and the parsed defaults agree
+}
+
+TEST(Deck, LatticeConstantAndBox) {
+  Deck d;
+  EXPECT_NEAR(d.lattice_constant(), 1.6796, 1e-4);  // LAMMPS in.lj: lattice fcc 0.8442
+  EXPECT_DOUBLE_EQ(d.lattice_constant(), std::cbrt(4.0 / 0.8442));
+  d.system.cells = {10, 20, 30};
+  const auto box = d.box_length();
+  EXPECT_DOUBLE_EQ(box[0], 10 * d.lattice_constant());
+  EXPECT_DOUBLE_EQ(box[1], 20 * d.lattice_constant());
+  EXPECT_DOUBLE_EQ(box[2], 30 * d.lattice_constant());
+  d.system.density = 4.0;
+  EXPECT_DOUBLE_EQ(d.lattice_constant(), 1.0);
+}
+
+TEST(Deck, EnumNames) {
+  EXPECT_EQ(to_string(Backend::Auto), "auto");
+  EXPECT_EQ(to_string(Backend::Host), "host");
+  EXPECT_EQ(to_string(Backend::Cuda), "cuda");
+  EXPECT_EQ(to_string(Method::HalfShell), "half-shell");
+  EXPECT_EQ(to_string(Method::NeutralTerritory), "neutral-territory");
+  EXPECT_EQ(to_string(Method::FullShell), "full-shell");
+}
+
+TEST(Deck, EveryKeyIsParsed) {
+  const Deck d = parse_deck(kFullDeck, "full.toml");
+  EXPECT_EQ(d.system.density, 0.9);
+  EXPECT_EQ(d.system.cells, (std::array<int, 3>{10, 12, 14}));
+  EXPECT_EQ(d.system.temperature, 0.0);
+  EXPECT_EQ(d.system.seed, 12345u);
+  EXPECT_EQ(d.system.mass, 2.5);
+  EXPECT_EQ(d.potential.epsilon, 1.5);
+  EXPECT_EQ(d.potential.sigma, 0.9);
+  EXPECT_EQ(d.potential.cutoff, 3.0);
+  EXPECT_TRUE(d.potential.shift);
+  EXPECT_EQ(d.neighbor.skin, 0.0);
+  EXPECT_EQ(d.run.dt, 0.002);
+  EXPECT_EQ(d.run.steps, 0);
+  EXPECT_EQ(d.run.backend, Backend::Cuda);
+  EXPECT_EQ(d.decomposition.method, Method::NeutralTerritory);
+  EXPECT_EQ(d.decomposition.grid, (std::array<int, 3>{2, 3, 4}));
+  EXPECT_EQ(d.output.thermo_every, 0);
+  EXPECT_EQ(d.output.trajectory, "traj/out.h5");  // relative paths kept as given
+  EXPECT_EQ(d.output.trajectory_every, 10);
+  EXPECT_EQ(d.output.checkpoint, "chk.h5");
+  EXPECT_EQ(d.output.checkpoint_every, 1000);
+  EXPECT_TRUE(d.output.overwrite);
+}
+
+TEST(Deck, OtherEnumValues) {
+  EXPECT_EQ(parse_deck("[run]\nbackend = \"host\"\n", "d.toml").run.backend, Backend::Host);
+  EXPECT_EQ(parse_deck("[run]\nbackend = \"auto\"\n", "d.toml").run.backend, Backend::Auto);
+  EXPECT_EQ(parse_deck("decomposition.method = \"full-shell\"\n", "d.toml").decomposition.method,
+            Method::FullShell);
+  EXPECT_EQ(parse_deck("decomposition.method = \"half-shell\"\n", "d.toml").decomposition.method,
+            Method::HalfShell);
+}
+
+TEST(Deck, IntegerForADoubleKeyIsFine) {
+  const Deck d = parse_deck("[system]\ndensity = 1\ntemperature = 2\n[run]\ndt = 1\n", "d.toml");
+  EXPECT_EQ(d.system.density, 1.0);
+  EXPECT_EQ(d.system.temperature, 2.0);
+  EXPECT_EQ(d.run.dt, 1.0);
+}
+
+TEST(Deck, DottedKeysAndInlineTablesWork) {
+  const Deck d = parse_deck("run.steps = 7\nsystem = { cells = [5, 6, 7] }\n", "d.toml");
+  EXPECT_EQ(d.run.steps, 7);
+  EXPECT_EQ(d.system.cells, (std::array<int, 3>{5, 6, 7}));
+}
+
+TEST(Deck, LoadDeckReadsAFile) {
+  const auto p = temp_file("scanmd_full_deck.toml", kFullDeck);
+  const Deck d = load_deck(p.string());
+  EXPECT_EQ(d.path, p.string());
+  expect_same(d, parse_deck(kFullDeck, p.string()));
+  const Deck o = load_deck(p.string(), {"run.steps=3"});
+  EXPECT_EQ(o.run.steps, 3);
+}
+
+// ---------------------------------------------------------------------------------------------
+// --set overrides
+
+TEST(DeckOverrides, ValuesOfEveryKind) {
+  const Deck d = parse_deck(
+      "[run]\nsteps = 100\n", "d.toml",
+      {"decomposition.method=neutral-territory", "decomposition.grid=[2,2,2]", "run.steps=200",
+       "run.dt=0.001", "output.trajectory=out.h5", "output.overwrite=true", "potential.shift=true",
+       "system.density=1", "run.backend=\"host\""});
+  EXPECT_EQ(d.decomposition.method, Method::NeutralTerritory);  // bare word
+  EXPECT_EQ(d.decomposition.grid, (std::array<int, 3>{2, 2, 2}));
+  EXPECT_EQ(d.run.steps, 200);  // replaces the file's value
+  EXPECT_EQ(d.run.dt, 0.001);
+  EXPECT_EQ(d.output.trajectory, "out.h5");
+  EXPECT_TRUE(d.output.overwrite);
+  EXPECT_TRUE(d.potential.shift);
+  EXPECT_EQ(d.system.density, 1.0);
+  EXPECT_EQ(d.run.backend, Backend::Host);  // quoted TOML string
+}
+
+TEST(DeckOverrides, StringKeysTakeTheTextAsWritten) {
+  const Deck d = parse_deck(
+      "", "d.toml",
+      {"output.trajectory=2024", "output.checkpoint = run 1/chk.h5 ", "output.trajectory_every=5"});
+  EXPECT_EQ(d.output.trajectory, "2024");
+  EXPECT_EQ(d.output.checkpoint, "run 1/chk.h5");  // trimmed
+  EXPECT_EQ(d.output.trajectory_every, 5);
+  EXPECT_EQ(parse_deck("", "d.toml", {"output.trajectory=\"a \\\"b\\\".h5\""}).output.trajectory,
+            "a \"b\".h5");
+  EXPECT_EQ(parse_deck("", "d.toml", {"output.trajectory="}).output.trajectory, "");
+}
+
+TEST(DeckOverrides, LastOverrideWins) {
+  const Deck d = parse_deck("", "d.toml", {"run.steps=1", "run.steps=2"});
+  EXPECT_EQ(d.run.steps, 2);
+}
+
+TEST(DeckOverrides, ReplaceAnInvalidFileValue) {
+  // Overrides are applied after the file: the file's value is replaced before it is checked.
+  const Deck d = parse_deck("[run]\ndt = -1\n", "d.toml", {"run.dt=0.01"});
+  EXPECT_EQ(d.run.dt, 0.01);
+}
+
+TEST(DeckOverrides, ErrorsAreLocatedAtTheOverride) {
+  EXPECT_EQ(error_of("[run]\ndt = 0.005\n", {"run.dt=-1"}),
+            "--set run.dt=-1: run.dt: must be > 0 (got -1)");
+  EXPECT_EQ(error_of("", {"run.steps=1.5"}),
+            "--set run.steps=1.5: run.steps: expected an integer, got float 1.5");
+  EXPECT_EQ(error_of("", {"decomposition.grid=[2,2]"}),
+            "--set decomposition.grid=[2,2]: decomposition.grid: expected an array of 3 "
+            "non-negative integers, got an array of 2 elements");
+  EXPECT_THAT(error_of("", {"decomposition.method=hs"}),
+              StartsWith("--set decomposition.method=hs: decomposition.method: must be one of "
+                         "\"half-shell\", \"neutral-territory\", \"full-shell\" (got \"hs\")"));
+  EXPECT_EQ(error_of("", {"run.stpes=5"}),
+            "--set run.stpes=5: unknown key 'run.stpes'; did you mean 'run.steps'?");
+  EXPECT_THAT(error_of("", {"nosuchthing=5"}),
+              StartsWith("--set nosuchthing=5: unknown key 'nosuchthing'"));
+  EXPECT_EQ(error_of("", {"run.steps"}), "--set run.steps: expected section.key=value");
+  EXPECT_THAT(error_of("", {"system.cells=[2,2,2]"}),
+              StartsWith("--set system.cells=[2,2,2]: system.cells: box 3.359 along x is smaller "
+                         "than 2*(cutoff+skin) = 5.6"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// to_toml round trip
+
+TEST(DeckToml, DefaultsRoundTrip) {
+  const Deck d = parse_deck("", "d.toml");
+  const std::string t = d.to_toml();
+  expect_same(parse_deck(t, "resolved.toml"), d);
+  EXPECT_THAT(t, HasSubstr("mass = 1.0\n"));  // a float stays a float
+  EXPECT_THAT(t, HasSubstr("epsilon = 1.0\n"));
+  EXPECT_THAT(t, HasSubstr("density = 0.8442\n"));
+  EXPECT_THAT(t, HasSubstr("cells = [20, 20, 20]\n"));
+  EXPECT_THAT(t, HasSubstr("backend = \"auto\"\n"));
+  EXPECT_THAT(t, HasSubstr("method = \"half-shell\"\n"));
+  EXPECT_THAT(t, HasSubstr("trajectory = \"\"\n"));
+  // sections in the order of the struct
+  const auto at = [&](const char* s) { return t.find(s); };
+  EXPECT_LT(at("[system]"), at("[potential]"));
+  EXPECT_LT(at("[potential]"), at("[neighbor]"));
+  EXPECT_LT(at("[neighbor]"), at("[run]"));
+  EXPECT_LT(at("[run]"), at("[decomposition]"));
+  EXPECT_LT(at("[decomposition]"), at("[output]"));
+  EXPECT_NE(at("[output]"), std::string::npos);
+}
+
+TEST(DeckToml, EveryKeyRoundTrips) {
+  const Deck d = parse_deck(kFullDeck, "full.toml");
+  expect_same(parse_deck(d.to_toml(), "resolved.toml"), d);
+  EXPECT_EQ(parse_deck(d.to_toml(), "full.toml").to_toml(), d.to_toml());
+}
+
+TEST(DeckToml, AwkwardValuesRoundTrip) {
+  Deck d;
+  d.system.density = 1.0 / 3.0;
+  d.system.cells = {40, 41, 42};
+  d.system.temperature = 1e-300;
+  d.potential.epsilon = 123456789012345678.0;
+  d.potential.sigma = 0.1;
+  d.potential.cutoff = 1.0;
+  d.neighbor.skin = 5e-324;  // smallest denormal
+  d.run.dt = 1e-5;
+  d.run.steps = 9007199254740993;  // not exactly representable as a double
+  d.system.seed = 9223372036854775807u;
+  d.output.trajectory = "dir with space/\"quoted\"\\back\tslash\n.h5";
+  d.output.checkpoint = "ünïcödé.h5";
+  const std::string t = d.to_toml();
+  const Deck back = parse_deck(t, "resolved.toml");
+  expect_same(back, d);
+  EXPECT_THAT(t, HasSubstr("cutoff = 1.0\n"));
+  EXPECT_THAT(t, HasSubstr("epsilon = 1.2345678901234568e+17\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors: syntax, file, unknown keys, types, ranges, box
+
+TEST(DeckErrors, SyntaxErrorHasLineAndColumn) {
+  EXPECT_THAT(error_of("[run]\nsteps = 100\ndt = = 1\n"),
+              MatchesRegex("d\\.toml:3:[0-9]+: syntax error: .+"));
+  EXPECT_THAT(error_of("[system]\nlattice = \"fcc\n"),
+              MatchesRegex("d\\.toml:2:[0-9]+: syntax error: .+"));
+  EXPECT_THAT(error_of("[run]\nsteps = 1\nsteps = 2\n"),  // redefinition
+              MatchesRegex("d\\.toml:3:[0-9]+: syntax error: .+"));
+}
+
+TEST(DeckErrors, MissingOrUnreadableFile) {
+  EXPECT_EQ(load_error_of("/nonexistent/dir/deck.toml"),
+            "/nonexistent/dir/deck.toml: cannot open deck: No such file or directory");
+  EXPECT_EQ(load_error_of(::testing::TempDir()),
+            ::testing::TempDir() + ": cannot open deck: Is a directory");
+}
+
+TEST(DeckErrors, UnknownKeySuggestsTheClosest) {
+  EXPECT_EQ(error_of("[run]\ndt = 0.005\nstpes = 100\n"),
+            "d.toml:3:1: unknown key 'run.stpes'; did you mean 'run.steps'?");
+  EXPECT_EQ(error_of("[output]\n  thermo = 10\n"),
+            "d.toml:2:3: unknown key 'output.thermo'; did you mean 'output.thermo_every'?");
+  // a key in the wrong section
+  EXPECT_EQ(error_of("[run]\nskin = 0.3\n"),
+            "d.toml:2:1: unknown key 'run.skin'; did you mean 'neighbor.skin'?");
+  // a key outside any section
+  EXPECT_EQ(error_of("steps = 100\n"),
+            "d.toml:1:1: unknown key 'steps'; did you mean 'run.steps'?");
+  // nothing close: list the keys of the section
+  EXPECT_EQ(error_of("[run]\nfoo = 1\n"),
+            "d.toml:2:1: unknown key 'run.foo' (keys of [run]: dt, steps, backend)");
+  // a sub-table of a section
+  EXPECT_THAT(error_of("[run.extra]\nx = 1\n"), StartsWith("d.toml:1:6: unknown key 'run.extra'"));
+}
+
+TEST(DeckErrors, UnknownSection) {
+  EXPECT_EQ(error_of("[system]\n[rnu]\nsteps = 1\n"),
+            "d.toml:2:2: unknown section 'rnu'; did you mean 'run'?");
+  EXPECT_EQ(error_of("[thermostat]\nt = 1\n"),
+            "d.toml:1:2: unknown section 'thermostat' (sections: system, potential, neighbor, "
+            "run, decomposition, output)");
+  EXPECT_EQ(error_of("run = 5\n"),
+            "d.toml:1:7: run: expected a table (a [run] section), got integer 5");
+}
+
+TEST(DeckErrors, FirstProblemInFileOrderIsReported) {
+  EXPECT_THAT(error_of("[output]\nzzz = 1\n[run]\naaa = 1\n"),
+              StartsWith("d.toml:2:1: unknown key 'output.zzz'"));
+  EXPECT_THAT(error_of("[run]\nsteps = -1\n[output]\nthermo_every = -1\n"),
+              StartsWith("d.toml:2:9: run.steps:"));
+  EXPECT_THAT(error_of("[run]\nsteps = -1\n[run.x]\n"),
+              StartsWith("d.toml:3:6: unknown key 'run.x'"));
+}
+
+TEST(DeckErrors, WrongType) {
+  struct Case {
+    const char* deck;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"[system]\ncells = \"20x20x20\"\n",
+       "d.toml:2:9: system.cells: expected an array of 3 positive integers, got string "
+       "\"20x20x20\""},
+      {"[system]\ncells = [20, 20]\n",
+       "d.toml:2:9: system.cells: expected an array of 3 positive integers, got an array of 2 "
+       "elements"},
+      {"[system]\ncells = [20, 2.5, 20]\n",
+       "d.toml:2:14: system.cells: expected an array of 3 positive integers, got float 2.5 at "
+       "index 1"},
+      {"[decomposition]\ngrid = 2\n",
+       "d.toml:2:8: decomposition.grid: expected an array of 3 non-negative integers, got "
+       "integer 2"},
+      {"[run]\nsteps = 1.5\n", "d.toml:2:9: run.steps: expected an integer, got float 1.5"},
+      {"[run]\nsteps = 100.0\n", "d.toml:2:9: run.steps: expected an integer, got float 100"},
+      {"[run]\nsteps = \"100\"\n",
+       "d.toml:2:9: run.steps: expected an integer, got string \"100\""},
+      {"[system]\ndensity = \"0.8\"\n",
+       "d.toml:2:11: system.density: expected a number, got string \"0.8\""},
+      {"[system]\ndensity = true\n",
+       "d.toml:2:11: system.density: expected a number, got boolean true"},
+      {"[system]\nseed = 1.0\n", "d.toml:2:8: system.seed: expected an integer, got float 1"},
+      {"[potential]\nshift = 1\n",
+       "d.toml:2:9: potential.shift: expected a boolean (true or false), got integer 1"},
+      {"[output]\ntrajectory = 5\n",
+       "d.toml:2:14: output.trajectory: expected a string, got integer 5"},
+      {"[run]\nbackend = [1]\n", "d.toml:2:11: run.backend: expected a string, got array of 1"},
+      {"[run]\ndt = 1979-05-27\n", "d.toml:2:6: run.dt: expected a number, got date"},
+      {"[output]\noverwrite = { a = 1 }\n",
+       "d.toml:2:13: output.overwrite: expected a boolean (true or false), got table"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.deck);
+    EXPECT_EQ(error_of(c.deck), c.message);
+  }
+}
+
+TEST(DeckErrors, OutOfRange) {
+  struct Case {
+    const char* section;
+    const char* line;     // "key = value"
+    const char* message;  // after "d.toml:2:<column of the value>: section.key: "
+  };
+  const Case cases[] = {
+      {"run", "dt = -0.001", "must be > 0 (got -0.001)"},
+      {"run", "dt = 0", "must be > 0 (got 0)"},
+      {"run", "dt = inf", "must be a finite number (got inf)"},
+      {"run", "steps = -1", "must be >= 0 (got -1)"},
+      {"run", "backend = \"gpu\"", "must be one of \"auto\", \"host\", \"cuda\" (got \"gpu\")"},
+      {"system", "density = 0", "must be > 0 (got 0)"},
+      {"system", "density = -0.8", "must be > 0 (got -0.8)"},
+      {"system", "density = nan", "must be a finite number (got nan)"},
+      {"system", "temperature = -1", "must be >= 0 (got -1)"},
+      {"system", "seed = -1", "must be >= 0 (got -1)"},
+      {"system", "mass = 0", "must be > 0 (got 0)"},
+      {"system", "lattice = \"bcc\"", "must be one of \"fcc\" (got \"bcc\")"},
+      {"potential", "style = \"morse\"", "must be one of \"lj\" (got \"morse\")"},
+      {"potential", "cutoff = 0", "must be > 0 (got 0)"},
+      {"potential", "sigma = 0.0", "must be > 0 (got 0)"},
+      {"potential", "epsilon = -1", "must be > 0 (got -1)"},
+      {"neighbor", "skin = -0.1", "must be >= 0 (got -0.1)"},
+      {"decomposition", "method = \"hs\"",
+       "must be one of \"half-shell\", \"neutral-territory\", \"full-shell\" (got \"hs\")"},
+      {"decomposition", "grid = [2, 0, 2]",
+       "all entries 0 (automatic) or all >= 1, not a mix (got [2, 0, 2])"},
+      {"output", "thermo_every = -1", "must be >= 0 (got -1)"},
+      {"output", "trajectory_every = -5", "must be >= 0 (got -5)"},
+      {"output", "checkpoint_every = -1", "must be >= 0 (got -1)"},
+  };
+  for (const auto& c : cases) {
+    const std::string line = c.line;
+    const std::string key = line.substr(0, line.find(' '));
+    const std::size_t column = line.find('=') + 3;
+    const std::string deck = std::string("[") + c.section + "]\n" + line + "\n";
+    SCOPED_TRACE(deck);
+    EXPECT_EQ(error_of(deck), "d.toml:2:" + std::to_string(column) + ": " + c.section + "." + key +
+                                  ": " + c.message);
+  }
+}
+
+TEST(DeckErrors, ArrayEntriesOutOfRangePointAtTheEntry) {
+  EXPECT_EQ(error_of("[system]\ncells = [20, 0, 20]\n"),
+            "d.toml:2:14: system.cells: entries must be >= 1 (got 0 at index 1)");
+  EXPECT_EQ(error_of("[decomposition]\ngrid = [1, 1, -2]\n"),
+            "d.toml:2:15: decomposition.grid: entries must be >= 0 (got -2 at index 2)");
+  EXPECT_EQ(error_of("[system]\ncells = [20, 20, 3000000000]\n"),
+            "d.toml:2:18: system.cells: entries must be <= 2147483647 (got 3000000000 at index 2)");
+}
+
+TEST(DeckErrors, ZeroIsAllowedWhereDocumented) {
+  const Deck d = parse_deck(
+      "[run]\nsteps = 0\n[system]\ntemperature = 0\nseed = 0\n[neighbor]\nskin = 0\n"
+      "[output]\nthermo_every = 0\n[decomposition]\ngrid = [0, 0, 0]\n",
+      "d.toml");
+  EXPECT_EQ(d.run.steps, 0);
+  EXPECT_EQ(d.system.seed, 0u);
+  EXPECT_EQ(d.output.thermo_every, 0);
+}
+
+TEST(DeckErrors, BoxTooSmall) {
+  // cells given: the message points at them
+  EXPECT_EQ(error_of("[system]\ndensity = 0.8442\ncells = [20, 2, 20]\n"),
+            "d.toml:3:9: system.cells: box 3.359 along y is smaller than 2*(cutoff+skin) = 5.6; "
+            "use more cells or a shorter cutoff");
+  EXPECT_THAT(error_of("[system]\ncells = [3, 3, 3]\n"),
+              StartsWith("d.toml:2:9: system.cells: box 5.039 along x"));
+  EXPECT_NO_THROW(parse_deck("[system]\ncells = [4, 4, 4]\n", "d.toml"));
+  // cells from the defaults: the last of cutoff / skin / density that the file gives
+  EXPECT_EQ(error_of("[potential]\ncutoff = 20.0\n[neighbor]\nskin = 0.5\n"),
+            "d.toml:4:8: neighbor.skin: box 33.59 along x is smaller than 2*(cutoff+skin) = 41; "
+            "use more cells or a shorter cutoff");
+  // an override is named before anything in the file
+  EXPECT_THAT(error_of("", {"neighbor.skin=100"}),
+              StartsWith("--set neighbor.skin=100: neighbor.skin: box 33.59 along x"));
+  EXPECT_THAT(error_of("[system]\ncells = [4, 4, 4]\n", {"potential.cutoff=3.5"}),
+              StartsWith("--set potential.cutoff=3.5: potential.cutoff: box 6.718 along x is "
+                         "smaller than 2*(cutoff+skin) = 7.6"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bad-deck catalogue: each deck's `# expect: <regex>` line, checked through load_deck.
+
+TEST(DeckCatalogue, EveryBadDeckFailsAsExpected) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> seen;
+  for (const auto& entry : fs::directory_iterator(SCANMD_BAD_DECKS_DIR)) {
+    if (entry.path().extension() != ".toml") continue;
+    SCOPED_TRACE(entry.path().string());
+    std::ifstream in(entry.path());
+    std::string line, expect;
+    while (std::getline(in, line)) {
+      if (line.rfind("# expect: ", 0) == 0) {
+        expect = line.substr(10);
+        break;
+      }
+    }
+    ASSERT_FALSE(expect.empty()) << "no '# expect: <regex>' line";
+    const std::string msg = load_error_of(entry.path().string());
+    EXPECT_TRUE(std::regex_search(msg, std::regex(expect)))
+        << "message: " << msg << "\nexpected (regex): " << expect;
+    seen.push_back(entry.path().stem().string());
+  }
+  for (const char* name :
+       {"syntax_error", "unknown_key", "wrong_type", "negative_dt", "box_too_small"}) {
+    EXPECT_THAT(seen, ::testing::Contains(std::string(name)));
+  }
+}
+
+TEST(DeckCatalogue, MissingFile) {
+  const std::string path = std::string(SCANMD_BAD_DECKS_DIR) + "/no_such_deck.toml";
+  EXPECT_THAT(load_error_of(path), HasSubstr("no_such_deck.toml: cannot open deck: "));
+}
+
+}  // namespace
