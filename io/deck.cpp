@@ -164,7 +164,10 @@ std::string closest(std::string_view given, const std::vector<std::string>& cand
                leaf(c).starts_with(leaf(given))) {
       d = std::min<std::size_t>(d, 1);
     }
-    if (d < best_d) best_d = d, best = c;
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
   }
   const std::size_t limit = std::max<std::size_t>(2, given.size() / 4);
   return best_d <= limit ? best : std::string{};
@@ -180,7 +183,7 @@ std::string describe(const toml::node& n) {
     case toml::node_type::integer:
       return fmt::format("integer {}", *n.value<std::int64_t>());
     case toml::node_type::floating_point:
-      return fmt::format("float {}", *n.value<double>());
+      return fmt::format("float {}", toml_float(*n.value<double>()));
     case toml::node_type::boolean:
       return fmt::format("boolean {}", toml_bool(*n.value<bool>()));
     case toml::node_type::array:
