@@ -1,0 +1,86 @@
+#include "app/report.hpp"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace scanmd {
+
+double peak_memory_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux: KiB
+}
+
+namespace {
+struct Spread {
+  double min, avg, max;
+};
+Spread spread(const Communicator& comm, double local) {
+  return {comm.min(local), comm.sum(local) / comm.size(), comm.max(local)};
+}
+}  // namespace
+
+std::string import_summary_line(const Simulation& sim, const Communicator& comm) {
+  long long lo = 0, hi = 0;
+  double sum = 0;
+  std::size_t n = 0;
+  bool first = true;
+  for (const ImportSnapshot& s : sim.imports()) {
+    lo = first ? s.min : std::min(lo, s.min);
+    hi = first ? s.max : std::max(hi, s.max);
+    first = false;
+    sum += s.mean;
+    ++n;
+  }
+  const double mean = n ? sum / static_cast<double>(n) : 0.0;
+  return fmt::format("import: method={} ranks={} grid={} mean={:.1f} min={} max={} analytic={:.1f}",
+                     method_name(sim.config().method), comm.size(), sim.grid().to_string(), mean,
+                     lo, hi, sim.analytic_import());
+}
+
+std::vector<std::string> end_of_run_report(const Simulation& sim, const Communicator& comm,
+                                           double loop_seconds, long long steps_run) {
+  std::vector<std::string> out;
+  const Timers& t = sim.timers();
+  const double comm_time = t.get(Phase::Forward) + t.get(Phase::Reverse) +
+                           t.get(Phase::Migrate) + t.get(Phase::Plan);
+  const double other = std::max(0.0, loop_seconds - comm_time - t.get(Phase::Pair) -
+                                         t.get(Phase::Neigh) - t.get(Phase::Output));
+  const Spread total = spread(comm, loop_seconds);
+  const long long n = sim.total_particles();
+  const double ps = total.max > 0 ? static_cast<double>(n) * steps_run / total.max : 0.0;
+  out.push_back(fmt::format("Loop time of {:.4f} s on {} ranks for {} steps with {} particles",
+                            total.max, comm.size(), steps_run, n));
+  out.push_back(fmt::format("Performance: {:.4g} particle-steps/s, {:.4g} steps/s", ps,
+                            total.max > 0 ? steps_run / total.max : 0.0));
+  out.push_back("");
+  out.push_back("Section |  min time  |  avg time  |  max time  | %total");
+  out.push_back("--------+------------+------------+------------+-------");
+  auto row = [&](std::string_view name, double local) {
+    const Spread s = spread(comm, local);
+    const double pct = total.avg > 0 ? 100.0 * s.avg / total.avg : 0.0;
+    out.push_back(fmt::format("{:<8}| {:10.4f} | {:10.4f} | {:10.4f} | {:6.2f}", name, s.min,
+                              s.avg, s.max, pct));
+  };
+  row("pair", t.get(Phase::Pair));
+  row("neigh", t.get(Phase::Neigh));
+  row("comm", comm_time);
+  row("  fwd", t.get(Phase::Forward));
+  row("  rev", t.get(Phase::Reverse));
+  row("  migr", t.get(Phase::Migrate));
+  row("  plan", t.get(Phase::Plan));
+  row("output", t.get(Phase::Output));
+  row("other", other);
+  out.push_back("");
+  const Spread mem = spread(comm, peak_memory_mib());
+  out.push_back(fmt::format("Peak memory per rank: {:.1f} / {:.1f} / {:.1f} MiB (min / avg / max)",
+                            mem.min, mem.avg, mem.max));
+  out.push_back(fmt::format("Neighbor list rebuilds: {}", sim.rebuilds()));
+  out.push_back(import_summary_line(sim, comm));
+  return out;
+}
+
+}  // namespace scanmd

@@ -1,0 +1,176 @@
+#include "app/run_command.hpp"
+
+#include <mpi.h>
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "app/build_info.hpp"
+#include "app/gpu_info.hpp"
+#include "app/report.hpp"
+#include "core/simulation.hpp"
+#include "io/deck.hpp"
+#include "io/log.hpp"
+
+namespace scanmd {
+
+namespace {
+
+// Runs `f` on every rank; if it throws on any, the message of the lowest failing rank is
+// printed once (by rank 0) on every rank's behalf and all ranks return false together.
+template <class F>
+bool agree(const Communicator& comm, F&& f) {
+  std::string message;
+  try {
+    f();
+  } catch (const std::exception& e) {
+    message = e.what();
+    if (message.empty()) message = "unknown error";
+  }
+  const int mine = message.empty() ? comm.size() : comm.rank();
+  int first = comm.size();
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm.get());
+  if (first == comm.size()) return true;
+  int len = static_cast<int>(message.size());
+  MPI_Bcast(&len, 1, MPI_INT, first, comm.get());
+  message.resize(len);
+  MPI_Bcast(message.data(), len, MPI_CHAR, first, comm.get());
+  if (comm.rank() == 0) {
+    spdlog::error("error: {}", message);
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", message.c_str());
+  }
+  return false;
+}
+
+Method to_method(io::Method m) {
+  switch (m) {
+    case io::Method::HalfShell: return Method::HalfShell;
+    case io::Method::NeutralTerritory: return Method::NeutralTerritory;
+    case io::Method::FullShell: return Method::FullShell;
+  }
+  return Method::HalfShell;
+}
+
+SimulationConfig to_config(const io::Deck& d) {
+  SimulationConfig c;
+  c.density = d.system.density;
+  c.cells = d.system.cells;
+  c.temperature = d.system.temperature;
+  c.seed = d.system.seed;
+  c.mass = d.system.mass;
+  c.epsilon = d.potential.epsilon;
+  c.sigma = d.potential.sigma;
+  c.cutoff = d.potential.cutoff;
+  c.shift = d.potential.shift;
+  c.skin = d.neighbor.skin;
+  c.dt = d.run.dt;
+  c.steps = d.run.steps;
+  c.method = to_method(d.decomposition.method);
+  c.grid = {d.decomposition.grid[0], d.decomposition.grid[1], d.decomposition.grid[2]};
+  c.thermo_every = d.output.thermo_every;
+  return c;
+}
+
+// Resolves backend = auto | host | cuda. Only the host time step exists so far.
+void choose_backend(io::Backend requested) {
+  const GpuInventory gpus = query_gpus();
+  switch (requested) {
+    case io::Backend::Host:
+      spdlog::info("backend: host");
+      return;
+    case io::Backend::Auto:
+      if (gpus.devices.empty())
+        spdlog::info("backend: auto -> host ({})", gpus.why_none);
+      else
+        spdlog::info("backend: auto -> host (a GPU is present, but the CUDA time step is not "
+                     "part of this version yet)");
+      return;
+    case io::Backend::Cuda:
+      if (gpus.devices.empty())
+        throw std::runtime_error("backend cuda requested, but no usable GPU: " + gpus.why_none);
+      throw std::runtime_error(
+          "backend cuda requested: the CUDA time step is not part of this version yet; use "
+          "backend = \"host\" or \"auto\"");
+  }
+}
+
+std::string thermo_header() {
+  return fmt::format("{:>10} {:>19} {:>19} {:>19} {:>19} {:>19} {:>12} {:>8}", "step", "temp",
+                     "pe", "ke", "etotal", "press", "pstep/s", "eta");
+}
+
+}  // namespace
+
+int run_command(const RunOptions& options) {
+  Communicator comm;
+  io::setup_logging(comm.rank(), comm.size(), options.verbose);
+
+  io::Deck deck;
+  std::vector<std::string> overrides = options.overrides;
+  if (!options.backend.empty()) overrides.push_back("run.backend=" + options.backend);
+  if (!agree(comm, [&] { deck = io::load_deck(options.deck, overrides); })) return 1;
+
+  spdlog::info("scanmd {} — {} ranks", SCANMD_VERSION, comm.size());
+  spdlog::info("deck: {} (resolved)", deck.path);
+  spdlog::info("----8<----\n{}----8<----", deck.to_toml());
+
+  std::optional<Simulation> sim;
+  if (!agree(comm, [&] {
+        choose_backend(deck.run.backend);
+        sim.emplace(comm, to_config(deck));
+      }))
+    return 1;
+  if (!deck.output.trajectory.empty() || !deck.output.checkpoint.empty())
+    spdlog::warn("output.trajectory / output.checkpoint are not written by this version yet");
+
+  spdlog::info("decomposition: {} on a {} grid of ranks, box {:.6g} x {:.6g} x {:.6g}, "
+               "R = cutoff + skin = {:.6g}",
+               method_name(sim->config().method), sim->grid().to_string(),
+               sim->grid().sub_length().x, sim->grid().sub_length().y,
+               sim->grid().sub_length().z, sim->import_cutoff());
+
+  try {
+    using Clock = std::chrono::steady_clock;
+    sim->setup();
+    spdlog::info("{} particles, box {:.6g} x {:.6g} x {:.6g}", sim->total_particles(),
+                 sim->box().length.x, sim->box().length.y, sim->box().length.z);
+    spdlog::info("{}", thermo_header());
+    const auto start = Clock::now();
+    auto last = start;
+    long long last_step = 0;
+    const long long steps = sim->config().steps;
+    const double n = static_cast<double>(sim->total_particles());
+    sim->run([&](const ThermoSample& s) {
+      const auto now = Clock::now();
+      const double dt = std::chrono::duration<double>(now - last).count();
+      const double rate = s.step > last_step && dt > 0 ? n * (s.step - last_step) / dt : 0.0;
+      const double elapsed = std::chrono::duration<double>(now - start).count();
+      const double eta = s.step > 0 ? elapsed * (steps - s.step) / s.step : 0.0;
+      spdlog::info("{:>10} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>12.4g} {:>7.1f}s",
+                   s.step, s.temp, s.pe, s.ke, s.etotal, s.press, rate, eta);
+      last = now;
+      last_step = s.step;
+    });
+    const double loop = std::chrono::duration<double>(Clock::now() - start).count();
+    for (const std::string& line : end_of_run_report(*sim, comm, loop, steps))
+      spdlog::info("{}", line);
+    const std::uint64_t hash = sim->state_hash();
+    spdlog::info("state hash: {:016x}", hash);
+  } catch (const std::exception& e) {
+    // Errors inside the step loop may hit one rank only: report it with the rank and stop all.
+    spdlog::error("{}", e.what());
+    if (comm.rank() != 0 || comm.size() == 1) std::fprintf(stderr, "error: %s\n", e.what());
+    std::fflush(stdout);
+    if (comm.size() > 1) MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace scanmd

@@ -1,0 +1,40 @@
+// The periodic orthorhombic simulation box [0, L) and the wrapping of positions into it.
+//
+// Positions are kept wrapped into [0, L) on every step, with an integer image counter per
+// axis so unwrapped trajectories can be recovered. Wrapping is a per-particle function of
+// the particle's own state, so it happens on the same step whatever the decomposition: the
+// bits of a trajectory never depend on where a particle is stored.
+#pragma once
+
+#include "core/vec3.hpp"
+
+namespace scanmd {
+
+struct Box {
+  Vec3 length{};       // L
+  Vec3 half_length{};  // L / 2
+
+  static Box cube(double l) { return make({l, l, l}); }
+  static Box make(Vec3 l) { return {l, {0.5 * l.x, 0.5 * l.y, 0.5 * l.z}}; }
+  double volume() const { return length.x * length.y * length.z; }
+};
+
+// Brings one coordinate back into [0, L) after a drift of less than L; counts the image.
+SCANMD_HD inline void wrap_coordinate(double& x, int& image, double length) {
+  if (x >= length) {
+    x -= length;
+    ++image;
+  } else if (x < 0.0) {
+    x += length;
+    if (x >= length) x = 0.0;  // -tiny + L rounds to L
+    --image;
+  }
+}
+
+SCANMD_HD inline void wrap(Vec3& x, Int3& image, const Vec3& length) {
+  wrap_coordinate(x.x, image.x, length.x);
+  wrap_coordinate(x.y, image.y, length.y);
+  wrap_coordinate(x.z, image.z, length.z);
+}
+
+}  // namespace scanmd

@@ -1,0 +1,45 @@
+// Cell binning of one rank's particles (owned and ghosts) by counting sort.
+//
+// The local domain is the rank's box padded by R on every side, so it holds every ghost
+// image; it is cut into cells of edge >= R, so all neighbours of a particle within R lie in
+// the 27 cells around its own (the local domain is not periodic: periodicity was resolved
+// when ghost images were made). Binning is the scan pattern of kernels/:
+//   cell id per particle → histogram → exclusive scan → stable scatter
+// giving `offsets` (cells + 1) and `order` (particle indices grouped by cell, in index order
+// within a cell).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/box.hpp"
+#include "core/particles.hpp"
+#include "kernels/workspace.hpp"
+
+namespace scanmd {
+
+SCANMD_HD inline int clamp_cell(int c, int n) { return c < 0 ? 0 : (c >= n ? n - 1 : c); }
+
+class CellList {
+ public:
+  // Bins the binning positions x + shift·L of all particles of p over [lo − pad, hi + pad).
+  void build(kernels::Workspace& ws, const ParticleStore& p, const Box& box, Vec3 lo, Vec3 hi,
+             double pad, double min_cell_edge);
+
+  Int3 dims() const { return dims_; }
+  std::size_t cell_count() const { return std::size_t(dims_.x) * dims_.y * dims_.z; }
+  int flat(Int3 c) const { return c.x + dims_.x * (c.y + dims_.y * c.z); }
+  Int3 cell_of(std::size_t i) const { return cell_[i]; }
+  const Vec3& position(std::size_t i) const { return q_[i]; }  // binning position
+
+  const std::vector<std::uint32_t>& offsets() const { return offsets_; }
+  const std::vector<std::uint32_t>& order() const { return order_; }
+
+ private:
+  Int3 dims_{1, 1, 1};
+  std::vector<Vec3> q_;
+  std::vector<Int3> cell_;
+  std::vector<std::uint32_t> keys_, offsets_, order_;
+};
+
+}  // namespace scanmd

@@ -1,0 +1,39 @@
+#include "core/lattice.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace scanmd {
+
+FccLattice FccLattice::from_density(double density, std::array<int, 3> cells) {
+  return {std::pow(4.0 / density, 1.0 / 3.0), cells};
+}
+
+Box FccLattice::box() const {
+  return Box::make({cells[0] * constant, cells[1] * constant, cells[2] * constant});
+}
+
+void FccLattice::for_each_site(Vec3 lo, Vec3 hi, const std::function<bool(Vec3)>& keep,
+                               const std::function<void(std::uint64_t, Vec3)>& emit) const {
+  static constexpr double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+  auto range = [&](double l, double h, int n, int& a, int& b) {
+    a = std::max(0, static_cast<int>(std::floor(l / constant)) - 1);
+    b = std::min(n - 1, static_cast<int>(std::floor(h / constant)) + 1);
+  };
+  int i0, i1, j0, j1, k0, k1;
+  range(lo.x, hi.x, cells[0], i0, i1);
+  range(lo.y, hi.y, cells[1], j0, j1);
+  range(lo.z, hi.z, cells[2], k0, k1);
+  const std::uint64_t nx = cells[0], ny = cells[1];
+  for (int k = k0; k <= k1; ++k)
+    for (int j = j0; j <= j1; ++j)
+      for (int i = i0; i <= i1; ++i)
+        for (int m = 0; m < 4; ++m) {
+          const Vec3 x{(i + basis[m][0]) * constant, (j + basis[m][1]) * constant,
+                       (k + basis[m][2]) * constant};
+          if (!keep(x)) continue;
+          emit(1 + m + 4 * (i + nx * (j + ny * static_cast<std::uint64_t>(k))), x);
+        }
+}
+
+}  // namespace scanmd

@@ -1,0 +1,68 @@
+// Lennard-Jones 12-6 pair math, the one source shared by the host and CUDA backends.
+//
+//   U(r)   = 4ε[(σ/r)^12 − (σ/r)^6] − U_shift,        r < r_c
+//   F(r)/r = 24ε[2(σ/r)^12 − (σ/r)^6] / r²           (the "fpair" of LAMMPS)
+// With lj1 = 48εσ^12, lj2 = 24εσ^6, lj3 = 4εσ^12, lj4 = 4εσ^6 (LAMMPS' names):
+//   r6inv = 1/r^6,  fpair = r6inv (lj1 r6inv − lj2) / r²,  U = r6inv (lj3 r6inv − lj4) − shift.
+// Only +, −, × and one IEEE division: no sqrt, no transcendental function, so host and
+// device agree to the bit when nvcc is told --fmad=false (DESIGN.md §5).
+//
+// Pair displacement: d = x_a − x_b from wrapped coordinates in [0, L), then one conditional
+// ±L per axis (minimum image). Both terms are exact negations when a and b swap, so every
+// rank that computes a pair gets the same bits for it, whichever particle it holds as "i".
+#pragma once
+
+#include "core/vec3.hpp"
+
+namespace scanmd {
+
+struct LJParams {
+  double lj1, lj2, lj3, lj4;
+  double cutoff_sq;
+  double energy_shift;  // U_LJ(r_c) when the potential is shifted, else 0
+
+  static LJParams make(double epsilon, double sigma, double cutoff, bool shift) {
+    LJParams p{};
+    const double s6 = sigma * sigma * sigma * sigma * sigma * sigma;
+    p.lj1 = 48.0 * epsilon * s6 * s6;
+    p.lj2 = 24.0 * epsilon * s6;
+    p.lj3 = 4.0 * epsilon * s6 * s6;
+    p.lj4 = 4.0 * epsilon * s6;
+    p.cutoff_sq = cutoff * cutoff;
+    p.energy_shift = 0.0;
+    if (shift) {
+      const double r2inv = 1.0 / p.cutoff_sq;
+      const double r6inv = r2inv * r2inv * r2inv;
+      p.energy_shift = r6inv * (p.lj3 * r6inv - p.lj4);
+    }
+    return p;
+  }
+};
+
+struct PairTerms {
+  double fpair;   // F(r)/r
+  double energy;  // U(r)
+};
+
+SCANMD_HD inline PairTerms lj_pair(double r2, const LJParams& p) {
+  const double r2inv = 1.0 / r2;
+  const double r6inv = r2inv * r2inv * r2inv;
+  const double forcelj = r6inv * (p.lj1 * r6inv - p.lj2);
+  return {forcelj * r2inv, r6inv * (p.lj3 * r6inv - p.lj4) - p.energy_shift};
+}
+
+// Minimum image of one component of x_a − x_b, with both in [0, L): |d| < L, so one
+// correction suffices.
+SCANMD_HD inline double minimum_image(double d, double length, double half_length) {
+  if (d > half_length) return d - length;
+  if (d < -half_length) return d + length;
+  return d;
+}
+
+SCANMD_HD inline Vec3 pair_displacement(Vec3 a, Vec3 b, Vec3 length, Vec3 half_length) {
+  return {minimum_image(a.x - b.x, length.x, half_length.x),
+          minimum_image(a.y - b.y, length.y, half_length.y),
+          minimum_image(a.z - b.z, length.z, half_length.z)};
+}
+
+}  // namespace scanmd

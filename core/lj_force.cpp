@@ -1,0 +1,91 @@
+#include "core/lj_force.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace scanmd {
+
+namespace {
+
+template <bool OwnedSharesOnly>
+ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParams& lj,
+                       const Box& box) {
+  const std::size_t n = p.size();
+  const std::size_t n_owned = p.n_owned;
+  const auto* offsets = list.offsets().data();
+  const auto* nbr = list.neighbors().data();
+  const Vec3* x = p.x.data();
+  Fix3* f = p.f.data();
+  const Vec3 L = box.length, H = box.half_length;
+  ForceTotals totals;
+  fixed::Wide energy = 0, virial = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t begin = offsets[i], end = offsets[i + 1];
+    if (begin == end) continue;
+    const Vec3 xi = x[i];
+    std::int64_t fx = 0, fy = 0, fz = 0;
+    bool overflow = false;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const std::uint32_t j = nbr[k];
+      const Vec3 d = pair_displacement(xi, x[j], L, H);
+      const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
+      if (r2 >= lj.cutoff_sq) continue;
+      const PairTerms t = lj_pair(r2, lj);
+      const std::int64_t Fx = fixed::to_fixed(t.fpair * d.x, overflow);
+      const std::int64_t Fy = fixed::to_fixed(t.fpair * d.y, overflow);
+      const std::int64_t Fz = fixed::to_fixed(t.fpair * d.z, overflow);
+      fixed::add_checked(fx, Fx, overflow);
+      fixed::add_checked(fy, Fy, overflow);
+      fixed::add_checked(fz, Fz, overflow);
+      fixed::add_checked(f[j].x, -Fx, overflow);
+      fixed::add_checked(f[j].y, -Fy, overflow);
+      fixed::add_checked(f[j].z, -Fz, overflow);
+      const std::int64_t e = fixed::to_fixed(t.energy, overflow);
+      const std::int64_t w = fixed::to_fixed(t.fpair * r2, overflow);
+      if constexpr (OwnedSharesOnly) {
+        if (j >= n_owned) {
+          const bool i_lower = p.id[i] < p.id[j];
+          const std::int64_t e_lo = fixed::lower_share(e), w_lo = fixed::lower_share(w);
+          energy += i_lower ? e_lo : e - e_lo;
+          virial += i_lower ? w_lo : w - w_lo;
+        } else {
+          energy += e;
+          virial += w;
+        }
+      } else {
+        energy += e;
+        virial += w;
+      }
+      ++totals.pairs;
+      if (overflow) {
+        throw std::overflow_error(fmt::format(
+            "force or energy overflow between particles {} and {} (r = {:.6g}): particles "
+            "overlap or the time step is too large",
+            p.id[i], p.id[j], std::sqrt(r2)));
+      }
+    }
+    fixed::add_checked(f[i].x, fx, overflow);
+    fixed::add_checked(f[i].y, fy, overflow);
+    fixed::add_checked(f[i].z, fz, overflow);
+    if (overflow)
+      throw std::overflow_error(fmt::format(
+          "fixed-point force sum overflow on particle {}: particles overlap or the time step "
+          "is too large", p.id[i]));
+  }
+  totals.energy = energy;
+  totals.virial = virial;
+  return totals;
+}
+
+}  // namespace
+
+ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const LJParams& lj,
+                              const Box& box, bool owned_shares_only) {
+  std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
+  return owned_shares_only ? accumulate<true>(p, list, lj, box) : accumulate<false>(p, list, lj, box);
+}
+
+}  // namespace scanmd

@@ -1,0 +1,33 @@
+// Lennard-Jones forces, energy and virial over a neighbour list, in 64-bit fixed point.
+//
+// For each listed pair (i, j): d = minimum image of x_i − x_j (wrapped coordinates), and if
+// r² < r_c²: F = to_fixed(fpair · d) is added to i and subtracted from j. Truncation is
+// symmetric, so whichever of the two is "i" on whichever rank, the bits agree. The pair's
+// energy and virial (r·F = fpair r²) are converted once and split exactly between its two
+// particles (fixed::lower_share): the one-rank-per-pair methods add both parts; full shell,
+// which computes cross-rank pairs on both sides, adds only the parts of owned particles, so
+// all methods sum the same integers.
+#pragma once
+
+#include <cstdint>
+
+#include "core/box.hpp"
+#include "core/fixed_point.hpp"
+#include "core/lj.hpp"
+#include "core/neighbor_list.hpp"
+#include "core/particles.hpp"
+
+namespace scanmd {
+
+struct ForceTotals {
+  fixed::Wide energy = 0;  // Σ U, units 2^-40
+  fixed::Wide virial = 0;  // Σ r·F, units 2^-40
+  long long pairs = 0;     // pairs within the cutoff computed here
+};
+
+// Zeroes all forces, then accumulates. `owned_shares_only`: full-shell energy bookkeeping.
+// Throws std::overflow_error naming the particle ids when a term does not fit.
+ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const LJParams& lj,
+                              const Box& box, bool owned_shares_only);
+
+}  // namespace scanmd

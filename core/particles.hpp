@@ -1,0 +1,73 @@
+// The particle store of one rank: owned particles first, ghosts after them, in the same arrays.
+//
+//   index  [0, n_owned)            owned: this rank integrates them
+//          [n_owned, size())       ghosts: copies of particles owned elsewhere (or periodic
+//                                  images of this rank's own), refreshed every step
+// Per particle:
+//   id      global id (1-based, LAMMPS convention), never changes
+//   x       position wrapped into [0, L) — ghosts carry the owner's wrapped coordinates, so
+//           every rank computes a pair's displacement from the same bits (DESIGN.md §5)
+//   v       velocity (owned only)
+//   image   periodic image counter (owned only)
+//   f       force, 64-bit fixed point (owned and ghosts: ghost forces go back to owners)
+//   home    index of the box holding the particle's image in the rank grid: the owner's box
+//           plus shift × grid. It can lie outside [0, grid) for periodic images. Pair rules
+//           compare home offsets, never raw positions (DESIGN.md §4).
+//   shift   periodic shift S of the ghost image x + S·L used for binning (owned: 0)
+//   x_build position at the last neighbour build (owned), for the skin/2 rebuild test
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/vec3.hpp"
+
+namespace scanmd {
+
+struct ParticleStore {
+  std::size_t n_owned = 0;
+
+  std::vector<std::uint64_t> id;
+  std::vector<Vec3> x;
+  std::vector<Vec3> v;
+  std::vector<Int3> image;
+  std::vector<Fix3> f;
+  std::vector<Int3> home;
+  std::vector<Int3> shift;
+  std::vector<Vec3> x_build;
+
+  std::size_t size() const { return id.size(); }
+  std::size_t n_ghost() const { return id.size() - n_owned; }
+
+  // Drops the ghosts; owned data stays.
+  void clear_ghosts() { resize(n_owned, n_owned); }
+
+  // Resizes to n particles of which n_owned_new are owned; capacity only grows.
+  void resize(std::size_t n_owned_new, std::size_t n) {
+    n_owned = n_owned_new;
+    id.resize(n);
+    x.resize(n);
+    v.resize(n);
+    image.resize(n);
+    f.resize(n);
+    home.resize(n);
+    shift.resize(n);
+    x_build.resize(n);
+  }
+
+  // Appends one owned particle (only valid while there are no ghosts).
+  void push_owned(std::uint64_t gid, Vec3 pos, Vec3 vel, Int3 img, Int3 box) {
+    id.push_back(gid);
+    x.push_back(pos);
+    v.push_back(vel);
+    image.push_back(img);
+    f.push_back({0, 0, 0});
+    home.push_back(box);
+    shift.push_back({0, 0, 0});
+    x_build.push_back(pos);
+    n_owned = id.size();
+  }
+};
+
+}  // namespace scanmd

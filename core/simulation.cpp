@@ -1,0 +1,186 @@
+#include "core/simulation.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+
+#include "core/lattice.hpp"
+#include "core/velocities.hpp"
+
+namespace scanmd {
+
+namespace {
+
+Box lattice_box(const SimulationConfig& c) {
+  return FccLattice::from_density(c.density, c.cells).box();
+}
+
+Int3 pick_grid(const Communicator& comm, const SimulationConfig& c) {
+  return choose_grid(comm.size(), c.grid, lattice_box(c), c.method, c.cutoff + c.skin);
+}
+
+}  // namespace
+
+Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
+    : comm_(comm),
+      config_(config),
+      box_(lattice_box(config)),
+      grid_(pick_grid(comm, config), box_),
+      lj_(LJParams::make(config.epsilon, config.sigma, config.cutoff, config.shift)),
+      integrator_(config.dt, config.mass),
+      halo_(comm, grid_, box_, config.method, config.cutoff + config.skin),
+      rule_{config.method, grid_.coord_of(comm.rank())} {
+  const double R = import_cutoff();
+  for (double l : {box_.length.x, box_.length.y, box_.length.z})
+    if (l < 2.0 * R)
+      throw std::invalid_argument("box edge " + std::to_string(l) +
+                                  " is smaller than 2*(cutoff+skin) = " + std::to_string(2 * R));
+}
+
+void Simulation::setup() {
+  const FccLattice lattice = FccLattice::from_density(config_.density, config_.cells);
+  const Int3 c = halo_.coord();
+  const Vec3 lo = grid_.lo(c), hi = grid_.hi(c);
+  particles_ = ParticleStore{};
+  lattice.for_each_site(
+      lo, hi, [&](Vec3 x) { return grid_.box_of(x) == c; },
+      [&](std::uint64_t id, Vec3 x) { particles_.push_owned(id, x, {0, 0, 0}, {0, 0, 0}, c); });
+  n_total_ = comm_.sum(static_cast<long long>(particles_.n_owned));
+  if (static_cast<std::uint64_t>(n_total_) != lattice.site_count())
+    throw std::logic_error("lattice creation lost sites");
+  census_ = Census::take(comm_, particles_);
+  create_velocities(particles_, comm_, config_.seed, config_.temperature, config_.mass, n_total_);
+  step_ = 0;
+  rebuild();
+  compute_forces();
+}
+
+void Simulation::rebuild() {
+  {
+    ScopedTimer t(timers_, Phase::Migrate);
+    halo_.migrate(particles_);
+    check_census(comm_, particles_, census_, step_);
+  }
+  ImportCounts counts;
+  {
+    ScopedTimer t(timers_, Phase::Plan);
+    counts = halo_.build(particles_);
+  }
+  {
+    ScopedTimer t(timers_, Phase::Neigh);
+    cells_.build(ws_, particles_, box_, grid_.lo(halo_.coord()), grid_.hi(halo_.coord()),
+                 import_cutoff(), import_cutoff());
+    neighbors_.build(ws_, particles_, cells_, rule_, import_cutoff());
+  }
+  ++rebuilds_;
+  ImportSnapshot snap;
+  snap.step = step_;
+  snap.per_rank = comm_.all_gather(counts.ghosts);
+  snap.min = *std::min_element(snap.per_rank.begin(), snap.per_rank.end());
+  snap.max = *std::max_element(snap.per_rank.begin(), snap.per_rank.end());
+  const double P = comm_.size();
+  snap.mean = std::accumulate(snap.per_rank.begin(), snap.per_rank.end(), 0.0) / P;
+  snap.tower_mean = comm_.sum(static_cast<double>(counts.tower)) / P;
+  snap.plate_mean = comm_.sum(static_cast<double>(counts.plate)) / P;
+  snap.bytes_mean = comm_.sum(static_cast<double>(counts.bytes_per_step)) / P;
+  imports_.push_back(std::move(snap));
+}
+
+void Simulation::compute_forces() {
+  {
+    ScopedTimer t(timers_, Phase::Pair);
+    forces_ = compute_lj_forces(particles_, neighbors_, lj_, box_,
+                                config_.method == Method::FullShell);
+    last_pairs_ = forces_.pairs;
+  }
+  ScopedTimer t(timers_, Phase::Reverse);
+  halo_.reverse(particles_);
+}
+
+bool Simulation::thermo_due(long long step) const {
+  if (step == config_.steps) return true;
+  return config_.thermo_every > 0 && step % config_.thermo_every == 0;
+}
+
+void Simulation::run(const std::function<void(const ThermoSample&)>& on_thermo) {
+  if (on_thermo && step_ == 0) on_thermo(thermo());
+  const double half_skin = 0.5 * config_.skin;
+  while (step_ < config_.steps) {
+    ++step_;
+    integrator_.initial_integrate(particles_, box_);
+    bool need_rebuild;
+    {
+      ScopedTimer t(timers_, Phase::Neigh);
+      need_rebuild = comm_.any(moved_beyond(particles_, box_, half_skin));
+    }
+    if (need_rebuild) {
+      rebuild();
+    } else {
+      ScopedTimer t(timers_, Phase::Forward);
+      halo_.forward(particles_);
+    }
+    compute_forces();
+    integrator_.final_integrate(particles_);
+    if (on_thermo && thermo_due(step_)) on_thermo(thermo());
+  }
+}
+
+ThermoSample Simulation::thermo() const {
+  return thermo_sample(step_, particles_, comm_, config_.mass, n_total_, box_.volume(),
+                       forces_.energy, forces_.virial);
+}
+
+double Simulation::analytic_import() const {
+  const double density = static_cast<double>(n_total_) / box_.volume();
+  return density * analytic_import_volume(config_.method, grid_.sub_length(), import_cutoff());
+}
+
+std::uint64_t Simulation::state_hash() const {
+  // Record: id, x, y, z, vx, vy, vz as raw 64-bit patterns; gathered to rank 0, sorted by id,
+  // hashed with FNV-1a (64 bit), broadcast.
+  constexpr int kWords = 7;
+  const int n = static_cast<int>(particles_.n_owned);
+  std::vector<std::uint64_t> mine(static_cast<std::size_t>(n) * kWords);
+  for (int i = 0; i < n; ++i) {
+    const Vec3 x = particles_.x[i], v = particles_.v[i];
+    std::uint64_t* r = &mine[static_cast<std::size_t>(i) * kWords];
+    r[0] = particles_.id[i];
+    const double vals[6] = {x.x, x.y, x.z, v.x, v.y, v.z};
+    for (int k = 0; k < 6; ++k) r[k + 1] = std::bit_cast<std::uint64_t>(vals[k]);
+  }
+  const int words = n * kWords;
+  std::vector<int> counts(comm_.size()), displs(comm_.size());
+  check_mpi(MPI_Gather(&words, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, comm_.get()),
+            "MPI_Gather");
+  std::vector<std::uint64_t> all;
+  if (comm_.rank() == 0) {
+    int total = 0;
+    for (int r = 0; r < comm_.size(); ++r) displs[r] = total, total += counts[r];
+    all.resize(total);
+  }
+  check_mpi(MPI_Gatherv(mine.data(), words, MPI_UINT64_T, all.data(), counts.data(),
+                        displs.data(), MPI_UINT64_T, 0, comm_.get()),
+            "MPI_Gatherv");
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  if (comm_.rank() == 0) {
+    const std::size_t records = all.size() / kWords;
+    std::vector<std::uint32_t> order(records);
+    std::iota(order.begin(), order.end(), 0u);
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return all[a * kWords] < all[b * kWords]; });
+    for (std::uint32_t r : order)
+      for (int k = 0; k < kWords; ++k) {
+        const std::uint64_t w = all[r * kWords + k];
+        for (int byte = 0; byte < 8; ++byte) {
+          hash ^= (w >> (8 * byte)) & 0xffu;
+          hash *= 0x100000001b3ull;
+        }
+      }
+  }
+  check_mpi(MPI_Bcast(&hash, 1, MPI_UINT64_T, 0, comm_.get()), "MPI_Bcast");
+  return hash;
+}
+
+}  // namespace scanmd

@@ -1,0 +1,111 @@
+// One MD run: the particles of this rank, the decomposition machinery and the time step.
+//
+// The step reads like DESIGN.md §2:
+//   half kick + drift → [rebuild: migrate → census → halo plan → bin → neighbour list]
+//   or forward exchange → forces → reverse exchange → half kick → thermo
+// Each phase runs inside a ScopedTimer whose name is a row of the end-of-run table.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cell_list.hpp"
+#include "core/integrator.hpp"
+#include "core/lj.hpp"
+#include "core/lj_force.hpp"
+#include "core/neighbor_list.hpp"
+#include "core/particles.hpp"
+#include "core/thermo.hpp"
+#include "core/timers.hpp"
+#include "decomposition/census.hpp"
+#include "decomposition/halo_exchange.hpp"
+#include "decomposition/rank_grid.hpp"
+#include "kernels/workspace.hpp"
+
+namespace scanmd {
+
+struct SimulationConfig {
+  double density = 0.8442;
+  std::array<int, 3> cells{20, 20, 20};
+  double temperature = 1.44;
+  std::uint64_t seed = 87287;
+  double mass = 1.0;
+  double epsilon = 1.0, sigma = 1.0, cutoff = 2.5;
+  bool shift = false;
+  double skin = 0.3;
+  double dt = 0.005;
+  long long steps = 100;
+  Method method = Method::HalfShell;
+  Int3 grid{0, 0, 0};
+  long long thermo_every = 50;
+};
+
+// Import statistics over ranks at one rebuild.
+struct ImportSnapshot {
+  long long step = 0;
+  long long min = 0, max = 0;
+  double mean = 0;
+  double tower_mean = 0, plate_mean = 0;
+  double bytes_mean = 0;
+  std::vector<long long> per_rank;  // ghosts per rank (gathered on every rank)
+};
+
+class Simulation {
+ public:
+  Simulation(const Communicator& comm, const SimulationConfig& config);
+
+  // Step 0: particles, first rebuild, forces, thermo.
+  void setup();
+  // Runs to config.steps; `on_thermo` is called on every rank for each thermo sample.
+  void run(const std::function<void(const ThermoSample&)>& on_thermo);
+
+  ThermoSample thermo() const;  // collective
+  std::uint64_t state_hash() const;  // collective; same on every rank
+
+  const SimulationConfig& config() const { return config_; }
+  const Box& box() const { return box_; }
+  const RankGrid& grid() const { return grid_; }
+  double import_cutoff() const { return config_.cutoff + config_.skin; }
+  long long total_particles() const { return n_total_; }
+  long long step() const { return step_; }
+  const Timers& timers() const { return timers_; }
+  const ParticleStore& particles() const { return particles_; }
+  const std::vector<ImportSnapshot>& imports() const { return imports_; }
+  long long rebuilds() const { return rebuilds_; }
+  long long local_pairs() const { return last_pairs_; }
+  double analytic_import() const;  // ρ·V of the method's formula for this grid
+
+  // Recomputes forces from the current state (tests and thermo).
+  void compute_forces();
+
+ private:
+  void rebuild();
+  bool thermo_due(long long step) const;
+
+  const Communicator& comm_;
+  SimulationConfig config_;
+  Box box_;
+  RankGrid grid_;
+  LJParams lj_;
+  VelocityVerlet integrator_;
+  HaloExchange halo_;
+  PairRule rule_;
+  ParticleStore particles_;
+  CellList cells_;
+  NeighborList neighbors_;
+  kernels::Workspace ws_;
+  Timers timers_;
+  Census census_;
+  ForceTotals forces_;
+  long long n_total_ = 0;
+  long long step_ = 0;
+  long long rebuilds_ = 0;
+  long long last_pairs_ = 0;
+  std::vector<ImportSnapshot> imports_;
+};
+
+}  // namespace scanmd

@@ -1,0 +1,30 @@
+// Thermodynamic output (LAMMPS `units lj` conventions): temperature with 3N − 3 degrees of
+// freedom, energies per particle, pressure P = (2 KE + Σ r·F) / (3V).
+//
+// Every global sum is an integer sum of fixed-point terms, so thermo output, like the
+// trajectory, is bitwise the same for every decomposition.
+#pragma once
+
+#include "core/fixed_point.hpp"
+#include "core/particles.hpp"
+#include "decomposition/communicator.hpp"
+
+namespace scanmd {
+
+struct ThermoSample {
+  long long step = 0;
+  double temp = 0, pe = 0, ke = 0, etotal = 0, press = 0;
+};
+
+// Local Σ m v² over owned particles, in fixed point.
+fixed::Wide twice_kinetic_fixed(const ParticleStore& p, double mass);
+
+double kinetic_temperature(const ParticleStore& p, const Communicator& comm, double mass,
+                           long long n_total);
+
+// Global sample from the local force totals (energy, virial) of this rank.
+ThermoSample thermo_sample(long long step, const ParticleStore& p, const Communicator& comm,
+                           double mass, long long n_total, double volume,
+                           fixed::Wide local_energy, fixed::Wide local_virial);
+
+}  // namespace scanmd

@@ -1,0 +1,56 @@
+#include "core/velocities.hpp"
+
+#include <cmath>
+
+#include "core/fixed_point.hpp"
+#include "core/thermo.hpp"
+
+namespace scanmd {
+
+namespace {
+std::uint64_t splitmix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
+double counter_uniform(std::uint64_t seed, std::uint64_t id, std::uint64_t stream) {
+  const std::uint64_t h = splitmix(splitmix(splitmix(seed) ^ id) ^ stream);
+  return static_cast<double>(h >> 11) * 0x1p-53;
+}
+
+void create_velocities(ParticleStore& p, const Communicator& comm, std::uint64_t seed,
+                       double temperature, double mass, long long n_total) {
+  bool overflow = false;
+  fixed::Wide momentum[3] = {0, 0, 0};
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    const std::uint64_t id = p.id[i];
+    p.v[i] = {counter_uniform(seed, id, 0) - 0.5, counter_uniform(seed, id, 1) - 0.5,
+              counter_uniform(seed, id, 2) - 0.5};
+    momentum[0] += fixed::to_fixed(mass * p.v[i].x, overflow);
+    momentum[1] += fixed::to_fixed(mass * p.v[i].y, overflow);
+    momentum[2] += fixed::to_fixed(mass * p.v[i].z, overflow);
+  }
+  comm.sum(std::span<fixed::Wide>(momentum, 3));
+  const double total_mass = mass * static_cast<double>(n_total);
+  const Vec3 vcm{fixed::to_double(momentum[0]) / total_mass,
+                 fixed::to_double(momentum[1]) / total_mass,
+                 fixed::to_double(momentum[2]) / total_mass};
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    p.v[i].x -= vcm.x;
+    p.v[i].y -= vcm.y;
+    p.v[i].z -= vcm.z;
+  }
+  if (n_total < 2) return;
+  const double t_now = kinetic_temperature(p, comm, mass, n_total);
+  const double scale = t_now > 0.0 ? std::sqrt(temperature / t_now) : 0.0;
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    p.v[i].x *= scale;
+    p.v[i].y *= scale;
+    p.v[i].z *= scale;
+  }
+}
+
+}  // namespace scanmd

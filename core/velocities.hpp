@@ -1,0 +1,23 @@
+// Initial velocities: a function of (seed, global id) only, never of the decomposition.
+//
+// Each component is uniform in [−½, ½) from a counter-based hash of (seed, id, component)
+// (SplitMix64 finaliser chain), like LAMMPS' `velocity create ... dist uniform`. The net
+// momentum is removed and the velocities scaled to the target temperature with 3N − 3
+// degrees of freedom; both global sums are taken in fixed point, so every rank count gets
+// the same bits.
+#pragma once
+
+#include <cstdint>
+
+#include "core/particles.hpp"
+#include "decomposition/communicator.hpp"
+
+namespace scanmd {
+
+// Uniform in [0, 1) from (seed, id, stream): 53 random bits.
+double counter_uniform(std::uint64_t seed, std::uint64_t id, std::uint64_t stream);
+
+void create_velocities(ParticleStore& p, const Communicator& comm, std::uint64_t seed,
+                       double temperature, double mass, long long n_total);
+
+}  // namespace scanmd

@@ -1,0 +1,91 @@
+// Migration and the ghost halo of one rank: plans on rebuild steps, execution every step.
+//
+// Rebuild step (DESIGN.md §2):
+//   migrate()  each owned particle goes to the rank whose box holds it: destination ranks
+//              are binned by counting sort (kernels/), each bin sent as one message.
+//   build()    export selection: every owned particle's periodic images (x + S·L) are tested
+//              against the import region (ImportRegion) of every box within R of them;
+//              the (destination, particle, S) entries are binned by destination with the
+//              same counting sort and sent. Receivers append them as ghosts in source-rank
+//              order. This works for any R relative to the box: an image is offered to every
+//              box it can reach, not only the 26 neighbours.
+// Every step:
+//   forward()  ghost positions refreshed from their owners along the saved plan
+//   reverse()  ghost forces (fixed point) sent back and summed into the owners
+// Nothing here knows about pairs; the method enters only through ImportRegion.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/box.hpp"
+#include "core/particles.hpp"
+#include "decomposition/communicator.hpp"
+#include "decomposition/exchange_plan.hpp"
+#include "decomposition/import_rule.hpp"
+#include "decomposition/rank_grid.hpp"
+#include "kernels/workspace.hpp"
+
+namespace scanmd {
+
+// What one rank imported at one rebuild.
+struct ImportCounts {
+  long long ghosts = 0;  // all imported images (for one rank: periodic self-images)
+  long long tower = 0;   // neutral territory only
+  long long plate = 0;
+  long long bytes_per_step = 0;  // bytes this rank sends per step (forward + reverse)
+};
+
+class HaloExchange {
+ public:
+  HaloExchange(const Communicator& comm, const RankGrid& grid, const Box& box, Method method,
+               double import_cutoff);
+
+  void migrate(ParticleStore& p);
+  ImportCounts build(ParticleStore& p);
+  void forward(ParticleStore& p);
+  void reverse(ParticleStore& p);
+
+  Int3 coord() const { return coord_; }
+  const ImportRegion& region() const { return region_; }
+
+ private:
+  struct GhostRecord {
+    std::uint64_t id;
+    Vec3 x;
+    Int3 home;
+    Int3 shift;
+    ImportKind kind;
+  };
+  struct MigrantRecord {
+    std::uint64_t id;
+    Vec3 x, v;
+    Int3 image;
+  };
+
+  const Communicator& comm_;
+  RankGrid grid_;
+  Box box_;
+  Method method_;
+  double r_;
+  Int3 coord_;
+  ImportRegion region_;
+  kernels::Workspace ws_;
+
+  // The halo plan of the last build.
+  ExchangePlan plan_;
+  std::vector<std::uint32_t> export_index_;  // owned index per export entry, destination order
+  std::vector<Vec3> send_x_, recv_x_;
+  std::vector<Fix3> send_f_, recv_f_;
+
+  // Scratch reused across rebuilds.
+  std::vector<std::uint32_t> keys_, offsets32_, perm_;
+  std::vector<std::size_t> offsets_;
+  std::vector<std::uint32_t> entry_particle_;
+  std::vector<Int3> entry_shift_;
+  std::vector<ImportKind> entry_kind_;
+  std::vector<GhostRecord> send_ghosts_, recv_ghosts_;
+  std::vector<MigrantRecord> send_migrants_, recv_migrants_;
+};
+
+}  // namespace scanmd
