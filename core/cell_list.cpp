@@ -8,7 +8,9 @@
 namespace scanmd {
 
 void CellList::build(kernels::Workspace& ws, const ParticleStore& p, const Box& box, Vec3 lo,
-                     Vec3 hi, double pad, double min_cell_edge) {
+                     Vec3 hi, double pad, double search_radius) {
+  const double min_cell_edge = 0.5 * search_radius;
+  reach_ = 2;
   const Vec3 origin{lo.x - pad, lo.y - pad, lo.z - pad};
   const Vec3 extent{hi.x - lo.x + 2 * pad, hi.y - lo.y + 2 * pad, hi.z - lo.z + 2 * pad};
   auto cells_along = [&](double e) { return std::max(1, static_cast<int>(e / min_cell_edge)); };

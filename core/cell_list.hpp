@@ -1,9 +1,9 @@
 // Cell binning of one rank's particles (owned and ghosts) by counting sort.
 //
 // The local domain is the rank's box padded by R on every side, so it holds every ghost
-// image; it is cut into cells of edge >= R, so all neighbours of a particle within R lie in
-// the 27 cells around its own (the local domain is not periodic: periodicity was resolved
-// when ghost images were made). Binning is the scan pattern of kernels/:
+// image; it is cut into cells of edge >= R/2, so all neighbours of a particle within R lie
+// within `reach()` = 2 cells of its own (the local domain is not periodic: periodicity was
+// resolved when ghost images were made). Binning is the scan pattern of kernels/:
 //   cell id per particle → histogram → exclusive scan → stable scatter
 // giving `offsets` (cells + 1) and `order` (particle indices grouped by cell, in index order
 // within a cell).
@@ -22,11 +22,13 @@ SCANMD_HD inline int clamp_cell(int c, int n) { return c < 0 ? 0 : (c >= n ? n -
 
 class CellList {
  public:
-  // Bins the binning positions x + shift·L of all particles of p over [lo − pad, hi + pad).
+  // Bins the binning positions x + shift·L of all particles of p over [lo − pad, hi + pad)
+  // into cells of edge >= search_radius / 2.
   void build(kernels::Workspace& ws, const ParticleStore& p, const Box& box, Vec3 lo, Vec3 hi,
-             double pad, double min_cell_edge);
+             double pad, double search_radius);
 
   Int3 dims() const { return dims_; }
+  int reach() const { return reach_; }
   std::size_t cell_count() const { return std::size_t(dims_.x) * dims_.y * dims_.z; }
   int flat(Int3 c) const { return c.x + dims_.x * (c.y + dims_.y * c.z); }
   Int3 cell_of(std::size_t i) const { return cell_[i]; }
@@ -37,6 +39,7 @@ class CellList {
 
  private:
   Int3 dims_{1, 1, 1};
+  int reach_ = 1;
   std::vector<Vec3> q_;
   std::vector<Int3> cell_;
   std::vector<std::uint32_t> keys_, offsets_, order_;

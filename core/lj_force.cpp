@@ -10,7 +10,7 @@ namespace scanmd {
 
 namespace {
 
-template <bool OwnedSharesOnly>
+template <bool WithEnergy, bool OwnedSharesOnly>
 ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParams& lj,
                        const Box& box) {
   const std::size_t n = p.size();
@@ -43,21 +43,23 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
       fixed::add_checked(f[j].x, -Fx, overflow);
       fixed::add_checked(f[j].y, -Fy, overflow);
       fixed::add_checked(f[j].z, -Fz, overflow);
-      const std::int64_t e = fixed::to_fixed(t.energy, overflow);
-      const std::int64_t w = fixed::to_fixed(t.fpair * r2, overflow);
-      if constexpr (OwnedSharesOnly) {
-        if (j >= n_owned) {
-          const bool i_lower = p.id[i] < p.id[j];
-          const std::int64_t e_lo = fixed::lower_share(e), w_lo = fixed::lower_share(w);
-          energy += i_lower ? e_lo : e - e_lo;
-          virial += i_lower ? w_lo : w - w_lo;
+      if constexpr (WithEnergy) {
+        const std::int64_t e = fixed::to_fixed(t.energy, overflow);
+        const std::int64_t w = fixed::to_fixed(t.fpair * r2, overflow);
+        if constexpr (OwnedSharesOnly) {
+          if (j >= n_owned) {
+            const bool i_lower = p.id[i] < p.id[j];
+            const std::int64_t e_lo = fixed::lower_share(e), w_lo = fixed::lower_share(w);
+            energy += i_lower ? e_lo : e - e_lo;
+            virial += i_lower ? w_lo : w - w_lo;
+          } else {
+            energy += e;
+            virial += w;
+          }
         } else {
           energy += e;
           virial += w;
         }
-      } else {
-        energy += e;
-        virial += w;
       }
       ++totals.pairs;
       if (overflow) {
@@ -73,7 +75,8 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
     if (overflow)
       throw std::overflow_error(fmt::format(
           "fixed-point force sum overflow on particle {}: particles overlap or the time step "
-          "is too large", p.id[i]));
+          "is too large",
+          p.id[i]));
   }
   totals.energy = energy;
   totals.virial = virial;
@@ -83,9 +86,13 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
 }  // namespace
 
 ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const LJParams& lj,
-                              const Box& box, bool owned_shares_only) {
+                              const Box& box, bool owned_shares_only, bool with_energy) {
   std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
-  return owned_shares_only ? accumulate<true>(p, list, lj, box) : accumulate<false>(p, list, lj, box);
+  if (with_energy)
+    return owned_shares_only ? accumulate<true, true>(p, list, lj, box)
+                             : accumulate<true, false>(p, list, lj, box);
+  return owned_shares_only ? accumulate<false, true>(p, list, lj, box)
+                           : accumulate<false, false>(p, list, lj, box);
 }
 
 }  // namespace scanmd

@@ -25,9 +25,10 @@ struct ForceTotals {
   long long pairs = 0;     // pairs within the cutoff computed here
 };
 
-// Zeroes all forces, then accumulates. `owned_shares_only`: full-shell energy bookkeeping.
+// Zeroes all forces, then accumulates. `owned_shares_only`: full-shell energy bookkeeping;
+// `with_energy`: also energy and virial (else those totals are 0).
 // Throws std::overflow_error naming the particle ids when a term does not fit.
 ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const LJParams& lj,
-                              const Box& box, bool owned_shares_only);
+                              const Box& box, bool owned_shares_only, bool with_energy);
 
 }  // namespace scanmd

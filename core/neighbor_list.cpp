@@ -1,69 +1,86 @@
 #include "core/neighbor_list.hpp"
 
+#include <algorithm>
+
 #include "kernels/scan.hpp"
 
 namespace scanmd {
 
-template <class Visit>
-void NeighborList::for_each_listed(const ParticleStore& p, const CellList& cells,
-                                   const PairRule& rule, double r_sq, std::size_t i,
-                                   Visit&& visit) const {
-  const std::size_t n_owned = p.n_owned;
-  const bool i_owned = i < n_owned;
-  if (!rule.can_head(i_owned, p.home[i])) return;
-  const Vec3 qi = cells.position(i);
-  const Int3 ci = cells.cell_of(i);
-  const Int3 dims = cells.dims();
-  const auto& offsets = cells.offsets();
+template <bool NeutralTerritory>
+void NeighborList::collect(const ParticleStore& p, const CellList& cells, const PairRule& rule,
+                           double r_sq) {
+  const std::size_t n = p.size();
+  const std::uint32_t n_owned = static_cast<std::uint32_t>(p.n_owned);
   const auto& order = cells.order();
-  const std::uint64_t id_i = p.id[i];
-  const Int3 home_i = p.home[i];
-  for (int dz = -1; dz <= 1; ++dz) {
-    const int cz = ci.z + dz;
-    if (cz < 0 || cz >= dims.z) continue;
-    for (int dy = -1; dy <= 1; ++dy) {
-      const int cy = ci.y + dy;
-      if (cy < 0 || cy >= dims.y) continue;
-      for (int dx = -1; dx <= 1; ++dx) {
-        const int cx = ci.x + dx;
-        if (cx < 0 || cx >= dims.x) continue;
-        const int c = cells.flat({cx, cy, cz});
-        for (std::uint32_t k = offsets[c]; k < offsets[c + 1]; ++k) {
+  const auto& offsets = cells.offsets();
+  const Int3 dims = cells.dims();
+  const int reach = cells.reach();
+  candidates_.clear();
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool i_owned = i < n_owned;
+    const Int3 home_i = p.home[i];
+    if (!rule.can_head(i_owned, home_i)) {
+      counts_[i] = 0;
+      continue;
+    }
+    const std::size_t before = candidates_.size();
+    const std::uint32_t k_i = rank_[i];
+    const Vec3 qi = q_sorted_[k_i];
+    const Int3 ci = cells.cell_of(i);
+    const int x0 = std::max(0, ci.x - reach), x1 = std::min(dims.x - 1, ci.x + reach);
+    for (int cz = std::max(0, ci.z - reach); cz <= std::min(dims.z - 1, ci.z + reach); ++cz)
+      for (int cy = std::max(0, ci.y - reach); cy <= std::min(dims.y - 1, ci.y + reach); ++cy) {
+        const std::uint32_t begin = offsets[cells.flat({x0, cy, cz})];
+        const std::uint32_t end = offsets[cells.flat({x1, cy, cz}) + 1];
+        for (std::uint32_t k = begin; k < end; ++k) {
           const std::uint32_t j = order[k];
-          if (j == i) continue;
           const bool j_owned = j < n_owned;
-          // Cheap half of the owned-owned rule before any arithmetic.
-          if (i_owned && j_owned && p.id[j] < id_i) continue;
-          const Vec3 qj = cells.position(j);
-          const double ddx = qi.x - qj.x, ddy = qi.y - qj.y, ddz = qi.z - qj.z;
-          if (ddx * ddx + ddy * ddy + ddz * ddz >= r_sq) continue;
-          if (!rule.lists_pair(i_owned, j_owned, home_i, p.home[j], id_i, p.id[j])) continue;
-          visit(j);
+          if constexpr (!NeutralTerritory) {
+            // i owned: every ghost pair is ours; owned pairs once, by cell order.
+            if (j_owned && k <= k_i) continue;
+          } else {
+            if (k == k_i) continue;
+          }
+          const Vec3 qj = q_sorted_[k];
+          const double dx = qi.x - qj.x, dy = qi.y - qj.y, dz = qi.z - qj.z;
+          if (dx * dx + dy * dy + dz * dz >= r_sq) continue;
+          if constexpr (NeutralTerritory) {
+            if (!rule.lists_pair(i_owned, j_owned, home_i, home_sorted_[k], k_i, k)) continue;
+          }
+          candidates_.push_back(j);
         }
       }
-    }
+    counts_[i] = static_cast<std::uint32_t>(candidates_.size() - before);
   }
 }
 
 void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const CellList& cells,
                          const PairRule& rule, double import_cutoff) {
   const std::size_t n = p.size();
-  const double r_sq = import_cutoff * import_cutoff;
-  counts_.assign(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t c = 0;
-    for_each_listed(p, cells, rule, r_sq, i, [&](std::uint32_t) { ++c; });
-    counts_[i] = c;
+  const auto& order = cells.order();
+  rank_.resize(n);
+  q_sorted_.resize(n);
+  home_sorted_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t i = order[k];
+    rank_[i] = static_cast<std::uint32_t>(k);
+    q_sorted_[k] = cells.position(i);
+    home_sorted_[k] = p.home[i];
   }
+  counts_.resize(n);
+  const double r_sq = import_cutoff * import_cutoff;
+  if (rule.method == Method::NeutralTerritory)
+    collect<true>(p, cells, rule, r_sq);
+  else
+    collect<false>(p, cells, rule, r_sq);
+
+  // Rows were collected in row order, so the scanned counts are their offsets.
   offsets_.resize(n + 1);
-  const std::uint32_t total =
-      kernels::exclusive_scan<std::uint32_t>(ws, counts_, std::span<std::uint32_t>(offsets_.data(), n));
+  const std::uint32_t total = kernels::exclusive_scan<std::uint32_t>(
+      ws, counts_, std::span<std::uint32_t>(offsets_.data(), n));
   offsets_[n] = total;
   neighbors_.resize(total);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::uint32_t at = offsets_[i];
-    for_each_listed(p, cells, rule, r_sq, i, [&](std::uint32_t j) { neighbors_[at++] = j; });
-  }
+  std::copy(candidates_.begin(), candidates_.end(), neighbors_.begin());
 }
 
 }  // namespace scanmd

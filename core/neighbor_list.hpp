@@ -5,6 +5,12 @@
 // exactly once, under one of its two particles. Rows of particles that cannot head a pair
 // (ghosts in the shell methods) are empty. Built on rebuild steps only; between rebuilds
 // the pair set within the cutoff is covered as long as no particle moved more than skin/2.
+//
+// Search: the cell list has cells of edge >= R/2 sorted x-fastest, so the cells
+// (cx−2 … cx+2, cy+dy, cz+dz) are one contiguous run of the cell-sorted particle order:
+// 25 contiguous scans per particle, over ~60% of the volume a 27-cell stencil of edge R
+// would read. One pass collects each row's candidates and counts them; an exclusive scan of
+// the counts gives the row offsets, and the rows are filled from the collected candidates.
 #pragma once
 
 #include <cstdint>
@@ -27,11 +33,13 @@ class NeighborList {
   std::size_t pair_count() const { return neighbors_.size(); }
 
  private:
-  template <class Visit>
-  void for_each_listed(const ParticleStore& p, const CellList& cells, const PairRule& rule,
-                       double r_sq, std::size_t i, Visit&& visit) const;
+  template <bool NeutralTerritory>
+  void collect(const ParticleStore& p, const CellList& cells, const PairRule& rule, double r_sq);
 
-  std::vector<std::uint32_t> counts_, offsets_, neighbors_;
+  std::vector<std::uint32_t> counts_, offsets_, neighbors_, candidates_;
+  std::vector<std::uint32_t> rank_;  // particle index → position in cell order
+  std::vector<Vec3> q_sorted_;
+  std::vector<Int3> home_sorted_;
 };
 
 }  // namespace scanmd

@@ -56,6 +56,16 @@ struct ParticleStore {
     x_build.resize(n);
   }
 
+  // Reorders the owned particles (no ghosts present): new slot k takes old slot order[k].
+  void permute_owned(const std::vector<std::uint32_t>& order) {
+    permute(id, order);
+    permute(x, order);
+    permute(v, order);
+    permute(image, order);
+    permute(home, order);
+    permute(x_build, order);
+  }
+
   // Appends one owned particle (only valid while there are no ghosts).
   void push_owned(std::uint64_t gid, Vec3 pos, Vec3 vel, Int3 img, Int3 box) {
     id.push_back(gid);
@@ -67,6 +77,14 @@ struct ParticleStore {
     shift.push_back({0, 0, 0});
     x_build.push_back(pos);
     n_owned = id.size();
+  }
+
+ private:
+  template <class T>
+  static void permute(std::vector<T>& a, const std::vector<std::uint32_t>& order) {
+    std::vector<T> out(order.size());
+    for (std::size_t k = 0; k < order.size(); ++k) out[k] = a[order[k]];
+    a.swap(out);
   }
 };
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,15 @@
 
 namespace scanmd {
 
+// A starting configuration given particle by particle (tests, data files). Every rank may
+// pass all particles or any superset of its own: each keeps those its box holds.
+struct InitialParticle {
+  std::uint64_t id;
+  Vec3 x;  // any position: wrapped into the box on setup
+  Vec3 v;
+  Int3 image;
+};
+
 struct SimulationConfig {
   double density = 0.8442;
   std::array<int, 3> cells{20, 20, 20};
@@ -42,6 +52,7 @@ struct SimulationConfig {
   Method method = Method::HalfShell;
   Int3 grid{0, 0, 0};
   long long thermo_every = 50;
+  std::optional<Vec3> box_length;  // set: this box instead of the lattice's
 };
 
 // Import statistics over ranks at one rebuild.
@@ -58,12 +69,14 @@ class Simulation {
  public:
   Simulation(const Communicator& comm, const SimulationConfig& config);
 
-  // Step 0: particles, first rebuild, forces, thermo.
+  // Step 0 from the fcc lattice and velocities of the config: particles, first rebuild, forces.
   void setup();
+  // Step 0 from given particles (velocities as given).
+  void setup(const std::vector<InitialParticle>& particles);
   // Runs to config.steps; `on_thermo` is called on every rank for each thermo sample.
   void run(const std::function<void(const ThermoSample&)>& on_thermo);
 
-  ThermoSample thermo() const;  // collective
+  ThermoSample thermo() const;  // collective; energy terms of the last force call with energy
   std::uint64_t state_hash() const;  // collective; same on every rank
 
   const SimulationConfig& config() const { return config_; }
@@ -79,11 +92,13 @@ class Simulation {
   long long local_pairs() const { return last_pairs_; }
   double analytic_import() const;  // ρ·V of the method's formula for this grid
 
-  // Recomputes forces from the current state (tests and thermo).
-  void compute_forces();
+  // Recomputes forces from the current state; energy and virial only when asked (thermo
+  // steps), as LAMMPS does.
+  void compute_forces(bool with_energy = true);
 
  private:
   void rebuild();
+  void finish_setup();
   bool thermo_due(long long step) const;
 
   const Communicator& comm_;

@@ -16,11 +16,14 @@
 //                      plate: same layer (H.z = C.z), column offset lexicographically
 //                             positive, xy-distance < R  (half of the plate)
 // Pair rules: `lists_pair(i, j)` is true for exactly one of (i, j), (j, i) when the pair is
-// computed here, and false for both otherwise.
-//   full / half shell  i owned; j owned with id_i < id_j, or j a ghost (half shell imports
-//                      only positive offsets, so every ghost pair of an owned particle is ours)
+// computed here, and false for both otherwise. `order` is any antisymmetric tie-break between
+// two particles of this rank (ids, or positions in the cell order): which of the two heads
+// the pair does not change any result, since forces are summed in fixed point.
+//   full / half shell  i owned; j owned with order_i < order_j, or j a ghost (half shell
+//                      imports only positive offsets, so every ghost pair of an owned particle
+//                      is ours)
 //   neutral territory  the tower particle t is the one whose column is lexicographically
-//                      lower; in one column the lower layer; in one box the lower id. The
+//                      lower; in one column the lower layer; in one box the lower order. The
 //                      pair is ours when t sits in our column and the plate particle p in
 //                      our layer — X holds the point (x_t, y_t, z_p).
 #pragma once
@@ -80,10 +83,10 @@ struct PairRule {
   }
 
   SCANMD_HD bool lists_pair(bool i_owned, bool j_owned, Int3 home_i, Int3 home_j,
-                            std::uint64_t id_i, std::uint64_t id_j) const {
+                            std::uint64_t order_i, std::uint64_t order_j) const {
     if (method != Method::NeutralTerritory) {
       if (!i_owned) return false;
-      return j_owned ? id_i < id_j : true;
+      return j_owned ? order_i < order_j : true;
     }
     const Int3 o = home_j - home_i;
     bool i_is_tower;
@@ -92,7 +95,7 @@ struct PairRule {
     } else if (o.z != 0) {
       i_is_tower = o.z > 0;
     } else {
-      i_is_tower = id_i < id_j;
+      i_is_tower = order_i < order_j;
     }
     return i_is_tower && home_i.x == coord.x && home_i.y == coord.y && home_j.z == coord.z;
   }
