@@ -16,7 +16,22 @@
 
 #include "kernels/hd.hpp"
 
+#if defined(__CUDACC__)
+#include <cuda/std/limits>
+#endif
+
 namespace scanmd::kernels {
+
+namespace detail {
+// std::numeric_limits is host-only under nvcc; libcu++ provides the same in device code.
+#if defined(__CUDACC__)
+template <class T>
+using limits = ::cuda::std::numeric_limits<T>;
+#else
+template <class T>
+using limits = std::numeric_limits<T>;
+#endif
+}  // namespace detail
 
 template <class T>
 struct Sum {
@@ -28,7 +43,7 @@ struct Sum {
 template <class T>
 struct Max {
   using value_type = T;
-  SCANMD_HD static constexpr T identity() { return std::numeric_limits<T>::lowest(); }
+  SCANMD_HD static constexpr T identity() { return detail::limits<T>::lowest(); }
   SCANMD_HD constexpr T operator()(T a, T b) const { return a < b ? b : a; }
 };
 
