@@ -26,13 +26,12 @@ inline constexpr double kLimit = 4611686018427387904.0;     // 2^62 units
 using Wide = __int128;
 
 // Converts v to fixed point; sets overflow (never clears it) when |v| is too large or NaN.
+// Branch-free: an out-of-range value converts to garbage but raises the flag.
 SCANMD_HD inline std::int64_t to_fixed(double v, bool& overflow) {
   const double t = v * kScale;  // power-of-two scaling: exact
-  if (!(t < kLimit && t > -kLimit)) {
-    overflow = true;
-    return 0;
-  }
-  return static_cast<std::int64_t>(t);
+  const bool ok = (t < kLimit) & (t > -kLimit);  // false for NaN
+  overflow |= !ok;
+  return static_cast<std::int64_t>(ok ? t : 0.0);
 }
 
 SCANMD_HD inline double to_double(std::int64_t f) { return static_cast<double>(f) * kInvScale; }

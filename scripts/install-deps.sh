@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages scanmd needs, only those missing. Needs root (or sudo).
+# Usage: bash scripts/install-deps.sh [--bench]    (--bench adds LAMMPS for bench/)
+set -euo pipefail
+packages=(cmake make g++ pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
+          libspdlog-dev libfmt-dev libtomlplusplus-dev libcli11-dev libgtest-dev
+          libbenchmark-dev python3-numpy python3-h5py)
+[[ "${1:-}" == "--bench" ]] && packages+=(lammps)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all packages present"
+fi

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it (.ci/run calls this):
+#   1. Release build (CUDA backend too when nvcc is found) and every ctest test;
+#      `gpu` tests skip with a visible reason where there is no GPU.
+#   2. The unit tests again, built with AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+jobs=$(nproc)
+
+echo "== Release build"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$jobs"
+echo "== Tests (Release)"
+ctest --test-dir build --output-on-failure
+
+echo "== Unit tests with AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCANMD_SANITIZE=ON \
+      -DSCANMD_BUILD_BENCH=OFF
+cmake --build build-sanitize -j"$jobs"
+# Open MPI's own allocations are not ours to chase: leak checking off, everything else fatal.
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir build-sanitize --output-on-failure -LE "mpi|bench"
