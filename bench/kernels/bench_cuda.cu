@@ -8,11 +8,11 @@
 // Targets (H200, 2^28 int32): ours/cub >= 0.90, ours/copy >= 0.80 — see the ratio table.
 // Exits 0 with a message when no GPU is usable.  CUB/Thrust appear only here, as yardsticks.
 #include <benchmark/benchmark.h>
-#include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
 #include <thrust/device_ptr.h>
 #include <thrust/execution_policy.h>
 #include <thrust/scan.h>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
 
 #include <cstdint>
 #include <cstdio>
@@ -67,8 +67,7 @@ void scan_ours(benchmark::State& state, std::size_t n) {
   DeviceBuffer<T> out(n);
   DeviceBuffer<std::byte> scratch(kc::scan_scratch_bytes<T>(n));
   timed_loop(state, 2 * n * sizeof(T), [&] {
-    kc::exclusive_scan<T>(scratch.data(), scratch.size(), in.span(), out.span(), nullptr,
-                          nullptr);
+    kc::exclusive_scan<T>(scratch.data(), scratch.size(), in.span(), out.span(), nullptr, nullptr);
   });
 }
 
@@ -90,8 +89,7 @@ void copy_d2d(benchmark::State& state, std::size_t n) {
   auto in = device_values<T>(n);
   DeviceBuffer<T> out(n);
   timed_loop(state, 2 * n * sizeof(T), [&] {
-    check(cudaMemcpyAsync(out.data(), in.data(), n * sizeof(T), cudaMemcpyDeviceToDevice),
-          "copy");
+    check(cudaMemcpyAsync(out.data(), in.data(), n * sizeof(T), cudaMemcpyDeviceToDevice), "copy");
   });
 }
 
@@ -145,8 +143,8 @@ void compact_ours(benchmark::State& state, std::size_t n) {
   DeviceBuffer<std::uint32_t> count(1);
   DeviceBuffer<std::byte> scratch(kc::compact_scratch_bytes(n));
   timed_loop(state, n * 7, [&] {
-    kc::compact<std::int32_t>(scratch.data(), scratch.size(), flags.span(), in.span(),
-                              out.span(), count.data(), nullptr);
+    kc::compact<std::int32_t>(scratch.data(), scratch.size(), flags.span(), in.span(), out.span(),
+                              count.data(), nullptr);
   });
 }
 
@@ -172,15 +170,15 @@ template <class T>
 void register_scans(const char* type) {
   for (std::size_t n = std::size_t{1} << 10; n <= std::size_t{1} << 28; n <<= 2) {
     const std::string c = std::string(type) + "/" + std::to_string(n);
-    benchmark::RegisterBenchmark(("exclusive_scan/ours/" + c).c_str(),
-                                 [n](benchmark::State& s) { scan_ours<T>(s, n); })
-        ->UseManualTime();
-    benchmark::RegisterBenchmark(("exclusive_scan/cub/" + c).c_str(),
-                                 [n](benchmark::State& s) { scan_cub<T>(s, n); })
-        ->UseManualTime();
-    benchmark::RegisterBenchmark(("exclusive_scan/copy/" + c).c_str(),
-                                 [n](benchmark::State& s) { copy_d2d<T>(s, n); })
-        ->UseManualTime();
+    benchmark::RegisterBenchmark(("exclusive_scan/ours/" + c).c_str(), [n](benchmark::State& s) {
+      scan_ours<T>(s, n);
+    })->UseManualTime();
+    benchmark::RegisterBenchmark(("exclusive_scan/cub/" + c).c_str(), [n](benchmark::State& s) {
+      scan_cub<T>(s, n);
+    })->UseManualTime();
+    benchmark::RegisterBenchmark(("exclusive_scan/copy/" + c).c_str(), [n](benchmark::State& s) {
+      copy_d2d<T>(s, n);
+    })->UseManualTime();
   }
 }
 
@@ -196,18 +194,18 @@ int main(int argc, char** argv) {
   register_scans<std::int64_t>("int64");
   for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 24, std::size_t{1} << 28}) {
     const std::string c = "int32/" + std::to_string(n);
-    benchmark::RegisterBenchmark(("segmented_scan/ours/" + c).c_str(),
-                                 [n](benchmark::State& s) { segscan_ours(s, n); })
-        ->UseManualTime();
+    benchmark::RegisterBenchmark(("segmented_scan/ours/" + c).c_str(), [n](benchmark::State& s) {
+      segscan_ours(s, n);
+    })->UseManualTime();
     benchmark::RegisterBenchmark(("segmented_scan/thrust_by_key/" + c).c_str(),
                                  [n](benchmark::State& s) { segscan_thrust(s, n); })
         ->UseManualTime();
-    benchmark::RegisterBenchmark(("compact/ours/" + c).c_str(),
-                                 [n](benchmark::State& s) { compact_ours(s, n); })
-        ->UseManualTime();
-    benchmark::RegisterBenchmark(("compact/cub_flagged/" + c).c_str(),
-                                 [n](benchmark::State& s) { compact_cub(s, n); })
-        ->UseManualTime();
+    benchmark::RegisterBenchmark(("compact/ours/" + c).c_str(), [n](benchmark::State& s) {
+      compact_ours(s, n);
+    })->UseManualTime();
+    benchmark::RegisterBenchmark(("compact/cub_flagged/" + c).c_str(), [n](benchmark::State& s) {
+      compact_cub(s, n);
+    })->UseManualTime();
   }
   return scanmd::bench::run_with_ratios(argc, argv);
 }

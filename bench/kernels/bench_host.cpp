@@ -130,8 +130,8 @@ int main(int argc, char** argv) {
   for (std::size_t n : {std::size_t{1} << 20, std::size_t{1} << 24}) {
     const auto K = static_cast<std::uint32_t>(n / 8);
     for (int t : {1, 2})
-      benchmark::RegisterBenchmark(("counting_sort/ours/" + std::to_string(n) + "/K:" +
-                                    std::to_string(K) + "/threads:" + std::to_string(t))
+      benchmark::RegisterBenchmark(("counting_sort/ours/" + std::to_string(n) +
+                                    "/K:" + std::to_string(K) + "/threads:" + std::to_string(t))
                                        .c_str(),
                                    [n, K, t](benchmark::State& s) { sort_ours(s, n, K, t); });
   }
