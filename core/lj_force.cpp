@@ -23,6 +23,10 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
   const Vec3 L = box.length, H = box.half_length;
   ForceTotals totals;
   fixed::Wide energy = 0, virial = 0;
+  // Per-term bound, a power of two ≤ 2^63 / (max_terms + 1), in fixed-point units.
+  double limit = 0x1p62;
+  while (limit * (list.max_terms() + 1.0) > 0x1p63) limit *= 0.5;
+  const double limit_sq = limit * limit;
   // Row buffers: pass 1 compacts the neighbours inside the cutoff (branch-free: about a
   // third of the list lies beyond r_c, at random); pass 2 does the arithmetic on those only.
   std::vector<std::uint32_t> inside_j;
@@ -56,15 +60,18 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
       const Vec3 d = inside_d[k];
       const double r2 = inside_r2[k];
       const PairTerms t = lj_pair(r2, lj);
-      const std::int64_t Fx = fixed::to_fixed(t.fpair * d.x, overflow);
-      const std::int64_t Fy = fixed::to_fixed(t.fpair * d.y, overflow);
-      const std::int64_t Fz = fixed::to_fixed(t.fpair * d.z, overflow);
-      fixed::add_checked(fx, Fx, overflow);
-      fixed::add_checked(fy, Fy, overflow);
-      fixed::add_checked(fz, Fz, overflow);
-      fixed::add_checked(f[j].x, -Fx, overflow);
-      fixed::add_checked(f[j].y, -Fy, overflow);
-      fixed::add_checked(f[j].z, -Fz, overflow);
+      // (fpair·2^40)·d == (fpair·d)·2^40 bit for bit: scaling by a power of two is exact.
+      const double fs = t.fpair * fixed::kScale;
+      overflow |= !(fs * fs * r2 < limit_sq);  // |F| < limit, so every component is
+      const std::int64_t Fx = static_cast<std::int64_t>(fs * d.x);
+      const std::int64_t Fy = static_cast<std::int64_t>(fs * d.y);
+      const std::int64_t Fz = static_cast<std::int64_t>(fs * d.z);
+      fx += Fx;
+      fy += Fy;
+      fz += Fz;
+      f[j].x -= Fx;
+      f[j].y -= Fy;
+      f[j].z -= Fz;
       if constexpr (WithEnergy) {
         const std::int64_t e = fixed::to_fixed(t.energy, overflow);
         const std::int64_t w = fixed::to_fixed(t.fpair * r2, overflow);
@@ -90,14 +97,9 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
             p.id[i], p.id[j], std::sqrt(r2)));
       }
     }
-    fixed::add_checked(f[i].x, fx, overflow);
-    fixed::add_checked(f[i].y, fy, overflow);
-    fixed::add_checked(f[i].z, fz, overflow);
-    if (overflow)
-      throw std::overflow_error(fmt::format(
-          "fixed-point force sum overflow on particle {}: particles overlap or the time step "
-          "is too large",
-          p.id[i]));
+    f[i].x += fx;
+    f[i].y += fy;
+    f[i].z += fz;
   }
   totals.energy = energy;
   totals.virial = virial;

@@ -7,6 +7,11 @@
 // particles (fixed::lower_share): the one-rank-per-pair methods add both parts; full shell,
 // which computes cross-rank pairs on both sides, adds only the parts of owned particles, so
 // all methods sum the same integers.
+//
+// Overflow: one particle's force receives at most `max_terms` pair terms (from the list), so
+// if every term is below 2^63 / (max_terms + 1) no accumulator can leave the int64 range and
+// the adds need no checks. Each pair is tested once against that bound (|F|² ≥ limit² or NaN
+// stops the run, naming both particles): detected, never wrapped.
 #pragma once
 
 #include <cstdint>

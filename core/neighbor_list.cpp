@@ -85,6 +85,8 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   offsets_[n] = total;
   neighbors_.resize(total);
   std::copy(candidates_.begin(), candidates_.end(), neighbors_.begin());
+  for (std::uint32_t j : neighbors_) ++counts_[j];  // counts_ now: terms per particle
+  max_terms_ = n ? *std::max_element(counts_.begin(), counts_.end()) : 0;
 }
 
 }  // namespace scanmd

@@ -31,12 +31,16 @@ class NeighborList {
   const std::vector<std::uint32_t>& offsets() const { return offsets_; }
   const std::vector<std::uint32_t>& neighbors() const { return neighbors_; }
   std::size_t pair_count() const { return neighbors_.size(); }
+  // The most list entries any one particle takes part in (as i or as j): bounds how many
+  // fixed-point terms one force accumulator can receive.
+  std::uint32_t max_terms() const { return max_terms_; }
 
  private:
   template <bool NeutralTerritory>
   void collect(const ParticleStore& p, const CellList& cells, const PairRule& rule, double r_sq);
 
   std::vector<std::uint32_t> counts_, offsets_, neighbors_, candidates_;
+  std::uint32_t max_terms_ = 0;
   std::vector<std::uint32_t> rank_;  // particle index → position in cell order
   std::vector<Vec3> q_sorted_;
   std::vector<Int3> home_sorted_;

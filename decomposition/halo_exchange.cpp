@@ -1,6 +1,10 @@
 #include "decomposition/halo_exchange.hpp"
 
 #include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "core/fixed_point.hpp"
 
 #include "kernels/counting_sort.hpp"
 
@@ -173,11 +177,16 @@ void HaloExchange::reverse(ParticleStore& p) {
   execute_reverse<Fix3>(comm_, plan_,
                         std::span<const Fix3>(p.f.data() + p.n_owned, plan_.recv_total), send_f_,
                         kTagReverse);
+  bool overflow = false;
   for (std::size_t k = 0; k < export_index_.size(); ++k) {
     Fix3& f = p.f[export_index_[k]];
-    f.x += send_f_[k].x;
-    f.y += send_f_[k].y;
-    f.z += send_f_[k].z;
+    fixed::add_checked(f.x, send_f_[k].x, overflow);
+    fixed::add_checked(f.y, send_f_[k].y, overflow);
+    fixed::add_checked(f.z, send_f_[k].z, overflow);
+    if (overflow)
+      throw std::overflow_error("fixed-point force sum overflow on particle " +
+                                std::to_string(p.id[export_index_[k]]) +
+                                ": particles overlap or the time step is too large");
   }
 }
 
