@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,38 +26,20 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
   double limit = 0x1p62;
   while (limit * (list.max_terms() + 1.0) > 0x1p63) limit *= 0.5;
   const double limit_sq = limit * limit;
-  // Row buffers: pass 1 compacts the neighbours inside the cutoff (branch-free: about a
-  // third of the list lies beyond r_c, at random); pass 2 does the arithmetic on those only.
-  std::vector<std::uint32_t> inside_j;
-  std::vector<Vec3> inside_d;
-  std::vector<double> inside_r2;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t begin = offsets[i], end = offsets[i + 1];
     if (begin == end) continue;
     const Vec3 xi = x[i];
-    const std::size_t row = end - begin;
-    if (inside_j.size() < row) {
-      inside_j.resize(row);
-      inside_d.resize(row);
-      inside_r2.resize(row);
-    }
-    std::size_t m = 0;
+    std::int64_t fx = 0, fy = 0, fz = 0;
+    bool overflow = false;
     for (std::uint32_t k = begin; k < end; ++k) {
       const std::uint32_t j = nbr[k];
       const Vec3 d = pair_displacement(xi, x[j], L, H);
       const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
-      inside_j[m] = j;
-      inside_d[m] = d;
-      inside_r2[m] = r2;
-      m += r2 < lj.cutoff_sq;
-    }
-    totals.pairs += static_cast<long long>(m);
-    std::int64_t fx = 0, fy = 0, fz = 0;
-    bool overflow = false;
-    for (std::size_t k = 0; k < m; ++k) {
-      const std::uint32_t j = inside_j[k];
-      const Vec3 d = inside_d[k];
-      const double r2 = inside_r2[k];
+      // A plain branch: measured faster than branch-free selection or a compaction pass,
+      // because it skips the division for the third of the list beyond r_c.
+      if (r2 >= lj.cutoff_sq) continue;
+      ++totals.pairs;
       const PairTerms t = lj_pair(r2, lj);
       // (fpair·2^40)·d == (fpair·d)·2^40 bit for bit: scaling by a power of two is exact.
       const double fs = t.fpair * fixed::kScale;
