@@ -13,7 +13,7 @@ GpuInventory query_gpus() {
   int count = 0;
   const cudaError_t rc = cudaGetDeviceCount(&count);
   if (rc != cudaSuccess) {
-    inv.why_none = cudaGetErrorString(rc);
+    inv.why_none = std::string("no usable GPU (CUDA runtime: ") + cudaGetErrorString(rc) + ")";
     cudaGetLastError();
     return inv;
   }

@@ -3,6 +3,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -81,6 +85,36 @@ std::vector<std::string> end_of_run_report(const Simulation& sim, const Communic
   out.push_back(fmt::format("Neighbor list rebuilds: {}", sim.rebuilds()));
   out.push_back(import_summary_line(sim, comm));
   return out;
+}
+
+void check_writable(const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+  std::fclose(f);
+  std::remove(tmp.c_str());
+}
+
+void write_import_csv(const Simulation& sim, const std::string& path) {
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+  std::fprintf(f, "# scanmd import volumes: method=%s grid=%s R=%.17g\n",
+               std::string(method_name(sim.config().method)).c_str(),
+               sim.grid().to_string().c_str(), sim.import_cutoff());
+  std::fprintf(f, "step,rank,ghosts,tower,plate,bytes_per_step,analytic\n");
+  for (const ImportSnapshot& s : sim.imports())
+    for (std::size_t r = 0; r < s.per_rank_counts.size(); ++r) {
+      const ImportCounts& c = s.per_rank_counts[r];
+      std::fprintf(f, "%lld,%zu,%lld,%lld,%lld,%lld,%.6f\n", s.step, r, c.ghosts, c.tower,
+                   c.plate, c.bytes_per_step, sim.analytic_import());
+    }
+  const bool ok = std::fflush(f) == 0 && std::ferror(f) == 0;
+  std::fclose(f);
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+  }
 }
 
 }  // namespace scanmd

@@ -124,6 +124,7 @@ int run_command(const RunOptions& options) {
   if (!agree(comm, [&] {
         choose_backend(deck.run.backend);
         sim.emplace(comm, to_config(deck));
+        if (!deck.output.imports.empty() && comm.rank() == 0) check_writable(deck.output.imports);
       }))
     return 1;
   if (!deck.output.trajectory.empty() || !deck.output.checkpoint.empty())
@@ -160,6 +161,10 @@ int run_command(const RunOptions& options) {
     const double loop = std::chrono::duration<double>(Clock::now() - start).count();
     for (const std::string& line : end_of_run_report(*sim, comm, loop, steps))
       spdlog::info("{}", line);
+    if (!deck.output.imports.empty()) {
+      if (comm.rank() == 0) write_import_csv(*sim, deck.output.imports);
+      spdlog::info("per-rank import counts written to {}", deck.output.imports);
+    }
     const std::uint64_t hash = sim->state_hash();
     spdlog::info("state hash: {:016x}", hash);
   } catch (const std::exception& e) {

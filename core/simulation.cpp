@@ -114,14 +114,22 @@ void Simulation::rebuild() {
   ++rebuilds_;
   ImportSnapshot snap;
   snap.step = step_;
-  snap.per_rank = comm_.all_gather(counts.ghosts);
-  snap.min = *std::min_element(snap.per_rank.begin(), snap.per_rank.end());
-  snap.max = *std::max_element(snap.per_rank.begin(), snap.per_rank.end());
+  snap.per_rank_counts.resize(comm_.size());
+  static_assert(sizeof(ImportCounts) == 4 * sizeof(long long));
+  check_mpi(MPI_Allgather(&counts, 4, MPI_LONG_LONG, snap.per_rank_counts.data(), 4,
+                          MPI_LONG_LONG, comm_.get()),
+            "MPI_Allgather(imports)");
   const double P = comm_.size();
-  snap.mean = std::accumulate(snap.per_rank.begin(), snap.per_rank.end(), 0.0) / P;
-  snap.tower_mean = comm_.sum(static_cast<double>(counts.tower)) / P;
-  snap.plate_mean = comm_.sum(static_cast<double>(counts.plate)) / P;
-  snap.bytes_mean = comm_.sum(static_cast<double>(counts.bytes_per_step)) / P;
+  snap.min = snap.max = snap.per_rank_counts[0].ghosts;
+  for (const ImportCounts& c : snap.per_rank_counts) {
+    snap.per_rank.push_back(c.ghosts);
+    snap.min = std::min(snap.min, c.ghosts);
+    snap.max = std::max(snap.max, c.ghosts);
+    snap.mean += c.ghosts / P;
+    snap.tower_mean += c.tower / P;
+    snap.plate_mean += c.plate / P;
+    snap.bytes_mean += c.bytes_per_step / P;
+  }
   imports_.push_back(std::move(snap));
 }
 

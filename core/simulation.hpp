@@ -62,7 +62,8 @@ struct ImportSnapshot {
   double mean = 0;
   double tower_mean = 0, plate_mean = 0;
   double bytes_mean = 0;
-  std::vector<long long> per_rank;  // ghosts per rank (gathered on every rank)
+  std::vector<long long> per_rank;       // ghosts per rank (gathered on every rank)
+  std::vector<ImportCounts> per_rank_counts;  // every rank's full counts
 };
 
 class Simulation {

@@ -369,6 +369,7 @@ const KeySpec kKeys[] = {
   {"output", "checkpoint_every", false, [](Deck& d, const Reader& r) {
      d.output.checkpoint_every = non_negative_int(r); }},
   {"output", "overwrite", false, [](Deck& d, const Reader& r) { d.output.overwrite = r.boolean(); }},
+  {"output", "imports", true, [](Deck& d, const Reader& r) { d.output.imports = r.string(); }},
 };
 // clang-format on
 
@@ -538,6 +539,7 @@ std::string Deck::to_toml() const {
   s += fmt::format("checkpoint = {}\n", toml_quote(output.checkpoint));
   s += fmt::format("checkpoint_every = {}\n", output.checkpoint_every);
   s += fmt::format("overwrite = {}\n", toml_bool(output.overwrite));
+  s += fmt::format("imports = {}\n", toml_quote(output.imports));
   return s;
 }
 

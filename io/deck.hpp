@@ -59,6 +59,7 @@ struct OutputSection {
   std::string checkpoint;  // empty: no checkpoint
   std::int64_t checkpoint_every = 0;
   bool overwrite = false;
+  std::string imports;  // CSV of per-rank import counts at every rebuild; empty: not written
 };
 
 struct Deck {
