@@ -142,6 +142,18 @@ using LD = long double;
 
 inline LD min_image(LD d, LD len) { return d - len * std::nearbyint(d / len); }
 
+// Cheap double-precision prefilter for the O(N²) loops: true when the minimum-image distance is
+// certainly >= r (with a generous margin), so the exact long double test can be skipped.
+inline bool surely_beyond(const Vec3& a, const Vec3& b, Vec3 L, double r) {
+  auto c = [](double d, double len) {
+    d = std::fabs(d);
+    return d > 0.5 * len ? len - d : d;
+  };
+  const double dx = c(a.x - b.x, L.x), dy = c(a.y - b.y, L.y), dz = c(a.z - b.z, L.z);
+  const double lim = r + 1e-6;
+  return dx > lim || dy > lim || dz > lim || dx * dx + dy * dy + dz * dz > lim * lim;
+}
+
 struct LJSpec {
   double epsilon = 1.0, sigma = 1.0, cutoff = 2.5;
   bool shift = false;
@@ -168,6 +180,7 @@ inline BruteForce brute_force_lj(const std::vector<Vec3>& x, Vec3 L, const LJSpe
   const LD u_shift = s.shift ? u(rc) : LD(0);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + 1; j < n; ++j) {
+      if (surely_beyond(x[i], x[j], L, s.cutoff)) continue;
       const LD dx = min_image(LD(x[i].x) - LD(x[j].x), L.x);
       const LD dy = min_image(LD(x[i].y) - LD(x[j].y), L.y);
       const LD dz = min_image(LD(x[i].z) - LD(x[j].z), L.z);
@@ -198,6 +211,7 @@ inline std::vector<BrutePair> brute_pairs_within(const std::vector<Vec3>& x, Vec
   const LD r_sq = LD(r) * r;
   for (std::size_t i = 0; i < x.size(); ++i)
     for (std::size_t j = i + 1; j < x.size(); ++j) {
+      if (surely_beyond(x[i], x[j], L, r)) continue;
       const LD rx = LD(x[i].x) - LD(x[j].x), ry = LD(x[i].y) - LD(x[j].y), rz = LD(x[i].z) - LD(x[j].z);
       const LD dx = min_image(rx, L.x), dy = min_image(ry, L.y), dz = min_image(rz, L.z);
       const LD d_sq = dx * dx + dy * dy + dz * dz;

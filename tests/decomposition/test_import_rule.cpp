@@ -1,0 +1,187 @@
+// tests/decomposition/test_import_rule.cpp — decomposition/import_rule.hpp: ImportRegion::classify
+// and PairRule::lists_pair (label `decomposition`, no MPI).
+//
+// Oracles, all by brute force over the periodic grid of boxes:
+//  * lists_pair(i, j) and lists_pair(j, i) are never both true (any method, random homes);
+//  * neutral territory: for a pair of images with any home offset, exactly one box of the
+//    periodic grid (over all boxes and all periodic translations) lists it;
+//  * the whole selection, geometrically: for two particles closer than R in a periodic box cut
+//    into a random grid (boxes possibly thinner than R), each box holds its owned particles and
+//    the images its ImportRegion accepts (tried for all 27 shifts, homes = owner box + S·grid,
+//    as DESIGN.md §4 defines them); count the boxes that list the pair among their held images
+//    within R. Half shell and neutral territory: exactly 1. Full shell: 1 when both particles
+//    share an owner and interact without a periodic shift, else 2 (each side).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "decomposition/import_rule.hpp"
+#include "decomposition/rank_grid.hpp"
+#include "tests/core/test_support.hpp"
+
+namespace scanmd {
+namespace {
+
+constexpr Method kMethods[] = {Method::HalfShell, Method::NeutralTerritory, Method::FullShell};
+
+Int3 random_int3(test::Rng& rng, int lo, int hi) {
+  return {rng.integer(lo, hi), rng.integer(lo, hi), rng.integer(lo, hi)};
+}
+
+TEST(PairRule, NeverBothOrders) {
+  test::Rng rng(1);
+  for (Method m : kMethods)
+    for (int t = 0; t < 200000; ++t) {
+      const PairRule rule{m, random_int3(rng, 0, 3)};
+      const Int3 hi = random_int3(rng, -1, 4), hj = random_int3(rng, -1, 4);
+      const bool oi = rng.uniform() < 0.5, oj = rng.uniform() < 0.5;
+      std::uint64_t ki = rng.integer(0, 50), kj = rng.integer(0, 50);
+      if (ki == kj) ++kj;
+      const bool ij = rule.lists_pair(oi, oj, hi, hj, ki, kj);
+      const bool ji = rule.lists_pair(oj, oi, hj, hi, kj, ki);
+      ASSERT_FALSE(ij && ji) << method_name(m);
+      if (m != Method::NeutralTerritory && oi && oj) {
+        ASSERT_TRUE(ij || ji) << "two owned particles: one order must list the pair";
+      }
+      if (ij) {
+        ASSERT_TRUE(rule.can_head(oi, hi)) << method_name(m) << ": listed under a particle that cannot head a row";
+      }
+    }
+}
+
+TEST(PairRule, NeutralTerritoryExactlyOneBoxInPeriodicGrid) {
+  test::Rng rng(2);
+  for (int t = 0; t < 3000; ++t) {
+    const Int3 dims = random_int3(rng, 1, 4);
+    const Int3 a{rng.integer(0, dims.x - 1), rng.integer(0, dims.y - 1), rng.integer(0, dims.z - 1)};
+    const Int3 o = random_int3(rng, -3, 3);  // home offset of the pair's second image
+    const std::uint64_t ka = rng.integer(0, 1000), kb = ka + 1 + rng.integer(0, 10);
+    int boxes = 0;
+    for (int cz = 0; cz < dims.z; ++cz)
+      for (int cy = 0; cy < dims.y; ++cy)
+        for (int cx = 0; cx < dims.x; ++cx) {
+          const PairRule rule{Method::NeutralTerritory, {cx, cy, cz}};
+          for (int tz = -4; tz <= 4; ++tz)
+            for (int ty = -4; ty <= 4; ++ty)
+              for (int tx = -4; tx <= 4; ++tx) {
+                const Int3 ha = a + Int3{tx, ty, tz} * dims, hb = ha + o;
+                // The same box may see the pair in one order or the other; the cell order
+                // (ka, kb) is per rank, either way round.
+                boxes += rule.lists_pair(false, false, ha, hb, ka, kb) ||
+                         rule.lists_pair(false, false, hb, ha, kb, ka);
+              }
+        }
+    ASSERT_EQ(boxes, 1) << "offset " << o.x << "," << o.y << "," << o.z << " grid " << dims.x
+                        << "x" << dims.y << "x" << dims.z;
+  }
+}
+
+TEST(ImportRegion, ClassifyFollowsTheMethodDefinitions) {
+  // A box [0,2)x[0,3)x[0,4) at coord (1,1,1), R = 1.5.
+  const double R = 1.5;
+  auto region = [&](Method m) { return ImportRegion{m, {1, 1, 1}, {0, 0, 0}, {2, 3, 4}, R * R, R}; };
+  const Vec3 above_x{2.5, 1.0, 1.0};  // 0.5 beyond the +x face
+  const Vec3 below_x{-0.5, 1.0, 1.0};
+  const Vec3 far{3.6, 1.0, 1.0};       // 1.6 beyond: outside R
+  const Vec3 corner{2.9, 3.9, 4.9};    // gaps 0.9 each: distance 1.56 > R
+  const Vec3 near_corner{2.5, 3.5, 4.5};
+  EXPECT_EQ(region(Method::FullShell).classify(above_x, {2, 1, 1}), ImportKind::Shell);
+  EXPECT_EQ(region(Method::FullShell).classify(below_x, {0, 1, 1}), ImportKind::Shell);
+  EXPECT_EQ(region(Method::FullShell).classify(far, {2, 1, 1}), ImportKind::None);
+  EXPECT_EQ(region(Method::FullShell).classify(corner, {2, 2, 2}), ImportKind::None);
+  EXPECT_EQ(region(Method::FullShell).classify(near_corner, {2, 2, 2}), ImportKind::Shell);
+  EXPECT_EQ(region(Method::HalfShell).classify(above_x, {2, 1, 1}), ImportKind::Shell);
+  EXPECT_EQ(region(Method::HalfShell).classify(below_x, {0, 1, 1}), ImportKind::None);
+  EXPECT_EQ(region(Method::HalfShell).classify({1, 1, -0.5}, {1, 1, 0}), ImportKind::None);
+  EXPECT_EQ(region(Method::HalfShell).classify({1, 1, 4.5}, {1, 1, 2}), ImportKind::Shell);
+  EXPECT_EQ(region(Method::HalfShell).classify({-0.5, 3.5, 1}, {0, 2, 1}), ImportKind::None);
+  EXPECT_EQ(region(Method::HalfShell).classify({2.5, -0.5, 1}, {2, 0, 1}), ImportKind::Shell);
+  const ImportRegion nt = region(Method::NeutralTerritory);
+  EXPECT_EQ(nt.classify({1, 1, 5.4}, {1, 1, 2}), ImportKind::Tower);
+  EXPECT_EQ(nt.classify({1, 1, -1.4}, {1, 1, 0}), ImportKind::Tower);
+  EXPECT_EQ(nt.classify({1, 1, 5.6}, {1, 1, 2}), ImportKind::None);
+  EXPECT_EQ(nt.classify({2.5, 1, 2}, {2, 1, 1}), ImportKind::Plate);
+  EXPECT_EQ(nt.classify({-0.5, 1, 2}, {0, 1, 1}), ImportKind::None);   // the other half plate
+  EXPECT_EQ(nt.classify({2.5, 3.5, 2}, {2, 2, 1}), ImportKind::Plate);  // plate corner, r 0.71
+  EXPECT_EQ(nt.classify({1, 3.5, 2}, {1, 2, 1}), ImportKind::Plate);
+  EXPECT_EQ(nt.classify({1, -0.5, 2}, {1, 0, 1}), ImportKind::None);
+  EXPECT_EQ(nt.classify({-0.5, 3.5, 2}, {0, 2, 1}), ImportKind::None);  // lex: x first
+  EXPECT_EQ(nt.classify({2.5, 1, 4.5}, {2, 1, 2}), ImportKind::None);   // neither tower nor plate
+}
+
+// ---- the whole selection, geometrically --------------------------------------------------
+
+struct Image {
+  Vec3 q;
+  Int3 home;
+  bool owned;
+};
+
+std::vector<Image> images_held(const ImportRegion& region, const RankGrid& grid, Vec3 x, Vec3 L) {
+  std::vector<Image> out;
+  const Int3 owner = grid.box_of(x);
+  const Int3 dims = grid.dims();
+  if (owner == region.coord) out.push_back({x, owner, true});
+  for (int sz = -1; sz <= 1; ++sz)
+    for (int sy = -1; sy <= 1; ++sy)
+      for (int sx = -1; sx <= 1; ++sx) {
+        const Int3 S{sx, sy, sz};
+        if (owner == region.coord && S == Int3{0, 0, 0}) continue;
+        const Vec3 q{x.x + sx * L.x, x.y + sy * L.y, x.z + sz * L.z};
+        const Int3 home = owner + S * dims;
+        if (region.classify(q, home) != ImportKind::None) out.push_back({q, home, false});
+      }
+  return out;
+}
+
+TEST(ImportAndPairRules, EachPairComputedByExactlyOneBox) {
+  test::Rng rng(3);
+  const Vec3 L{9.0, 10.0, 12.5};
+  for (Method m : kMethods) {
+    int checked = 0, periodic = 0, thin = 0;
+    for (int t = 0; t < 2500; ++t) {
+      const Int3 dims = random_int3(rng, 1, 4);
+      const Box box = Box::make(L);
+      const RankGrid grid(dims, box);
+      const double R = rng.uniform(0.8, 4.4);  // L >= 2R
+      thin += R > std::min({grid.sub_length().x, grid.sub_length().y, grid.sub_length().z});
+      const Vec3 a{rng.uniform() * L.x, rng.uniform() * L.y, rng.uniform() * L.z};
+      Vec3 d;
+      do {
+        d = {rng.uniform(-R, R), rng.uniform(-R, R), rng.uniform(-R, R)};
+      } while (d.x * d.x + d.y * d.y + d.z * d.z >= R * R * (1 - 1e-9));
+      const Vec3 raw{a.x + d.x, a.y + d.y, a.z + d.z};
+      const Vec3 b{test::wrap_into(raw.x, L.x), test::wrap_into(raw.y, L.y), test::wrap_into(raw.z, L.z)};
+      const bool direct = b.x == raw.x && b.y == raw.y && b.z == raw.z;
+      periodic += !direct;
+      int boxes = 0;
+      for (int r = 0; r < grid.size(); ++r) {
+        const Int3 C = grid.coord_of(r);
+        const ImportRegion region{m, C, grid.lo(C), grid.hi(C), R * R * (1 + 1e-12), R * (1 + 1e-12)};
+        const PairRule rule{m, C};
+        for (const Image& ia : images_held(region, grid, a, L))
+          for (const Image& ib : images_held(region, grid, b, L)) {
+            const double ex = ia.q.x - ib.q.x, ey = ia.q.y - ib.q.y, ez = ia.q.z - ib.q.z;
+            if (ex * ex + ey * ey + ez * ez >= R * R) continue;
+            // The particles' order on this box: any antisymmetric tie-break (ids 1 < 2).
+            boxes += rule.lists_pair(ia.owned, ib.owned, ia.home, ib.home, 1, 2) ||
+                     rule.lists_pair(ib.owned, ia.owned, ib.home, ia.home, 2, 1);
+          }
+      }
+      const bool same_owner = grid.box_of(a) == grid.box_of(b);
+      const int expected = m == Method::FullShell && !(same_owner && direct) ? 2 : 1;
+      ASSERT_EQ(boxes, expected) << method_name(m) << " grid " << dims.x << "x" << dims.y << "x"
+                                 << dims.z << " R " << R << " a " << a.x << "," << a.y << ","
+                                 << a.z << " b " << b.x << "," << b.y << "," << b.z;
+      ++checked;
+    }
+    EXPECT_GT(periodic, 100);
+    EXPECT_GT(thin, 300) << "boxes thinner than R must be exercised";
+    RecordProperty(std::string(method_name(m)) + "_pairs", checked);
+  }
+}
+
+}  // namespace
+}  // namespace scanmd

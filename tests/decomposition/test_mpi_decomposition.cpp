@@ -1,0 +1,437 @@
+// tests/decomposition/test_mpi_decomposition.cpp — the decompositions under mpiexec -n P
+// (label `mpi`; registered for P = 1, 2, 3, 4, 8).
+//
+// Checks and oracles:
+//  PairCounts      Σ over ranks of Simulation::local_pairs() after setup vs the O(N²) count of
+//                  pairs within r_c of the same random configuration. HS and NT: equal (each pair
+//                  on exactly one rank). Full shell: a pair is computed once when both particles
+//                  have the same owner and interact without a periodic shift, twice otherwise
+//                  (each side), so Σ = N_same_direct + 2·(N − N_same_direct).
+//  ListedPairs     the union over ranks of the neighbour-list rows (built from the public pieces as
+//                  Simulation::rebuild does) vs the brute-force pairs within R: HS/NT once each,
+//                  full shell once/twice as above; nothing at distance >= R.
+//  StepZeroBits    per-particle forces and thermo at setup, gathered by id, bitwise equal to a
+//                  true one-rank reference (Simulation on a sub-communicator of rank 0 alone).
+//  ThinBoxes       R larger than the rank box along z (grid 1×1×P, and 1×2×4 with r_c 4 on 8
+//                  ranks): the state hash and thermo bits after a short run equal the one-rank run.
+//  ImportVolume    mean received ghosts (imports() of the first rebuild) within 10% of
+//                  analytic_import() = ρ·V (DESIGN.md §4) on 32000 uniformly random particles
+//                  (a stationary point process: expected count in a region is exactly ρ·V).
+//  HaloRoundTrip   HaloExchange on the same particles: every ghost's position is its owner's
+//                  wrapped position (bits) with home = owner box + shift·grid; forward() refreshes
+//                  ghosts; the number of ghost copies of each particle, gathered over all ranks,
+//                  equals a brute-force count of the import regions its images fall in (region
+//                  definitions typed from DESIGN.md §4); reverse() with ghost forces {1,1,1}
+//                  gives each owner exactly its number of ghost copies (full shell: no reverse,
+//                  forces stay 0).
+// Every rank runs every check; results are combined so all ranks agree before asserting.
+#include <mpi.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/lattice.hpp"
+#include "core/simulation.hpp"
+#include "tests/core/test_support.hpp"
+
+namespace scanmd {
+namespace {
+
+constexpr Method kMethods[] = {Method::HalfShell, Method::NeutralTerritory, Method::FullShell};
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+// Runs f(comm) on a one-rank communicator holding world rank 0 only and broadcasts its
+// (trivially copyable) result to every rank.
+template <class R, class F>
+R on_rank0_alone(F&& f) {
+  R result{};
+  MPI_Comm sub = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, world_rank() == 0 ? 0 : MPI_UNDEFINED, 0, &sub);
+  if (sub != MPI_COMM_NULL) {
+    {
+      Communicator one(sub);
+      result = f(one);
+    }
+    MPI_Comm_free(&sub);
+  }
+  MPI_Bcast(&result, sizeof(R), MPI_BYTE, 0, MPI_COMM_WORLD);
+  return result;
+}
+
+std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+
+// A random configuration shared by several tests (same on every rank).
+struct RandomSystem {
+  Vec3 L;
+  std::vector<Vec3> x;
+};
+const RandomSystem& random_4000() {
+  static const RandomSystem s = [] {
+    RandomSystem r{{17.0, 16.0, 18.5}, {}};
+    r.x = test::random_positions(4000, r.L, 0.8, 777);
+    return r;
+  }();
+  return s;
+}
+
+SimulationConfig config_for(Vec3 L, Method m) {
+  SimulationConfig cfg;
+  cfg.box_length = L;
+  cfg.method = m;
+  cfg.temperature = 0.0;
+  return cfg;
+}
+
+// ---- PairCounts / ListedPairs ----------------------------------------------------------------
+
+TEST(MpiDecomposition, PairCountsMatchBruteForce) {
+  Communicator comm(MPI_COMM_WORLD);
+  const RandomSystem& sys = random_4000();
+  long long ambiguous = 0;
+  const std::vector<test::BrutePair> pairs = test::brute_pairs_within(sys.x, sys.L, 2.5, &ambiguous);
+  ASSERT_EQ(ambiguous, 0);
+  for (Method m : kMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    Simulation sim(comm, config_for(sys.L, m));
+    sim.setup(test::make_particles(sys.x));
+    const long long total = comm.sum(sim.local_pairs());
+    long long same_direct = 0;
+    for (const test::BrutePair& p : pairs)
+      same_direct += p.direct && sim.grid().box_of(sys.x[p.a - 1]) == sim.grid().box_of(sys.x[p.b - 1]);
+    const long long n = static_cast<long long>(pairs.size());
+    const long long expected = m == Method::FullShell ? same_direct + 2 * (n - same_direct) : n;
+    EXPECT_EQ(total, expected) << "grid " << sim.grid().to_string() << ", " << n
+                               << " pairs within r_c, " << same_direct << " same-owner direct";
+    if (comm.size() > 1 && m == Method::FullShell) {
+      EXPECT_GT(total, n) << "cross-rank pairs expected";
+    }
+  }
+}
+
+TEST(MpiDecomposition, ListedPairsUnionMatchesBruteForce) {
+  Communicator comm(MPI_COMM_WORLD);
+  const RandomSystem& sys = random_4000();
+  const double R = 2.8;
+  long long ambiguous = 0;
+  const std::vector<test::BrutePair> want = test::brute_pairs_within(sys.x, sys.L, R, &ambiguous);
+  ASSERT_EQ(ambiguous, 0);
+  const Box box = Box::make(sys.L);
+  for (Method m : kMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    const Int3 dims = choose_grid(comm.size(), {0, 0, 0}, box, m, R);
+    const RankGrid grid(dims, box);
+    const std::vector<test::ListedPair> mine = test::listed_pairs(comm, sys.x, sys.L, m, R, dims);
+    bool local_ok = true;
+    for (const test::ListedPair& p : mine) local_ok = local_ok && p.d_sq < R * R && p.minimum_image && p.a != p.b;
+    EXPECT_TRUE(test::all_ranks(comm.get(), local_ok)) << "a listed pair beyond R or with a wrong image";
+    struct Key {
+      std::uint64_t a, b;
+    };
+    std::vector<Key> keys;
+    for (const test::ListedPair& p : mine) keys.push_back({p.a, p.b});
+    const std::vector<Key> all = test::all_gather_vector(comm.get(), keys);
+    std::map<std::pair<std::uint64_t, std::uint64_t>, int> seen;
+    for (const Key& k : all) ++seen[{k.a, k.b}];
+    long long wrong = 0;
+    std::string example;
+    for (const test::BrutePair& w : want) {
+      const bool same = grid.box_of(sys.x[w.a - 1]) == grid.box_of(sys.x[w.b - 1]);
+      const int expected = m == Method::FullShell && !(same && w.direct) ? 2 : 1;
+      auto it = seen.find({w.a, w.b});
+      const int count = it == seen.end() ? 0 : it->second;
+      if (count != expected) {
+        if (wrong++ == 0)
+          example = "pair " + std::to_string(w.a) + "-" + std::to_string(w.b) + " listed " +
+                    std::to_string(count) + "x, expected " + std::to_string(expected);
+      }
+      if (it != seen.end()) seen.erase(it);
+    }
+    EXPECT_EQ(wrong, 0) << "grid " << grid.to_string() << ": " << example;
+    EXPECT_TRUE(seen.empty()) << seen.size() << " listed pairs are not within R";
+  }
+}
+
+// ---- StepZeroBits ----------------------------------------------------------------------------
+
+struct ForceRecord {
+  std::uint64_t id;
+  Fix3 f;
+};
+struct ThermoBits {
+  std::uint64_t temp, pe, ke, press;
+  bool operator==(const ThermoBits&) const = default;
+};
+ThermoBits thermo_bits(const ThermoSample& s) {
+  return {bits(s.temp), bits(s.pe), bits(s.ke), bits(s.press)};
+}
+
+TEST(MpiDecomposition, StepZeroForcesAndThermoBitwiseEqualToOneRank) {
+  Communicator comm(MPI_COMM_WORLD);
+  const RandomSystem& sys = random_4000();
+  const auto particles = test::make_particles(sys.x, 0.7, 11);
+  // One-rank reference: forces by id (a hash of their bits) and thermo.
+  struct Ref {
+    std::uint64_t force_hash;
+    ThermoBits thermo;
+  };
+  auto force_hash = [](std::vector<ForceRecord> recs) {
+    std::sort(recs.begin(), recs.end(), [](auto& a, auto& b) { return a.id < b.id; });
+    std::uint64_t h = 1469598103934665603ull;
+    for (const ForceRecord& r : recs)
+      for (std::uint64_t w : {r.id, static_cast<std::uint64_t>(r.f.x), static_cast<std::uint64_t>(r.f.y),
+                              static_cast<std::uint64_t>(r.f.z)})
+        h = (h ^ w) * 1099511628211ull;
+    return h;
+  };
+  auto owned_forces = [](const Simulation& sim) {
+    std::vector<ForceRecord> out;
+    const ParticleStore& p = sim.particles();
+    for (std::size_t i = 0; i < p.n_owned; ++i) out.push_back({p.id[i], p.f[i]});
+    return out;
+  };
+  const Ref ref = on_rank0_alone<Ref>([&](const Communicator& one) {
+    Simulation sim(one, config_for(sys.L, Method::HalfShell));
+    sim.setup(particles);
+    return Ref{force_hash(owned_forces(sim)), thermo_bits(sim.thermo())};
+  });
+  for (Method m : kMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    Simulation sim(comm, config_for(sys.L, m));
+    sim.setup(particles);
+    const std::vector<ForceRecord> all = test::all_gather_vector(comm.get(), owned_forces(sim));
+    EXPECT_EQ(all.size(), sys.x.size());
+    EXPECT_EQ(force_hash(all), ref.force_hash) << "forces differ from one rank, grid " << sim.grid().to_string();
+    EXPECT_TRUE(thermo_bits(sim.thermo()) == ref.thermo) << "thermo bits differ from one rank";
+  }
+}
+
+// ---- ThinBoxes -------------------------------------------------------------------------------
+
+struct RunResult {
+  std::uint64_t hash = 0;
+  int samples = 0;
+  ThermoBits thermo[8]{};
+  long long rebuilds = 0;
+};
+
+RunResult run_melt(const Communicator& comm, SimulationConfig cfg) {
+  Simulation sim(comm, cfg);
+  sim.setup();
+  RunResult r;
+  sim.run([&](const ThermoSample& s) {
+    if (r.samples < 8) r.thermo[r.samples++] = thermo_bits(s);
+  });
+  r.hash = sim.state_hash();
+  r.rebuilds = sim.rebuilds();
+  return r;
+}
+
+TEST(MpiDecomposition, ImportCutoffLargerThanBoxMatchesOneRank) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  struct Case {
+    std::array<int, 3> cells;
+    Int3 grid;
+  };
+  std::vector<Case> cases = {{{6, 6, 6}, {1, 1, P}}};
+  if (P == 8) cases.push_back({{10, 10, 10}, {1, 2, 4}});
+  if (P == 4) cases.push_back({{6, 6, 6}, {2, 1, 2}});
+  for (const Case& c : cases) {
+    SimulationConfig cfg;
+    cfg.cells = c.cells;
+    cfg.cutoff = 4.0;
+    cfg.skin = 0.3;
+    cfg.steps = c.cells[0] == 6 ? 60 : 20;
+    cfg.thermo_every = 10;
+    SimulationConfig one_cfg = cfg;
+    one_cfg.grid = {1, 1, 1};
+    const RunResult ref = on_rank0_alone<RunResult>([&](const Communicator& one) { return run_melt(one, one_cfg); });
+    ASSERT_GE(ref.samples, 3);
+    for (Method m : kMethods) {
+      cfg.method = m;
+      cfg.grid = c.grid;
+      const RunResult got = run_melt(comm, cfg);
+      const Box box = FccLattice::from_density(cfg.density, cfg.cells).box();
+      const double bz = box.length.z / c.grid.z;
+      SCOPED_TRACE(std::string(method_name(m)) + " grid " + std::to_string(c.grid.x) + "x" +
+                   std::to_string(c.grid.y) + "x" + std::to_string(c.grid.z) + " box z " +
+                   std::to_string(bz) + " R 4.3");
+      EXPECT_EQ(got.hash, ref.hash);
+      EXPECT_EQ(got.samples, ref.samples);
+      for (int k = 0; k < std::min(got.samples, ref.samples); ++k)
+        EXPECT_TRUE(got.thermo[k] == ref.thermo[k]) << "thermo sample " << k;
+      EXPECT_GT(got.rebuilds, 1) << "the run should migrate particles";
+    }
+  }
+}
+
+// ---- ImportVolume ----------------------------------------------------------------------------
+
+TEST(MpiDecomposition, MeasuredImportWithinTenPercentOfAnalytic) {
+  Communicator comm(MPI_COMM_WORLD);
+  static const RandomSystem big = [] {
+    const double L = std::cbrt(32000 / 0.8442);
+    RandomSystem r{{L, L, L}, {}};
+    r.x = test::random_positions(32000, r.L, 0.7, 4321);
+    return r;
+  }();
+  for (Method m : kMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    Simulation sim(comm, config_for(big.L, m));
+    sim.setup(test::make_particles(big.x));
+    ASSERT_FALSE(sim.imports().empty());
+    const ImportSnapshot& s = sim.imports().front();
+    const double analytic = sim.analytic_import();
+    // Oracle for analytic_import(): ρ·V with the DESIGN.md formula.
+    const Vec3 b = sim.grid().sub_length();
+    const double R = sim.import_cutoff(), pi = 3.14159265358979323846;
+    double v = R * (b.x * b.y + b.y * b.z + b.z * b.x) + pi / 2 * R * R * (b.x + b.y + b.z) + 2.0 / 3.0 * pi * R * R * R;
+    if (m == Method::FullShell) v *= 2;
+    if (m == Method::NeutralTerritory) v = 2 * R * b.x * b.y + R * (b.x + b.y) * b.z + pi / 2 * R * R * b.z;
+    EXPECT_NEAR(analytic, 32000 / (big.L.x * big.L.y * big.L.z) * v, 1e-9 * analytic);
+    EXPECT_NEAR(s.mean, analytic, 0.10 * analytic) << "grid " << sim.grid().to_string();
+    // Snapshot bookkeeping.
+    ASSERT_EQ(s.per_rank.size(), static_cast<std::size_t>(comm.size()));
+    long long sum = 0;
+    for (long long g : s.per_rank) sum += g;
+    EXPECT_DOUBLE_EQ(s.mean, static_cast<double>(sum) / comm.size());
+    EXPECT_EQ(s.min, *std::min_element(s.per_rank.begin(), s.per_rank.end()));
+    EXPECT_EQ(s.max, *std::max_element(s.per_rank.begin(), s.per_rank.end()));
+    if (m == Method::NeutralTerritory) {
+      EXPECT_NEAR(s.tower_mean + s.plate_mean, s.mean, 1e-9 * s.mean);
+      EXPECT_NEAR(s.tower_mean, 32000 / (big.L.x * big.L.y * big.L.z) * 2 * R * b.x * b.y,
+                  0.10 * s.tower_mean);
+    }
+    if (world_rank() == 0)
+      std::printf("import %s P=%d grid %s: mean %.1f analytic %.1f (%+.2f%%)\n",
+                  std::string(method_name(m)).c_str(), comm.size(), sim.grid().to_string().c_str(),
+                  s.mean, analytic, 100.0 * (s.mean / analytic - 1));
+  }
+}
+
+// ---- HaloRoundTrip ---------------------------------------------------------------------------
+
+int lex(Int3 o) { return o.x != 0 ? (o.x > 0 ? 1 : -1) : o.y != 0 ? (o.y > 0 ? 1 : -1) : o.z != 0 ? (o.z > 0 ? 1 : -1) : 0; }
+
+// Does box X (of the grid) import the image q with home H? Written from DESIGN.md §4.
+bool imports_image(Method m, const RankGrid& grid, Int3 X, Vec3 q, Int3 H, double R) {
+  const Vec3 lo = grid.lo(X), hi = grid.hi(X);
+  auto gap = [](double v, double a, double b) { return v < a ? a - v : (v > b ? v - b : 0.0); };
+  const double gx = gap(q.x, lo.x, hi.x), gy = gap(q.y, lo.y, hi.y), gz = gap(q.z, lo.z, hi.z);
+  const Int3 o = H - X;
+  switch (m) {
+    case Method::FullShell: return gx * gx + gy * gy + gz * gz < R * R;
+    case Method::HalfShell: return lex(o) > 0 && gx * gx + gy * gy + gz * gz < R * R;
+    case Method::NeutralTerritory:
+      if (o.x == 0 && o.y == 0) return o.z != 0 && gz < R;
+      return o.z == 0 && lex({o.x, o.y, 0}) > 0 && gx * gx + gy * gy < R * R;
+  }
+  return false;
+}
+
+TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
+  Communicator comm(MPI_COMM_WORLD);
+  const RandomSystem& sys = random_4000();
+  const Vec3 L = sys.L;
+  const Box box = Box::make(L);
+  const double R = 2.8;
+  for (Method m : kMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    const RankGrid grid(choose_grid(comm.size(), {0, 0, 0}, box, m, R), box);
+    const Int3 dims = grid.dims();
+    HaloExchange halo(comm, grid, box, m, R);
+    ParticleStore p;
+    // Every rank offers a different, overlapping-free share: migrate must route them home.
+    for (std::size_t i = 0; i < sys.x.size(); ++i)
+      if (static_cast<int>(i % comm.size()) == comm.rank())
+        p.push_owned(i + 1, sys.x[i], {0, 0, 0}, {0, 0, 0}, halo.coord());
+    halo.migrate(p);
+    halo.build(p);
+
+    bool ok = true;
+    std::string why;
+    auto fail = [&](const std::string& w) {
+      if (ok) why = w;
+      ok = false;
+    };
+    for (std::size_t i = 0; i < p.n_owned; ++i)
+      if (!(grid.box_of(p.x[i]) == halo.coord())) fail("owned particle outside its box after migrate");
+    const long long owned_total = comm.sum(static_cast<long long>(p.n_owned));
+    // Ghosts: owner's position bits, consistent home and shift.
+    std::vector<std::uint64_t> ghost_ids;
+    for (std::size_t j = p.n_owned; j < p.size(); ++j) {
+      const std::uint64_t id = p.id[j];
+      ghost_ids.push_back(id);
+      const Vec3 x0 = sys.x[id - 1];
+      if (bits(p.x[j].x) != bits(x0.x) || bits(p.x[j].y) != bits(x0.y) || bits(p.x[j].z) != bits(x0.z))
+        fail("ghost " + std::to_string(id) + " does not carry its owner's position bits");
+      if (!(p.home[j] == grid.box_of(x0) + p.shift[j] * dims)) fail("ghost " + std::to_string(id) + " home != owner box + shift*grid");
+      const Vec3 q{x0.x + p.shift[j].x * L.x, x0.y + p.shift[j].y * L.y, x0.z + p.shift[j].z * L.z};
+      if (!imports_image(m, grid, halo.coord(), q, p.home[j], R * (1 + 1e-9)))
+        fail("ghost " + std::to_string(id) + " outside this box's import region");
+    }
+    // Ghost-copy counts over all ranks vs brute force over boxes and images.
+    const std::vector<std::uint64_t> all_ghosts = test::all_gather_vector(comm.get(), ghost_ids);
+    std::vector<long long> copies(sys.x.size() + 1, 0), expected(sys.x.size() + 1, 0);
+    for (std::uint64_t id : all_ghosts) ++copies.at(id);
+    for (std::size_t i = 0; i < sys.x.size(); ++i) {
+      const Vec3 x = sys.x[i];
+      const Int3 owner = grid.box_of(x);
+      for (int sz = -1; sz <= 1; ++sz)
+        for (int sy = -1; sy <= 1; ++sy)
+          for (int sx = -1; sx <= 1; ++sx) {
+            const Int3 S{sx, sy, sz};
+            const Vec3 q{x.x + sx * L.x, x.y + sy * L.y, x.z + sz * L.z};
+            for (int r = 0; r < grid.size(); ++r) {
+              const Int3 X = grid.coord_of(r);
+              if (X == owner && S == Int3{0, 0, 0}) continue;
+              expected[i + 1] += imports_image(m, grid, X, q, owner + S * dims, R);
+            }
+          }
+    }
+    long long mismatches = 0;
+    std::string example;
+    for (std::size_t id = 1; id <= sys.x.size(); ++id)
+      if (copies[id] != expected[id] && mismatches++ == 0)
+        example = "id " + std::to_string(id) + ": " + std::to_string(copies[id]) + " ghost copies, expected " +
+                  std::to_string(expected[id]);
+    EXPECT_EQ(mismatches, 0) << example;
+
+    // Forward: owners change their positions, ghosts follow.
+    for (std::size_t i = 0; i < p.n_owned; ++i) p.x[i].y = 1e-3 * static_cast<double>(p.id[i]);
+    halo.forward(p);
+    for (std::size_t j = p.n_owned; j < p.size(); ++j)
+      if (p.x[j].y != 1e-3 * static_cast<double>(p.id[j])) fail("forward() did not refresh ghost " + std::to_string(p.id[j]));
+
+    // Reverse: ghosts carry {1,1,1}, owners 0.
+    for (std::size_t i = 0; i < p.size(); ++i) p.f[i] = i < p.n_owned ? Fix3{0, 0, 0} : Fix3{1, 1, 1};
+    halo.reverse(p);
+    for (std::size_t i = 0; i < p.n_owned; ++i) {
+      const long long want = has_reverse_exchange(m) ? copies[p.id[i]] : 0;
+      const Fix3 f = p.f[i];
+      if (f.x != want || f.y != want || f.z != want)
+        fail("owner " + std::to_string(p.id[i]) + " got force " + std::to_string(f.x) + " after reverse, expected " +
+             std::to_string(want));
+    }
+    EXPECT_TRUE(test::all_ranks(comm.get(), ok)) << (ok ? "(on another rank)" : why);
+    EXPECT_EQ(owned_total, static_cast<long long>(sys.x.size()));
+    if (comm.size() > 1) {
+      EXPECT_GT(all_ghosts.size(), 1000u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace scanmd

@@ -1,0 +1,184 @@
+// tests/decomposition/test_rank_grid.cpp — decomposition/rank_grid.hpp: choose_grid and
+// analytic_import_volume (label `decomposition`, no MPI).
+//
+// Oracles:
+//  * the import-volume formulas of DESIGN.md §4, typed in again here (HS, NT; full shell = 2·HS,
+//    the whole rounded shell), plus their cube special cases and the P → ∞ limit;
+//  * a numerical integration of the import region *as ImportRegion::classify defines it* for a
+//    box in an infinite grid (home of a point = the box holding it): its volume must be the
+//    analytic one, tying the formulas to the region the code really imports;
+//  * choose_grid: exhaustive enumeration of px·py·pz = P with the formula above — the chosen grid
+//    has the minimum volume; requested grids are honoured; bad ones throw naming
+//    decomposition.grid; primes give a 1×1×P-type grid for a cubic box.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+
+#include "decomposition/import_rule.hpp"
+#include "decomposition/rank_grid.hpp"
+
+namespace scanmd {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+double v_hs(Vec3 b, double R) {
+  return R * (b.x * b.y + b.y * b.z + b.z * b.x) + (kPi / 2) * R * R * (b.x + b.y + b.z) +
+         (2.0 / 3.0) * kPi * R * R * R;
+}
+double v_nt(Vec3 b, double R) {
+  return 2 * R * b.x * b.y + R * (b.x + b.y) * b.z + (kPi / 2) * R * R * b.z;
+}
+double v_oracle(Method m, Vec3 b, double R) {
+  switch (m) {
+    case Method::HalfShell: return v_hs(b, R);
+    case Method::NeutralTerritory: return v_nt(b, R);
+    case Method::FullShell: return 2 * v_hs(b, R);
+  }
+  return -1;
+}
+
+constexpr Method kMethods[] = {Method::HalfShell, Method::NeutralTerritory, Method::FullShell};
+
+TEST(AnalyticImportVolume, MatchesDesignFormulas) {
+  const Vec3 boxes[] = {{1, 1, 1}, {2, 3, 5}, {16.8, 16.8, 8.4}, {0.5, 7, 2.25}, {33.59, 33.59, 33.59}};
+  for (double R : {0.5, 2.8, 4.3})
+    for (const Vec3& b : boxes)
+      for (Method m : kMethods) {
+        const double want = v_oracle(m, b, R);
+        EXPECT_NEAR(analytic_import_volume(m, b, R), want, 1e-12 * want)
+            << method_name(m) << " b = " << b.x << "," << b.y << "," << b.z << " R = " << R;
+      }
+  // Cube special cases quoted in DESIGN.md.
+  const double b = 3.7, R = 2.8;
+  EXPECT_NEAR(analytic_import_volume(Method::HalfShell, {b, b, b}, R),
+              3 * R * b * b + 1.5 * kPi * R * R * b + (2.0 / 3.0) * kPi * R * R * R, 1e-10);
+  const double bxy = 4.1, bz = 2.3;
+  EXPECT_NEAR(analytic_import_volume(Method::NeutralTerritory, {bxy, bxy, bz}, R),
+              2 * R * bxy * bxy + 2 * R * bxy * bz + (kPi / 2) * R * R * bz, 1e-10);
+  // P → ∞: the half shell tends to (2/3)πR³, neutral territory to 0.
+  EXPECT_NEAR(analytic_import_volume(Method::HalfShell, {1e-9, 1e-9, 1e-9}, R),
+              (2.0 / 3.0) * kPi * R * R * R, 1e-6);
+  EXPECT_NEAR(analytic_import_volume(Method::NeutralTerritory, {1e-9, 1e-9, 1e-9}, R), 0.0, 1e-6);
+}
+
+// Volume of {q : classify(q, home(q)) != None} for the box C = (0,0,0) of edge b in an infinite
+// grid, points of C itself excluded (those are owned, not imported), by the midpoint rule on a
+// lattice whose cell faces fall on the box faces (so box-aligned boundaries are exact), about
+// `per_edge` points across the largest padded edge.
+double integrated_region_volume(Method m, Vec3 b, double R, int per_edge) {
+  const ImportRegion region{m, {0, 0, 0}, {0, 0, 0}, b, R * R, R};
+  const double h0 = (std::max({b.x, b.y, b.z}) + 2 * R) / per_edge;
+  auto axis = [&](double len, double& h, int& pad, int& n) {
+    const int cells = std::max(1, static_cast<int>(std::ceil(len / h0)));
+    h = len / cells;
+    pad = static_cast<int>(std::ceil(R / h)) + 1;
+    n = cells + 2 * pad;
+  };
+  double hx, hy, hz;
+  int px, py, pz, nx, ny, nz;
+  axis(b.x, hx, px, nx);
+  axis(b.y, hy, py, ny);
+  axis(b.z, hz, pz, nz);
+  long long inside = 0;
+  for (int k = 0; k < nz; ++k)
+    for (int j = 0; j < ny; ++j)
+      for (int i = 0; i < nx; ++i) {
+        const Vec3 q{(i - px + 0.5) * hx, (j - py + 0.5) * hy, (k - pz + 0.5) * hz};
+        const Int3 home{static_cast<int>(std::floor(q.x / b.x)), static_cast<int>(std::floor(q.y / b.y)),
+                        static_cast<int>(std::floor(q.z / b.z))};
+        if (home == Int3{0, 0, 0}) continue;
+        inside += region.classify(q, home) != ImportKind::None;
+      }
+  return inside * hx * hy * hz;
+}
+
+TEST(AnalyticImportVolume, EqualsVolumeOfClassifiedRegion) {
+  struct Case {
+    Vec3 b;
+    double R;
+  };
+  for (const Case& c : {Case{{3.0, 4.0, 5.0}, 2.0}, Case{{1.5, 2.0, 1.0}, 2.8}}) {
+    for (Method m : kMethods) {
+      const double got = integrated_region_volume(m, c.b, c.R, 100);
+      const double want = v_oracle(m, c.b, c.R);
+      EXPECT_NEAR(got, want, 0.01 * want)
+          << method_name(m) << " b = " << c.b.x << "," << c.b.y << "," << c.b.z << " R = " << c.R;
+    }
+  }
+}
+
+TEST(ChooseGrid, ProductIsRankCountAndVolumeIsMinimal) {
+  const Box boxes[] = {Box::cube(33.59), Box::make({20, 30, 50}), Box::make({10, 10, 40})};
+  const double R = 2.8;
+  for (const Box& box : boxes)
+    for (Method m : kMethods)
+      for (int P = 1; P <= 48; ++P) {
+        const Int3 g = choose_grid(P, {0, 0, 0}, box, m, R);
+        ASSERT_GE(std::min({g.x, g.y, g.z}), 1);
+        ASSERT_EQ(g.x * g.y * g.z, P) << method_name(m);
+        auto vol = [&](Int3 d) {
+          return v_oracle(m, {box.length.x / d.x, box.length.y / d.y, box.length.z / d.z}, R);
+        };
+        double best = INFINITY;
+        for (int px = 1; px <= P; ++px)
+          for (int py = 1; py <= P; ++py)
+            if (P % (px * py) == 0) best = std::min(best, vol({px, py, P / (px * py)}));
+        EXPECT_LE(vol(g), best * (1 + 1e-9))
+            << method_name(m) << " P = " << P << ": chose " << g.x << "x" << g.y << "x" << g.z;
+      }
+}
+
+TEST(ChooseGrid, PrimesGiveOneByOneByP) {
+  for (Method m : kMethods)
+    for (int P : {2, 3, 5, 7, 11, 13, 31}) {
+      const Int3 g = choose_grid(P, {0, 0, 0}, Box::cube(40.0), m, 2.8);
+      std::array<int, 3> s{g.x, g.y, g.z};
+      std::sort(s.begin(), s.end());
+      EXPECT_EQ(s, (std::array<int, 3>{1, 1, P})) << method_name(m);
+    }
+}
+
+TEST(ChooseGrid, RequestedGridHonoured) {
+  const Box box = Box::cube(33.59);
+  for (Method m : kMethods) {
+    EXPECT_EQ(choose_grid(6, {2, 3, 1}, box, m, 2.8), (Int3{2, 3, 1}));
+    EXPECT_EQ(choose_grid(6, {1, 1, 6}, box, m, 2.8), (Int3{1, 1, 6}));
+    EXPECT_EQ(choose_grid(8, {1, 2, 4}, box, m, 2.8), (Int3{1, 2, 4}));
+    EXPECT_EQ(choose_grid(1, {1, 1, 1}, box, m, 2.8), (Int3{1, 1, 1}));
+    // Partly fixed: non-zero entries kept, the rest chosen.
+    const Int3 z2 = choose_grid(8, {0, 0, 2}, box, m, 2.8);
+    EXPECT_EQ(z2.z, 2);
+    EXPECT_EQ(z2.x * z2.y * z2.z, 8);
+    const Int3 x3 = choose_grid(12, {3, 0, 0}, box, m, 2.8);
+    EXPECT_EQ(x3.x, 3);
+    EXPECT_EQ(x3.x * x3.y * x3.z, 12);
+  }
+}
+
+TEST(ChooseGrid, BadRequestedGridThrowsNamingTheKey) {
+  const Box box = Box::cube(33.59);
+  struct Bad {
+    int ranks;
+    Int3 grid;
+  };
+  for (const Bad& b : {Bad{2, {3, 1, 1}}, Bad{8, {2, 2, 1}}, Bad{4, {-1, 2, 2}}, Bad{8, {5, 0, 0}},
+                       Bad{8, {0, 0, 3}}, Bad{6, {4, 0, 1}}}) {
+    try {
+      const Int3 g = choose_grid(b.ranks, b.grid, box, Method::HalfShell, 2.8);
+      ADD_FAILURE() << "grid [" << b.grid.x << "," << b.grid.y << "," << b.grid.z << "] on "
+                    << b.ranks << " ranks accepted as " << g.x << "x" << g.y << "x" << g.z;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("decomposition.grid"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(choose_grid(0, {0, 0, 0}, box, Method::HalfShell, 2.8), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace scanmd
