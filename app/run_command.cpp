@@ -2,9 +2,13 @@
 
 #include <mpi.h>
 #include <spdlog/spdlog.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <optional>
 
@@ -116,7 +120,15 @@ int run_command(const RunOptions& options) {
   if (!options.backend.empty()) overrides.push_back("run.backend=" + options.backend);
   if (!agree(comm, [&] { deck = io::load_deck(options.deck, overrides); })) return 1;
 
-  spdlog::info("scanmd {} — {} ranks", SCANMD_VERSION, comm.size());
+  // One thread per rank unless asked otherwise: `mpirun -np <cores>` must not oversubscribe
+  // the cores with the host kernels' OpenMP threads.
+  int threads = 1;
+#ifdef _OPENMP
+  if (std::getenv("OMP_NUM_THREADS") == nullptr) omp_set_num_threads(1);
+  threads = omp_get_max_threads();
+#endif
+  spdlog::info("scanmd {} — {} ranks × {} thread{}", SCANMD_VERSION, comm.size(), threads,
+               threads == 1 ? "" : "s");
   spdlog::info("deck: {} (resolved)", deck.path);
   spdlog::info("----8<----\n{}----8<----", deck.to_toml());
 
