@@ -109,6 +109,57 @@ std::string thermo_header() {
                      "pe", "ke", "etotal", "press", "pstep/s", "eta");
 }
 
+// Thermo rows from rank 0, with the particle-steps/s since the previous row and an ETA.
+class ThermoPrinter {
+ public:
+  using Clock = std::chrono::steady_clock;
+  ThermoPrinter(long long particles, long long last_step)
+      : n_(static_cast<double>(particles)), last_step_of_run_(last_step) {}
+
+  void print(const ThermoSample& s) {
+    const auto now = Clock::now();
+    if (first_) {
+      start_ = last_ = now;
+      first_step_ = last_step_ = s.step;
+      first_ = false;
+    }
+    const double dt = std::chrono::duration<double>(now - last_).count();
+    const double rate = s.step > last_step_ && dt > 0 ? n_ * (s.step - last_step_) / dt : 0.0;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const long long done = s.step - first_step_;
+    const double eta = done > 0 ? elapsed * (last_step_of_run_ - s.step) / done : 0.0;
+    spdlog::info("{:>10} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>12.4g} {:>7.1f}s",
+                 s.step, s.temp, s.pe, s.ke, s.etotal, s.press, rate, eta);
+    last_ = now;
+    last_step_ = s.step;
+  }
+
+ private:
+  double n_;
+  long long last_step_of_run_;
+  bool first_ = true;
+  Clock::time_point start_, last_;
+  long long first_step_ = 0, last_step_ = 0;
+};
+
+// What the run does between steps: thermo rows (output writers join here).
+class RunObserver final : public StepObserver {
+ public:
+  explicit RunObserver(ThermoPrinter& printer) : printer_(printer) {}
+  bool wants_energy(long long step) const override { return sim_thermo_due(step); }
+  void after_step(const Simulation& sim) override {
+    sim_ = &sim;
+    if (first_ || sim.thermo_due(sim.step())) printer_.print(sim.thermo());
+    first_ = false;
+  }
+
+ private:
+  bool sim_thermo_due(long long step) const { return sim_ && sim_->thermo_due(step); }
+  ThermoPrinter& printer_;
+  const Simulation* sim_ = nullptr;
+  bool first_ = true;
+};
+
 }  // namespace
 
 int run_command(const RunOptions& options) {
@@ -155,21 +206,10 @@ int run_command(const RunOptions& options) {
                  sim->box().length.x, sim->box().length.y, sim->box().length.z);
     spdlog::info("{}", thermo_header());
     const auto start = Clock::now();
-    auto last = start;
-    long long last_step = 0;
     const long long steps = sim->config().steps;
-    const double n = static_cast<double>(sim->total_particles());
-    sim->run([&](const ThermoSample& s) {
-      const auto now = Clock::now();
-      const double dt = std::chrono::duration<double>(now - last).count();
-      const double rate = s.step > last_step && dt > 0 ? n * (s.step - last_step) / dt : 0.0;
-      const double elapsed = std::chrono::duration<double>(now - start).count();
-      const double eta = s.step > 0 ? elapsed * (steps - s.step) / s.step : 0.0;
-      spdlog::info("{:>10} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>12.4g} {:>7.1f}s",
-                   s.step, s.temp, s.pe, s.ke, s.etotal, s.press, rate, eta);
-      last = now;
-      last_step = s.step;
-    });
+    ThermoPrinter printer(sim->total_particles(), steps);
+    RunObserver observer(printer);
+    sim->run(observer);
     const double loop = std::chrono::duration<double>(Clock::now() - start).count();
     for (const std::string& line : end_of_run_report(*sim, comm, loop, steps))
       spdlog::info("{}", line);

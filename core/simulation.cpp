@@ -53,10 +53,10 @@ void Simulation::setup() {
   if (static_cast<std::uint64_t>(n_total_) != lattice.site_count())
     throw std::logic_error("lattice creation lost sites");
   create_velocities(particles_, comm_, config_.seed, config_.temperature, config_.mass, n_total_);
-  finish_setup();
+  finish_setup(0);
 }
 
-void Simulation::setup(const std::vector<InitialParticle>& particles) {
+void Simulation::setup(const std::vector<InitialParticle>& particles, long long start_step) {
   const Int3 c = halo_.coord();
   particles_ = ParticleStore{};
   for (const InitialParticle& ip : particles) {
@@ -77,12 +77,12 @@ void Simulation::setup(const std::vector<InitialParticle>& particles) {
     if (grid_.box_of(x) == c) particles_.push_owned(ip.id, x, ip.v, image, c);
   }
   n_total_ = comm_.sum(static_cast<long long>(particles_.n_owned));
-  finish_setup();
+  finish_setup(start_step);
 }
 
-void Simulation::finish_setup() {
+void Simulation::finish_setup(long long start_step) {
   census_ = Census::take(comm_, particles_);
-  step_ = 0;
+  step_ = start_step;
   rebuild();
   compute_forces();
 }
@@ -139,6 +139,7 @@ void Simulation::compute_forces(bool with_energy) {
     forces_ = compute_lj_forces(particles_, neighbors_, lj_, box_,
                                 config_.method == Method::FullShell, with_energy);
     last_pairs_ = forces_.pairs;
+    if (with_energy) energy_step_ = step_;
   }
   ScopedTimer t(timers_, Phase::Reverse);
   halo_.reverse(particles_);
@@ -149,8 +150,8 @@ bool Simulation::thermo_due(long long step) const {
   return config_.thermo_every > 0 && step % config_.thermo_every == 0;
 }
 
-void Simulation::run(const std::function<void(const ThermoSample&)>& on_thermo) {
-  if (on_thermo && step_ == 0) on_thermo(thermo());
+void Simulation::run(StepObserver& observer) {
+  observer.after_step(*this);
   timers_.reset();  // the table covers the step loop
   const double half_skin = 0.5 * config_.skin;
   while (step_ < config_.steps) {
@@ -167,11 +168,26 @@ void Simulation::run(const std::function<void(const ThermoSample&)>& on_thermo) 
       ScopedTimer t(timers_, Phase::Forward);
       halo_.forward(particles_);
     }
-    const bool sample = on_thermo && thermo_due(step_);
-    compute_forces(sample);
+    compute_forces(observer.wants_energy(step_));
     integrator_.final_integrate(particles_);
-    if (sample) on_thermo(thermo());
+    observer.after_step(*this);
   }
+}
+
+void Simulation::run(const std::function<void(const ThermoSample&)>& on_thermo) {
+  struct ThermoOnly final : StepObserver {
+    const Simulation* sim;
+    const std::function<void(const ThermoSample&)>* f;
+    bool first = true;
+    bool wants_energy(long long step) const override { return sim->thermo_due(step); }
+    void after_step(const Simulation& s) override {
+      if (*f && s.has_energy() && (first || s.thermo_due(s.step()))) (*f)(s.thermo());
+      first = false;
+    }
+  } observer;
+  observer.sim = this;
+  observer.f = &on_thermo;
+  run(observer);
 }
 
 ThermoSample Simulation::thermo() const {

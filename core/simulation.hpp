@@ -66,16 +66,34 @@ struct ImportSnapshot {
   std::vector<ImportCounts> per_rank_counts;  // every rank's full counts
 };
 
+class Simulation;
+
+// What the step loop reports to: thermo output, trajectory and checkpoint writers.
+class StepObserver {
+ public:
+  virtual ~StepObserver() = default;
+  // Does `step` need energy and virial (thermo or observables)? Must answer the same on
+  // every rank.
+  virtual bool wants_energy(long long step) const = 0;
+  // Called on every rank after the first step's setup and after every step (collective).
+  virtual void after_step(const Simulation& sim) = 0;
+};
+
 class Simulation {
  public:
   Simulation(const Communicator& comm, const SimulationConfig& config);
 
   // Step 0 from the fcc lattice and velocities of the config: particles, first rebuild, forces.
   void setup();
-  // Step 0 from given particles (velocities as given).
-  void setup(const std::vector<InitialParticle>& particles);
-  // Runs to config.steps; `on_thermo` is called on every rank for each thermo sample.
+  // Step `start_step` from given particles (velocities as given): data files, restarts.
+  void setup(const std::vector<InitialParticle>& particles, long long start_step = 0);
+  // Runs to config.steps. The observer sees the starting state, then every step.
+  void run(StepObserver& observer);
+  // Convenience: `on_thermo` on every rank for each thermo sample (every thermo_every steps
+  // and the last step).
   void run(const std::function<void(const ThermoSample&)>& on_thermo);
+  bool thermo_due(long long step) const;
+  bool has_energy() const { return energy_step_ == step_; }  // thermo() valid now
 
   ThermoSample thermo() const;  // collective; energy terms of the last force call with energy
   std::uint64_t state_hash() const;  // collective; same on every rank
@@ -99,8 +117,7 @@ class Simulation {
 
  private:
   void rebuild();
-  void finish_setup();
-  bool thermo_due(long long step) const;
+  void finish_setup(long long start_step);
 
   const Communicator& comm_;
   SimulationConfig config_;
@@ -121,6 +138,7 @@ class Simulation {
   long long step_ = 0;
   long long rebuilds_ = 0;
   long long last_pairs_ = 0;
+  long long energy_step_ = -1;
   std::vector<ImportSnapshot> imports_;
 };
 
