@@ -24,10 +24,8 @@ HaloExchange::HaloExchange(const Communicator& comm, const RankGrid& grid, const
       box_(box),
       method_(method),
       r_(import_cutoff),
-      coord_(grid.coord_of(comm.rank())) {
-  region_ = {method, coord_, grid.lo(coord_), grid.hi(coord_),
-             import_cutoff * import_cutoff * (1.0 + 1e-12), import_cutoff * (1.0 + 1e-12)};
-}
+      coord_(grid.coord_of(comm.rank())),
+      selector_(grid, box, method, import_cutoff) {}
 
 void HaloExchange::migrate(ParticleStore& p) {
   p.clear_ghosts();
@@ -58,76 +56,26 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
   p.clear_ghosts();
   const std::size_t n = p.n_owned;
   const Int3 dims = grid_.dims();
-  const Vec3 b = grid_.sub_length();
-  const Vec3 L = box_.length;
 
-  // 1. Export entries: (destination box, particle, shift) for every image that falls in the
-  //    import region of a box. Images beyond ±1 are out of reach: L >= 2R.
-  keys_.clear();
-  entry_particle_.clear();
-  entry_shift_.clear();
-  entry_kind_.clear();
-  auto shifts_for = [&](double x, double len, int* out) {
-    int m = 0;
-    if (x > len - r_ - 1e-9 * len) out[m++] = -1;
-    out[m++] = 0;
-    if (x < r_ + 1e-9 * len) out[m++] = 1;
-    return m;
-  };
-  auto box_range = [&](double q, double bb, int np, int& lo, int& hi) {
-    lo = static_cast<int>(std::floor((q - r_) / bb)) - 1;
-    hi = static_cast<int>(std::floor((q + r_) / bb)) + 1;
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > np - 1 ? np - 1 : hi;
-  };
-  for (std::size_t i = 0; i < n; ++i) {
-    const Vec3 x = p.x[i];
-    const Int3 c = p.home[i];
-    int sx[3], sy[3], sz[3];
-    const int nsx = shifts_for(x.x, L.x, sx), nsy = shifts_for(x.y, L.y, sy),
-              nsz = shifts_for(x.z, L.z, sz);
-    for (int a = 0; a < nsx; ++a)
-      for (int bq = 0; bq < nsy; ++bq)
-        for (int cq = 0; cq < nsz; ++cq) {
-          const Int3 S{sx[a], sy[bq], sz[cq]};
-          const Vec3 q{x.x + S.x * L.x, x.y + S.y * L.y, x.z + S.z * L.z};
-          const Int3 home = c + S * dims;
-          int x0, x1, y0, y1, z0, z1;
-          box_range(q.x, b.x, dims.x, x0, x1);
-          box_range(q.y, b.y, dims.y, y0, y1);
-          box_range(q.z, b.z, dims.z, z0, z1);
-          for (int kz = z0; kz <= z1; ++kz)
-            for (int ky = y0; ky <= y1; ++ky)
-              for (int kx = x0; kx <= x1; ++kx) {
-                const Int3 X{kx, ky, kz};
-                if (X == c && S == Int3{0, 0, 0}) continue;
-                const ImportRegion region{method_, X, grid_.lo(X), grid_.hi(X), region_.r_sq,
-                                          region_.r};
-                const ImportKind kind = region.classify(q, home);
-                if (kind == ImportKind::None) continue;
-                keys_.push_back(static_cast<std::uint32_t>(grid_.rank_of(X)));
-                entry_particle_.push_back(static_cast<std::uint32_t>(i));
-                entry_shift_.push_back(S);
-                entry_kind_.push_back(kind);
-              }
-        }
-  }
+  // 1. Export entries (the method's choice, shared with the virtual decomposition).
+  exports_.clear();
+  selector_.select(std::span<const Vec3>(p.x.data(), n), coord_, exports_);
 
   // 2. Bin the entries by destination rank: count → scan → scatter.
   const int P = comm_.size();
-  const std::size_t m = keys_.size();
+  const std::size_t m = exports_.size();
   offsets32_.resize(P + 1);
   perm_.resize(m);
-  kernels::counting_sort(ws_, keys_, static_cast<std::uint32_t>(P), offsets32_, perm_);
+  kernels::counting_sort(ws_, exports_.dest, static_cast<std::uint32_t>(P), offsets32_, perm_);
   offsets_.assign(offsets32_.begin(), offsets32_.end());
   export_index_.resize(m);
   send_ghosts_.resize(m);
   for (std::size_t k = 0; k < m; ++k) {
     const std::uint32_t e = perm_[k];
-    const std::uint32_t i = entry_particle_[e];
+    const std::uint32_t i = exports_.particle[e];
     export_index_[k] = i;
-    send_ghosts_[k] = {p.id[i], p.x[i], p.home[i] + entry_shift_[e] * dims, entry_shift_[e],
-                       entry_kind_[e]};
+    send_ghosts_[k] = {p.id[i], p.x[i], p.home[i] + exports_.shift[e] * dims, exports_.shift[e],
+                       exports_.kind[e]};
   }
 
   // 3. Send; receivers append ghosts.
@@ -158,9 +106,7 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
   counts.bytes_per_step = fwd + rev;
 
   send_x_.resize(plan_.send_total);
-  recv_x_.resize(plan_.recv_total);
   send_f_.resize(plan_.send_total);
-  recv_f_.resize(plan_.recv_total);
   for (std::size_t i = 0; i < n; ++i) p.x_build[i] = p.x[i];
   return counts;
 }

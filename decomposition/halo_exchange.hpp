@@ -3,10 +3,10 @@
 // Rebuild step (DESIGN.md §2):
 //   migrate()  each owned particle goes to the rank whose box holds it: destination ranks
 //              are binned by counting sort (kernels/), each bin sent as one message.
-//   build()    export selection: every owned particle's periodic images (x + S·L) are tested
-//              against the import region (ImportRegion) of every box within R of them;
-//              the (destination, particle, S) entries are binned by destination with the
-//              same counting sort and sent. Receivers append them as ghosts in source-rank
+//   build()    export selection (ExportSelector): every owned particle's periodic images are
+//              tested against the import region of every box within R of them; the
+//              (destination, particle, S) entries are binned by destination with the same
+//              counting sort and sent. Receivers append them as ghosts in source-rank
 //              order. This works for any R relative to the box: an image is offered to every
 //              box it can reach, not only the 26 neighbours.
 // Every step:
@@ -22,6 +22,7 @@
 #include "core/particles.hpp"
 #include "decomposition/communicator.hpp"
 #include "decomposition/exchange_plan.hpp"
+#include "decomposition/export_selection.hpp"
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
 #include "kernels/workspace.hpp"
@@ -47,7 +48,6 @@ class HaloExchange {
   void reverse(ParticleStore& p);
 
   Int3 coord() const { return coord_; }
-  const ImportRegion& region() const { return region_; }
 
  private:
   struct GhostRecord {
@@ -69,21 +69,19 @@ class HaloExchange {
   Method method_;
   double r_;
   Int3 coord_;
-  ImportRegion region_;
+  ExportSelector selector_;
   kernels::Workspace ws_;
 
   // The halo plan of the last build.
   ExchangePlan plan_;
   std::vector<std::uint32_t> export_index_;  // owned index per export entry, destination order
-  std::vector<Vec3> send_x_, recv_x_;
-  std::vector<Fix3> send_f_, recv_f_;
+  std::vector<Vec3> send_x_;
+  std::vector<Fix3> send_f_;
 
   // Scratch reused across rebuilds.
   std::vector<std::uint32_t> keys_, offsets32_, perm_;
   std::vector<std::size_t> offsets_;
-  std::vector<std::uint32_t> entry_particle_;
-  std::vector<Int3> entry_shift_;
-  std::vector<ImportKind> entry_kind_;
+  ExportList exports_;
   std::vector<GhostRecord> send_ghosts_, recv_ghosts_;
   std::vector<MigrantRecord> send_migrants_, recv_migrants_;
 };
