@@ -8,6 +8,7 @@
 
 #include "app/build_info.hpp"
 #include "app/gpu_info.hpp"
+#include "app/model_command.hpp"
 #include "app/run_command.hpp"
 
 namespace {
@@ -70,6 +71,24 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "host", "cuda"}));
   run_cmd->add_flag("-v,--verbose", run.verbose, "Debug-level log on rank 0");
 
+  scanmd::ModelCommandOptions model;
+  auto* model_cmd = app.add_subcommand(
+      "model", "Model the decompositions for P ranks in one process (virtual decomposition) "
+               "over the deck's initial configuration");
+  model_cmd->add_option("deck", model.deck, "Input deck (TOML)")->required();
+  model_cmd->add_option("--ranks", model.ranks, "Rank counts, e.g. 1,8,64,512")
+      ->required()
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  model_cmd->add_option("--methods", model.methods,
+                        "Methods (default all): half-shell,neutral-territory,full-shell")
+      ->delimiter(',');
+  model_cmd->add_option("--csv", model.csv, "Write the table as CSV (header row) to this file");
+  model_cmd->add_option("--set", model.overrides, "Override a deck key: section.key=value")
+      ->take_all();
+  model_cmd->add_flag("!--no-pairs", model.pairs,
+                      "Skip the per-rank neighbour lists (pair counts, load balance)");
+
   app.add_subcommand("info", "Print version, build configuration and GPUs");
 
   try {
@@ -81,5 +100,6 @@ int main(int argc, char** argv) {
     return e.get_exit_code();
   }
   if (app.got_subcommand("info")) return info_command();
+  if (app.got_subcommand("model")) return scanmd::model_command(model);
   return scanmd::run_command(run);
 }

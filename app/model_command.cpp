@@ -1,0 +1,110 @@
+#include "app/model_command.hpp"
+
+#include <mpi.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "core/lattice.hpp"
+#include "decomposition/virtual_decomposition.hpp"
+#include "io/deck.hpp"
+
+namespace scanmd {
+
+namespace {
+
+std::string csv_header() {
+  return "method,ranks,grid,bx,by,bz,R_over_b,imports_min,imports_mean,imports_max,"
+         "tower_mean,plate_mean,pairs_min,pairs_mean,pairs_max,pairs_total,analytic,"
+         "measured_over_analytic,seconds";
+}
+
+std::string csv_row(const ModelResult& r) {
+  return fmt::format(
+      "{},{},{}x{}x{},{:.9g},{:.9g},{:.9g},{:.6g},{},{:.6f},{},{:.6f},{:.6f},{},{:.6f},{},{},{:.6f},"
+      "{:.6f},{:.3f}",
+      method_name(r.method), r.ranks, r.grid.x, r.grid.y, r.grid.z, r.box_edge.x, r.box_edge.y,
+      r.box_edge.z, r.r_over_b, r.imports.min, r.imports.mean, r.imports.max, r.tower_mean,
+      r.plate_mean, r.pairs.min, r.pairs.mean, r.pairs.max, r.pairs_total, r.analytic,
+      r.analytic > 0 ? r.imports.mean / r.analytic : 0.0, r.seconds);
+}
+
+}  // namespace
+
+int model_command(const ModelCommandOptions& options) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return 0;  // the model is one process; extra ranks have nothing to do
+  try {
+    const io::Deck deck = io::load_deck(options.deck, options.overrides);
+    std::vector<Method> methods;
+    if (options.methods.empty()) {
+      methods = {Method::HalfShell, Method::NeutralTerritory, Method::FullShell};
+    } else {
+      for (const std::string& m : options.methods) {
+        const auto parsed = method_from_name(m);
+        if (!parsed)
+          throw std::invalid_argument(fmt::format(
+              "--methods: unknown method '{}' (half-shell, neutral-territory, full-shell)", m));
+        methods.push_back(*parsed);
+      }
+    }
+    const FccLattice lattice = FccLattice::from_density(deck.system.density, deck.system.cells);
+    const Box box = lattice.box();
+    std::vector<Vec3> positions(lattice.site_count());
+    lattice.for_each_site({0, 0, 0}, box.length, [](Vec3) { return true; },
+                          [&](std::uint64_t id, Vec3 x) { positions[id - 1] = x; });
+    const double R = deck.potential.cutoff + deck.neighbor.skin;
+    std::printf("scanmd model: %zu particles, box %.6g x %.6g x %.6g, R = %.6g (cutoff %.6g + "
+                "skin %.6g), initial configuration of %s\n",
+                positions.size(), box.length.x, box.length.y, box.length.z, R,
+                deck.potential.cutoff, deck.neighbor.skin, deck.path.c_str());
+    std::printf("%-18s %7s %11s %7s %10s %10s %10s %10s %10s %8s %8s\n", "method", "ranks",
+                "grid", "R/b", "import min", "mean", "max", "analytic", "pairs mean",
+                "pair max/mean", "seconds");
+    std::FILE* csv = nullptr;
+    std::string tmp;
+    if (!options.csv.empty()) {
+      tmp = options.csv + ".tmp";
+      csv = std::fopen(tmp.c_str(), "w");
+      if (!csv)
+        throw std::runtime_error(options.csv + ": cannot write: " + std::strerror(errno));
+      std::fprintf(csv, "%s\n", csv_header().c_str());
+    }
+    for (Method m : methods)
+      for (int P : options.ranks) {
+        ModelOptions mo;
+        mo.requested_grid = {deck.decomposition.grid[0], deck.decomposition.grid[1],
+                             deck.decomposition.grid[2]};
+        if (mo.requested_grid.x * mo.requested_grid.y * mo.requested_grid.z != P)
+          mo.requested_grid = {0, 0, 0};  // the deck's grid only applies to its own rank count
+        mo.count_pairs = options.pairs;
+        const ModelResult r =
+            model_decomposition(positions, box, m, deck.potential.cutoff, deck.neighbor.skin, P, mo);
+        std::printf("%-18s %7d %11s %7.3f %10lld %10.1f %10lld %10.1f %10.1f %8.3f %8.2f\n",
+                    std::string(method_name(m)).c_str(), P,
+                    fmt::format("{}x{}x{}", r.grid.x, r.grid.y, r.grid.z).c_str(), r.r_over_b,
+                    r.imports.min, r.imports.mean, r.imports.max, r.analytic, r.pairs.mean,
+                    r.pairs.mean > 0 ? r.pairs.max / r.pairs.mean : 0.0, r.seconds);
+        std::fflush(stdout);
+        if (csv) std::fprintf(csv, "%s\n", csv_row(r).c_str());
+      }
+    if (csv) {
+      const bool ok = std::fclose(csv) == 0;
+      if (!ok || std::rename(tmp.c_str(), options.csv.c_str()) != 0)
+        throw std::runtime_error(options.csv + ": cannot write: " + std::strerror(errno));
+      std::printf("written %s\n", options.csv.c_str());
+    }
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace scanmd

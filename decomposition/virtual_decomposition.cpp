@@ -1,0 +1,134 @@
+#include "decomposition/virtual_decomposition.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/cell_list.hpp"
+#include "core/lj.hpp"
+#include "core/neighbor_list.hpp"
+#include "core/particles.hpp"
+#include "decomposition/export_selection.hpp"
+#include "kernels/counting_sort.hpp"
+#include "kernels/workspace.hpp"
+
+namespace scanmd {
+
+namespace {
+
+ModelStats stats_of(const std::vector<long long>& v) {
+  ModelStats s;
+  if (v.empty()) return s;
+  s.min = *std::min_element(v.begin(), v.end());
+  s.max = *std::max_element(v.begin(), v.end());
+  double sum = 0;
+  for (long long x : v) sum += static_cast<double>(x);
+  s.mean = sum / static_cast<double>(v.size());
+  return s;
+}
+
+}  // namespace
+
+ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box, Method method,
+                                double cutoff, double skin, int ranks,
+                                const ModelOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const double R = cutoff + skin;
+  const RankGrid grid(choose_grid(ranks, options.requested_grid, box, method, R), box);
+  const std::size_t n = positions.size();
+  const int P = grid.size();
+  kernels::Workspace ws;
+
+  // Owners: counting sort of particles by rank.
+  std::vector<std::uint32_t> owner(n), owner_offsets(P + 1), by_owner(n);
+  for (std::size_t i = 0; i < n; ++i)
+    owner[i] = static_cast<std::uint32_t>(grid.rank_of(grid.box_of(positions[i])));
+  kernels::counting_sort(ws, owner, static_cast<std::uint32_t>(P), owner_offsets, by_owner);
+
+  // Export selection of every virtual rank, entries in global particle indices.
+  const ExportSelector selector(grid, box, method, R);
+  ExportList all, local;
+  std::vector<Vec3> x_local;
+  for (int r = 0; r < P; ++r) {
+    const std::uint32_t b = owner_offsets[r], e = owner_offsets[r + 1];
+    x_local.resize(e - b);
+    for (std::uint32_t k = b; k < e; ++k) x_local[k - b] = positions[by_owner[k]];
+    local.clear();
+    selector.select(x_local, grid.coord_of(r), local);
+    for (std::size_t k = 0; k < local.size(); ++k) {
+      all.dest.push_back(local.dest[k]);
+      all.particle.push_back(by_owner[b + local.particle[k]]);
+      all.shift.push_back(local.shift[k]);
+      all.kind.push_back(local.kind[k]);
+    }
+  }
+
+  // Ghosts of each rank: entries binned by destination (stable: source particle order,
+  // which is source-rank order as in the real exchange).
+  std::vector<std::uint32_t> ghost_offsets(P + 1), by_dest(all.size());
+  kernels::counting_sort(ws, all.dest, static_cast<std::uint32_t>(P), ghost_offsets, by_dest);
+
+  ModelResult res;
+  res.method = method;
+  res.ranks = P;
+  res.grid = grid.dims();
+  res.box_edge = grid.sub_length();
+  res.r_over_b = R / std::cbrt(res.box_edge.x * res.box_edge.y * res.box_edge.z);
+  res.analytic = static_cast<double>(n) / box.volume() *
+                 analytic_import_volume(method, res.box_edge, R);
+  res.imports_per_rank.resize(P);
+  res.pairs_per_rank.assign(P, 0);
+  long long tower = 0, plate = 0;
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    tower += all.kind[k] == ImportKind::Tower;
+    plate += all.kind[k] == ImportKind::Plate;
+  }
+  for (int r = 0; r < P; ++r) res.imports_per_rank[r] = ghost_offsets[r + 1] - ghost_offsets[r];
+
+  if (options.count_pairs) {
+    const LJParams lj = LJParams::make(1.0, 1.0, cutoff, false);  // only the cutoff is used
+    ParticleStore store;
+    CellList cells;
+    NeighborList list;
+    for (int r = 0; r < P; ++r) {
+      const Int3 c = grid.coord_of(r);
+      store = ParticleStore{};
+      for (std::uint32_t k = owner_offsets[r]; k < owner_offsets[r + 1]; ++k) {
+        const std::uint32_t i = by_owner[k];
+        store.push_owned(i + 1, positions[i], {0, 0, 0}, {0, 0, 0}, c);
+      }
+      const std::size_t n_owned = store.n_owned;
+      const std::size_t n_ghost = ghost_offsets[r + 1] - ghost_offsets[r];
+      store.resize(n_owned, n_owned + n_ghost);
+      for (std::size_t g = 0; g < n_ghost; ++g) {
+        const std::uint32_t e = by_dest[ghost_offsets[r] + g];
+        const std::uint32_t i = all.particle[e];
+        const std::size_t j = n_owned + g;
+        store.id[j] = i + 1;
+        store.x[j] = positions[i];
+        store.shift[j] = all.shift[e];
+        store.home[j] = grid.box_of(positions[i]) + all.shift[e] * grid.dims();
+      }
+      cells.build(ws, store, box, grid.lo(c), grid.hi(c), R, R);
+      list.build(ws, store, cells, PairRule{method, c}, R);
+      long long pairs = 0;
+      const auto& off = list.offsets();
+      const auto& nbr = list.neighbors();
+      for (std::size_t i = 0; i < store.size(); ++i)
+        for (std::uint32_t k = off[i]; k < off[i + 1]; ++k) {
+          const Vec3 d = pair_displacement(store.x[i], store.x[nbr[k]], box.length, box.half_length);
+          pairs += d.x * d.x + d.y * d.y + d.z * d.z < lj.cutoff_sq;
+        }
+      res.pairs_per_rank[r] = pairs;
+      res.pairs_total += pairs;
+    }
+  }
+  res.imports = stats_of(res.imports_per_rank);
+  res.pairs = stats_of(res.pairs_per_rank);
+  res.tower_mean = static_cast<double>(tower) / P;
+  res.plate_mean = static_cast<double>(plate) / P;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return res;
+}
+
+}  // namespace scanmd

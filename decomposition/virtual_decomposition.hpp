@@ -1,0 +1,54 @@
+// The virtual decomposition: P ranks modelled inside one process, without MPI.
+//
+// Given a configuration (wrapped positions), a method and a rank count, it runs the plan
+// code of a real run for every virtual rank — ownership by RankGrid::box_of, export
+// selection by ExportSelector, ghosts laid out as HaloExchange lays them out, cell list and
+// neighbour list with the method's PairRule — and reports what each rank would import and
+// how many pair interactions it would compute. Because it is the same code, the import
+// counts equal those a real run measures at its first rebuild, exactly; it is what lets
+// `scanmd model` report import volumes for P up to 10^5, far past the machine.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/box.hpp"
+#include "decomposition/method.hpp"
+#include "decomposition/rank_grid.hpp"
+
+namespace scanmd {
+
+struct ModelStats {
+  long long min = 0, max = 0;
+  double mean = 0;
+};
+
+struct ModelResult {
+  Method method;
+  int ranks = 0;
+  Int3 grid{};
+  Vec3 box_edge{};       // b
+  double r_over_b = 0;   // R / (bx·by·bz)^(1/3)
+  ModelStats imports;    // ghost images per rank
+  double tower_mean = 0, plate_mean = 0;
+  ModelStats pairs;      // pair interactions within the cutoff computed per rank
+  long long pairs_total = 0;
+  double analytic = 0;   // ρ·V of the method's formula
+  double seconds = 0;    // time the model took
+  std::vector<long long> imports_per_rank;
+  std::vector<long long> pairs_per_rank;
+};
+
+struct ModelOptions {
+  Int3 requested_grid{0, 0, 0};
+  bool count_pairs = true;  // neighbour lists per virtual rank (load balance)
+};
+
+// positions: all particles, wrapped into [0, L).
+ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box, Method method,
+                                double cutoff, double skin, int ranks,
+                                const ModelOptions& options = {});
+
+}  // namespace scanmd
