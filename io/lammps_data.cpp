@@ -1,0 +1,467 @@
+// LAMMPS data file reader (atom_style atomic, orthogonal box). The layout follows LAMMPS
+// read_data: line 1 is a title; header lines ("4000 atoms", "1 atom types", "0 16.8 xlo xhi", ...)
+// up to the first section keyword; then sections, each a keyword line (with an optional
+// "# style" comment) followed by its data lines. Masses, Atoms and Velocities have as many data
+// lines as the header declares (blank and comment lines do not count); every other section is
+// skipped up to the next section keyword. Errors name the file and line, compiler-style.
+#include "io/lammps_data.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string_view>
+#include <system_error>
+
+namespace scanmd::io {
+
+namespace {
+
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+// Section keywords of LAMMPS read_data. Sections scanmd reads, sections it skips, and sections
+// that only exist for molecular / extended atom styles (an error: atomic only).
+enum class Kind { Masses, Atoms, Velocities, Skip, Unsupported };
+
+struct SectionName {
+  std::string_view name;
+  Kind kind;
+};
+
+constexpr SectionName kSections[] = {
+    {"Masses", Kind::Masses},
+    {"Atoms", Kind::Atoms},
+    {"Velocities", Kind::Velocities},
+    {"Pair Coeffs", Kind::Skip},
+    {"PairIJ Coeffs", Kind::Skip},
+    {"Bond Coeffs", Kind::Skip},
+    {"Angle Coeffs", Kind::Skip},
+    {"Dihedral Coeffs", Kind::Skip},
+    {"Improper Coeffs", Kind::Skip},
+    {"BondBond Coeffs", Kind::Skip},
+    {"BondAngle Coeffs", Kind::Skip},
+    {"MiddleBondTorsion Coeffs", Kind::Skip},
+    {"EndBondTorsion Coeffs", Kind::Skip},
+    {"AngleTorsion Coeffs", Kind::Skip},
+    {"AngleAngleTorsion Coeffs", Kind::Skip},
+    {"BondBond13 Coeffs", Kind::Skip},
+    {"AngleAngle Coeffs", Kind::Skip},
+    {"Bonds", Kind::Unsupported},
+    {"Angles", Kind::Unsupported},
+    {"Dihedrals", Kind::Unsupported},
+    {"Impropers", Kind::Unsupported},
+    {"Ellipsoids", Kind::Unsupported},
+    {"Lines", Kind::Unsupported},
+    {"Triangles", Kind::Unsupported},
+    {"Bodies", Kind::Unsupported},
+};
+
+const SectionName* find_section(std::string_view content) {
+  for (const auto& s : kSections) {
+    if (content == s.name) return &s;
+  }
+  return nullptr;
+}
+
+std::string_view trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r\f\v");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\f\v");
+  return s.substr(b, e - b + 1);
+}
+
+std::vector<std::string_view> split(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
+    const std::size_t b = i;
+    while (i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r') ++i;
+    if (i > b) out.push_back(s.substr(b, i - b));
+  }
+  return out;
+}
+
+// "a, b, c (and 7 more)"
+std::string id_list(const std::vector<std::uint64_t>& ids) {
+  std::string s;
+  const std::size_t shown = std::min<std::size_t>(ids.size(), 10);
+  for (std::size_t i = 0; i < shown; ++i) s += fmt::format("{}{}", i ? ", " : "", ids[i]);
+  if (ids.size() > shown) s += fmt::format(" (and {} more)", ids.size() - shown);
+  return s;
+}
+
+class Parser {
+ public:
+  explicit Parser(const std::string& path) : path_(path) {
+    errno = 0;
+    file_.reset(std::fopen(path.c_str(), "rb"));
+    if (!file_) {
+      const int err = errno != 0 ? errno : ENOENT;
+      throw DataFileError(fmt::format("{}: cannot open LAMMPS data file: {}", path,
+                                      std::error_code(err, std::generic_category()).message()));
+    }
+  }
+
+  LammpsData parse() {
+    if (!next_raw()) fail_at(1, "the file is empty (expected a LAMMPS data file)");
+    // Line 1: the title, whatever it says.
+    bool have_line = read_header();
+    if (natoms_ == 0) fail("the header declares no atoms ('N atoms' line)");
+    while (have_line) {
+      const SectionName* s = find_section(content_);
+      if (!s) {
+        fail(
+            fmt::format("unexpected line '{}': not a section keyword (more data lines than the "
+                        "header declares?)",
+                        content_));
+      }
+      have_line = read_section(*s);
+    }
+    if (!seen_atoms_) {
+      fail(fmt::format("no Atoms section (the header declares {} atoms)", natoms_));
+    }
+    data_.has_velocities = seen_velocities_;
+    return std::move(data_);
+  }
+
+ private:
+  struct Closer {
+    void operator()(std::FILE* f) const { std::fclose(f); }
+  };
+  struct FreeLine {
+    void operator()(char* p) const { std::free(p); }
+  };
+
+  [[noreturn]] void fail(std::string_view what) const { fail_at(line_, what); }
+  [[noreturn]] void fail_at(std::size_t line, std::string_view what) const {
+    throw DataFileError(fmt::format("{}:{}: {}", path_, line, what));
+  }
+
+  // Reads the next line into raw_/content_ (content_: comment removed, trimmed; comment_: the
+  // text after '#', trimmed). False at the end of the file.
+  bool next_raw() {
+    char* buf = buffer_.release();
+    errno = 0;
+    const ssize_t n = ::getline(&buf, &capacity_, file_.get());
+    buffer_.reset(buf);
+    if (n < 0) {
+      if (std::ferror(file_.get())) {
+        const int err = errno != 0 ? errno : EIO;
+        throw DataFileError(fmt::format("{}:{}: read error: {}", path_, line_,
+                                        std::error_code(err, std::generic_category()).message()));
+      }
+      return false;
+    }
+    ++line_;
+    std::string_view raw(buf, static_cast<std::size_t>(n));
+    if (!raw.empty() && raw.back() == '\n') raw.remove_suffix(1);
+    const auto hash = raw.find('#');
+    content_ = trim(raw.substr(0, hash));
+    comment_ = hash == std::string_view::npos ? std::string_view{} : trim(raw.substr(hash + 1));
+    return true;
+  }
+
+  // The next line with content (blank and comment-only lines skipped). False at the end.
+  bool next_content() {
+    while (next_raw()) {
+      if (!content_.empty()) return true;
+    }
+    return false;
+  }
+
+  template <typename T>
+  T integer(std::string_view tok, std::string_view what) const {
+    if (!tok.empty() && tok.front() == '+') tok.remove_prefix(1);
+    T v{};
+    const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
+    if (ec == std::errc::result_out_of_range) {
+      fail(fmt::format("{} is out of range: '{}'", what, tok));
+    }
+    if (ec != std::errc{} || end != tok.data() + tok.size()) {
+      fail(fmt::format("{} is not an integer: '{}'", what, tok));
+    }
+    return v;
+  }
+
+  double real(std::string_view tok, std::string_view what) const {
+    std::string_view t = tok;
+    if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+    double v = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec != std::errc{} || end != t.data() + t.size()) {
+      fail(fmt::format("{} is not a number: '{}'", what, tok));
+    }
+    if (!std::isfinite(v)) fail(fmt::format("{} must be finite: '{}'", what, tok));
+    return v;
+  }
+
+  // Header lines up to the first section keyword; returns whether a section line is current.
+  bool read_header() {
+    std::array<bool, 3> have_box{false, false, false};
+    bool have_types = false;
+    bool have_line;
+    while ((have_line = next_content())) {
+      if (find_section(content_)) break;
+      const auto tok = split(content_);
+      auto words = [&](std::size_t from) {
+        std::string s;
+        for (std::size_t i = from; i < tok.size(); ++i)
+          s += fmt::format("{}{}", i > from ? " " : "", tok[i]);
+        return s;
+      };
+      if (tok.size() >= 4 && tok[tok.size() - 3] == "xy" && tok[tok.size() - 2] == "xz" &&
+          tok[tok.size() - 1] == "yz") {
+        fail(
+            "triclinic boxes are not supported (the header has 'xy xz yz'); scanmd needs an "
+            "orthogonal box");
+      }
+      if (tok.size() == 4 &&
+          (words(2) == "xlo xhi" || words(2) == "ylo yhi" || words(2) == "zlo zhi")) {
+        const int axis = tok[2][0] - 'x';
+        const std::string name(tok[2].substr(0, 1));
+        const double lo = real(tok[0], name + "lo");
+        const double hi = real(tok[1], name + "hi");
+        if (!(hi > lo)) fail(fmt::format("{}hi must be > {}lo (got {} {})", name, name, lo, hi));
+        data_.lo[axis] = lo;
+        data_.hi[axis] = hi;
+        have_box[axis] = true;
+        continue;
+      }
+      if (tok.size() < 2) fail(fmt::format("unrecognised header line '{}'", content_));
+      const std::string what = words(1);
+      if (what == "atoms") {
+        natoms_ = integer<std::uint64_t>(tok[0], "the number of atoms");
+        if (natoms_ > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+          fail("the number of atoms is out of range");
+        }
+      } else if (what == "atom types") {
+        const long long t = integer<long long>(tok[0], "the number of atom types");
+        if (t < 1 || t > std::numeric_limits<int>::max()) {
+          fail(fmt::format("the number of atom types must be >= 1 (got {})", t));
+        }
+        data_.atom_types = static_cast<int>(t);
+        have_types = true;
+      } else if (what == "bonds" || what == "angles" || what == "dihedrals" ||
+                 what == "impropers" || what == "ellipsoids" || what == "lines" ||
+                 what == "triangles" || what == "bodies") {
+        if (integer<std::uint64_t>(tok[0], fmt::format("the number of {}", what)) != 0) {
+          fail(fmt::format("'{}': scanmd reads atom_style atomic only (no {})", content_, what));
+        }
+      } else if (what == "bond types" || what == "angle types" || what == "dihedral types" ||
+                 what == "improper types" || what == "extra bond per atom" ||
+                 what == "extra angle per atom" || what == "extra dihedral per atom" ||
+                 what == "extra improper per atom" || what == "extra special per atom") {
+        integer<std::uint64_t>(tok[0], fmt::format("the number of {}", what));  // unused
+      } else {
+        fail(fmt::format("unrecognised header line '{}'", content_));
+      }
+    }
+    // Problems of the header as a whole: reported at the first section (or the end).
+    if (natoms_ > 0 && !have_types) fail("the header has no 'atom types' line");
+    for (int axis = 0; axis < 3; ++axis) {
+      if (!have_box[axis]) {
+        const char c = static_cast<char>('x' + axis);
+        fail(fmt::format("the header has no '{}lo {}hi' line", c, c));
+      }
+    }
+    return have_line;
+  }
+
+  // Data lines of a counted section: calls `row(tokens)` `count` times. Returns whether the line
+  // after them is current (a section keyword), false at the end of the file. `early(k)` is
+  // called (and must throw) when a section keyword or the end of the file comes after k lines.
+  template <typename Row, typename Early>
+  bool counted(std::uint64_t count, Row&& row, Early&& early) {
+    for (std::uint64_t k = 0; k < count; ++k) {
+      if (!next_content() || find_section(content_)) early(k);
+      row(split(content_));
+    }
+    return next_content();
+  }
+
+  bool read_section(const SectionName& s) {
+    switch (s.kind) {
+      case Kind::Masses:
+        if (seen_masses_) fail("a second Masses section");
+        seen_masses_ = true;
+        return read_masses();
+      case Kind::Atoms:
+        if (seen_atoms_) fail("a second Atoms section");
+        seen_atoms_ = true;
+        return read_atoms();
+      case Kind::Velocities:
+        if (!seen_atoms_) fail("the Velocities section comes before the Atoms section");
+        if (seen_velocities_) fail("a second Velocities section");
+        seen_velocities_ = true;
+        return read_velocities();
+      case Kind::Unsupported:
+        fail(fmt::format("a {} section: scanmd reads atom_style atomic only", s.name));
+      case Kind::Skip:
+        break;
+    }
+    bool have_line;
+    while ((have_line = next_content())) {
+      if (find_section(content_)) break;
+    }
+    return have_line;
+  }
+
+  bool read_masses() {
+    const auto types = static_cast<std::size_t>(data_.atom_types);
+    data_.masses.assign(types, 0.0);
+    std::vector<std::size_t> line_of(types, 0);
+    return counted(
+        types,
+        [&](const std::vector<std::string_view>& tok) {
+          if (tok.size() != 2) {
+            fail(fmt::format("Masses: expected 2 fields (type mass), got {}", tok.size()));
+          }
+          const long long type = integer<long long>(tok[0], "Masses: atom type");
+          if (type < 1 || type > data_.atom_types) {
+            fail(fmt::format("Masses: atom type {} is outside 1..{} (the header's atom types)",
+                             type, data_.atom_types));
+          }
+          const auto t = static_cast<std::size_t>(type - 1);
+          if (line_of[t] != 0) {
+            fail(fmt::format("Masses: atom type {} given twice (also on line {})", type,
+                             line_of[t]));
+          }
+          const double m = real(tok[1], "Masses: mass");
+          if (!(m > 0)) fail(fmt::format("Masses: mass of type {} must be > 0 (got {})", type, m));
+          data_.masses[t] = m;
+          line_of[t] = line_;
+        },
+        [&](std::uint64_t k) {
+          fail(fmt::format("Masses section ends after {} of {} lines (one per atom type)", k,
+                           types));
+        });
+  }
+
+  bool read_atoms() {
+    if (!comment_.empty()) {
+      const auto style = split(comment_).front();
+      if (style != "atomic") {
+        fail(
+            fmt::format("the Atoms section is for atom_style {}; scanmd reads atom_style "
+                        "atomic only (id type x y z [ix iy iz])",
+                        style));
+      }
+    }
+    try {
+      data_.atoms.reserve(static_cast<std::size_t>(natoms_));
+      index_of_.assign(static_cast<std::size_t>(natoms_) + 1, kNone);
+      atom_line_.reserve(static_cast<std::size_t>(natoms_));
+    } catch (const std::bad_alloc&) {
+      fail(fmt::format("cannot allocate memory for {} atoms", natoms_));
+    } catch (const std::length_error&) {
+      fail(fmt::format("cannot allocate memory for {} atoms", natoms_));
+    }
+    return counted(
+        natoms_,
+        [&](const std::vector<std::string_view>& tok) {
+          if (tok.size() != 5 && tok.size() != 8) {
+            fail(
+                fmt::format("Atoms: expected 5 or 8 fields (atom_style atomic: id type x y z "
+                            "[ix iy iz]), got {}",
+                            tok.size()));
+          }
+          LammpsAtom a{};
+          a.id = integer<std::uint64_t>(tok[0], "Atoms: atom id");
+          if (a.id < 1 || a.id > natoms_) {
+            fail(
+                fmt::format("atom id {} is outside 1..{}: scanmd needs ids 1..N; renumber them "
+                            "in LAMMPS with reset_atom_ids (reset_atoms id since 2023) before "
+                            "write_data",
+                            a.id, natoms_));
+          }
+          if (const std::size_t prev = index_of_[a.id]; prev != kNone) {
+            fail(fmt::format("duplicate atom id {} (also on line {})", a.id, atom_line_[prev]));
+          }
+          const long long type = integer<long long>(tok[1], "Atoms: atom type");
+          if (type < 1 || type > data_.atom_types) {
+            fail(fmt::format("Atoms: atom type {} is outside 1..{} (the header's atom types)", type,
+                             data_.atom_types));
+          }
+          a.type = static_cast<int>(type);
+          a.x = real(tok[2], "Atoms: x");
+          a.y = real(tok[3], "Atoms: y");
+          a.z = real(tok[4], "Atoms: z");
+          if (tok.size() == 8) {
+            a.ix = integer<int>(tok[5], "Atoms: image flag ix");
+            a.iy = integer<int>(tok[6], "Atoms: image flag iy");
+            a.iz = integer<int>(tok[7], "Atoms: image flag iz");
+          }
+          index_of_[a.id] = data_.atoms.size();
+          atom_line_.push_back(line_);
+          data_.atoms.push_back(a);
+        },
+        [&](std::uint64_t k) {
+          fail(fmt::format("the Atoms section ends after {} of {} atom lines (truncated file?)", k,
+                           natoms_));
+        });
+  }
+
+  bool read_velocities() {
+    std::vector<std::size_t> vline(data_.atoms.size(), 0);
+    return counted(
+        natoms_,
+        [&](const std::vector<std::string_view>& tok) {
+          if (tok.size() != 4) {
+            fail(fmt::format("Velocities: expected 4 fields (id vx vy vz), got {}", tok.size()));
+          }
+          const auto id = integer<std::uint64_t>(tok[0], "Velocities: atom id");
+          if (id < 1 || id > natoms_ || index_of_[id] == kNone) {
+            fail(fmt::format("Velocities: atom id {} is not in the Atoms section", id));
+          }
+          const std::size_t i = index_of_[id];
+          if (vline[i] != 0) {
+            fail(fmt::format("Velocities: duplicate atom id {} (also on line {})", id, vline[i]));
+          }
+          LammpsAtom& a = data_.atoms[i];
+          a.vx = real(tok[1], "Velocities: vx");
+          a.vy = real(tok[2], "Velocities: vy");
+          a.vz = real(tok[3], "Velocities: vz");
+          vline[i] = line_;
+        },
+        [&](std::uint64_t k) {
+          std::vector<std::uint64_t> missing;
+          for (std::size_t i = 0; i < data_.atoms.size(); ++i) {
+            if (vline[i] == 0) missing.push_back(data_.atoms[i].id);
+          }
+          std::sort(missing.begin(), missing.end());
+          fail(
+              fmt::format("the Velocities section ends after {} of {} lines: no velocity for "
+                          "atom id{} {}",
+                          k, natoms_, missing.size() == 1 ? "" : "s", id_list(missing)));
+        });
+  }
+
+  const std::string& path_;
+  std::unique_ptr<std::FILE, Closer> file_;
+  std::unique_ptr<char, FreeLine> buffer_;
+  std::size_t capacity_ = 0;
+  std::size_t line_ = 0;
+  std::string_view content_, comment_;  // views into buffer_, valid until the next read
+
+  LammpsData data_{};
+  std::uint64_t natoms_ = 0;
+  bool seen_masses_ = false, seen_atoms_ = false, seen_velocities_ = false;
+  std::vector<std::size_t> index_of_;   // atom id -> index into data_.atoms (kNone: not seen)
+  std::vector<std::size_t> atom_line_;  // line of each atom, in file order
+};
+
+}  // namespace
+
+LammpsData read_lammps_data(const std::string& path) {
+  return Parser(path).parse();
+}
+
+}  // namespace scanmd::io
