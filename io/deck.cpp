@@ -332,6 +332,8 @@ const KeySpec kKeys[] = {
   {"system", "seed", false, [](Deck& d, const Reader& r) {
      d.system.seed = static_cast<std::uint64_t>(non_negative_int(r)); }},
   {"system", "mass", false, [](Deck& d, const Reader& r) { d.system.mass = positive(r); }},
+  {"system", "data_file", true, [](Deck& d, const Reader& r) {
+     d.system.data_file = r.string(); }},
 
   {"potential", "style", true, [](Deck& d, const Reader& r) {
      one_of(r, {"lj"});
@@ -517,6 +519,7 @@ std::string Deck::to_toml() const {
   s += fmt::format("temperature = {}\n", toml_float(system.temperature));
   s += fmt::format("seed = {}\n", system.seed);
   s += fmt::format("mass = {}\n", toml_float(system.mass));
+  s += fmt::format("data_file = {}\n", toml_quote(system.data_file));
   s += "\n[potential]\n";
   s += fmt::format("style = {}\n", toml_quote(potential.style));
   s += fmt::format("epsilon = {}\n", toml_float(potential.epsilon));
@@ -622,7 +625,8 @@ Deck parse_deck(std::string_view text, const std::string& path,
   Deck deck;
   deck.path = path;
   for (const auto& it : items) kKeys[it.spec].apply(deck, Reader(path, it));
-  check_box(deck, items, path);
+  // A data file brings its own box: checked by the run once the file is read.
+  if (deck.system.data_file.empty()) check_box(deck, items, path);
   return deck;
 }
 

@@ -29,6 +29,11 @@ struct SystemSection {
   double temperature = 1.44;
   std::uint64_t seed = 87287;
   double mass = 1.0;
+  // LAMMPS write_data file (atom_style atomic) to start from; empty: the lattice above. When set,
+  // box, ids, positions, image flags and velocities come from the file (lattice, density, cells,
+  // temperature and seed are not used), the mass from its Masses section (`mass` when it has
+  // none), and the box size is checked by the run once the file is read.
+  std::string data_file;
 };
 
 struct PotentialSection {
