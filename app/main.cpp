@@ -39,7 +39,7 @@ int info_command() {
   std::printf("mpi: %s\n", mpi.c_str());
   std::printf("hdf5: %s\n", SCANMD_HDF5_VERSION);
   std::printf("fixed_point: 2^-40 (64-bit accumulators, 128-bit global sums)\n");
-  std::printf("methods: half-shell neutral-territory full-shell\n");
+  std::printf("methods: half-shell neutral-territory full-shell eighth-shell midpoint\n");
   std::printf("cuda_compiled: %s\n", gpus.compiled ? "yes" : "no");
   std::printf("cuda_architectures: %s\n", SCANMD_CUDA_ARCHITECTURES);
   std::printf("gpu_devices: %zu\n", gpus.devices.size());
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   model_cmd->add_option("--methods", model.methods,
-                        "Methods (default all): half-shell,neutral-territory,full-shell")
+                        "Methods (default all): half-shell,neutral-territory,full-shell,eighth-shell,midpoint")
       ->delimiter(',');
   model_cmd->add_option("--csv", model.csv, "Write the table as CSV (header row) to this file");
   model_cmd->add_option("--set", model.overrides, "Override a deck key: section.key=value")

@@ -43,13 +43,14 @@ int model_command(const ModelCommandOptions& options) {
     const io::Deck deck = io::load_deck(options.deck, options.overrides);
     std::vector<Method> methods;
     if (options.methods.empty()) {
-      methods = {Method::HalfShell, Method::NeutralTerritory, Method::FullShell};
+      methods.assign(std::begin(kAllMethods), std::end(kAllMethods));
     } else {
       for (const std::string& m : options.methods) {
         const auto parsed = method_from_name(m);
         if (!parsed)
           throw std::invalid_argument(fmt::format(
-              "--methods: unknown method '{}' (half-shell, neutral-territory, full-shell)", m));
+              "--methods: unknown method '{}' (half-shell, neutral-territory, full-shell, "
+              "eighth-shell, midpoint)", m));
         methods.push_back(*parsed);
       }
     }

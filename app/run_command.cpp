@@ -19,6 +19,7 @@
 #include "app/report.hpp"
 #include "core/simulation.hpp"
 #include "io/deck.hpp"
+#include "io/lammps_data.hpp"
 #include "io/log.hpp"
 
 namespace scanmd {
@@ -57,6 +58,8 @@ Method to_method(io::Method m) {
     case io::Method::HalfShell: return Method::HalfShell;
     case io::Method::NeutralTerritory: return Method::NeutralTerritory;
     case io::Method::FullShell: return Method::FullShell;
+    case io::Method::EighthShell: return Method::EighthShell;
+    case io::Method::Midpoint: return Method::Midpoint;
   }
   return Method::HalfShell;
 }
@@ -79,6 +82,44 @@ SimulationConfig to_config(const io::Deck& d) {
   c.grid = {d.decomposition.grid[0], d.decomposition.grid[1], d.decomposition.grid[2]};
   c.thermo_every = d.output.thermo_every;
   return c;
+}
+
+// system.data_file: reads the LAMMPS data file (on every rank), takes the box and the mass from
+// it and returns its atoms, positions relative to the box corner, as the starting configuration.
+std::vector<InitialParticle> read_data_file(const std::string& file, SimulationConfig& config) {
+  const io::LammpsData data = io::read_lammps_data(file);
+  if (data.atom_types != 1) {
+    throw std::runtime_error(
+        fmt::format("scanmd supports one atom type; {} has {}", file, data.atom_types));
+  }
+  const Vec3 length{data.hi[0] - data.lo[0], data.hi[1] - data.lo[1], data.hi[2] - data.lo[2]};
+  const double need = 2 * (config.cutoff + config.skin);
+  for (int axis = 0; axis < 3; ++axis) {
+    const double l = axis == 0 ? length.x : axis == 1 ? length.y : length.z;
+    if (l < need)
+      throw std::runtime_error(fmt::format(
+          "{}: box {:.6g} along {} is smaller than 2*(cutoff+skin) = {:.6g}; use a larger "
+          "system or a shorter cutoff",
+          file, l, "xyz"[axis], need));
+  }
+  config.box_length = length;
+  if (!data.masses.empty()) config.mass = data.masses[0];
+  std::vector<InitialParticle> particles;
+  particles.reserve(data.atoms.size());
+  for (const io::LammpsAtom& a : data.atoms)
+    particles.push_back(InitialParticle{a.id,
+                                        {a.x - data.lo[0], a.y - data.lo[1], a.z - data.lo[2]},
+                                        {a.vx, a.vy, a.vz},
+                                        {a.ix, a.iy, a.iz}});
+  spdlog::info(
+      "data file {}: {} atoms, box [{:.17g}, {:.17g}) x [{:.17g}, {:.17g}) x [{:.17g}, "
+      "{:.17g}), mass {:.17g}{}",
+      file, data.atoms.size(), data.lo[0], data.hi[0], data.lo[1], data.hi[1], data.lo[2],
+      data.hi[2], config.mass,
+      data.masses.empty() ? " (system.mass: the file has no Masses section)" : "");
+  if (!data.has_velocities)
+    spdlog::info("data file {}: no Velocities section, velocities are 0 (as in LAMMPS)", file);
+  return particles;
 }
 
 // Resolves backend = auto | host | cuda. Only the host time step exists so far.
@@ -184,9 +225,12 @@ int run_command(const RunOptions& options) {
   spdlog::info("----8<----\n{}----8<----", deck.to_toml());
 
   std::optional<Simulation> sim;
+  std::vector<InitialParticle> initial;  // from system.data_file
   if (!agree(comm, [&] {
         choose_backend(deck.run.backend);
-        sim.emplace(comm, to_config(deck));
+        SimulationConfig config = to_config(deck);
+        if (!deck.system.data_file.empty()) initial = read_data_file(deck.system.data_file, config);
+        sim.emplace(comm, config);
         if (!deck.output.imports.empty() && comm.rank() == 0) check_writable(deck.output.imports);
       }))
     return 1;
@@ -201,7 +245,12 @@ int run_command(const RunOptions& options) {
 
   try {
     using Clock = std::chrono::steady_clock;
-    sim->setup();
+    if (deck.system.data_file.empty()) {
+      sim->setup();
+    } else {
+      sim->setup(initial);
+      std::vector<InitialParticle>().swap(initial);
+    }
     spdlog::info("{} particles, box {:.6g} x {:.6g} x {:.6g}", sim->total_particles(),
                  sim->box().length.x, sim->box().length.y, sim->box().length.z);
     spdlog::info("{}", thermo_header());

@@ -6,7 +6,7 @@
 
 namespace scanmd {
 
-template <bool NeutralTerritory>
+template <bool GeneralRule>
 void NeighborList::collect(const ParticleStore& p, const CellList& cells, const PairRule& rule,
                            double r_sq) {
   const std::size_t n = p.size();
@@ -42,12 +42,13 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
           const Vec3 qj = q_sorted_[k];
           const double dx = qi.x - qj.x, dy = qi.y - qj.y, dz = qi.z - qj.z;
           bool keep = dx * dx + dy * dy + dz * dz < r_sq;
-          if constexpr (!NeutralTerritory) {
+          if constexpr (!GeneralRule) {
             // i owned: every ghost pair is ours; owned pairs once, by cell order.
             keep &= (j >= n_owned) | (k > k_i);
           } else {
             if (!keep || k == k_i) continue;
-            keep = rule.lists_pair(i_owned, j < n_owned, home_i, home_sorted_[k], k_i, k);
+            keep = rule.lists_pair(PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]},
+                                   PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]});
           }
           out[at] = j;
           at += keep;
@@ -73,10 +74,11 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   }
   counts_.resize(n);
   const double r_sq = import_cutoff * import_cutoff;
-  if (rule.method == Method::NeutralTerritory)
-    collect<true>(p, cells, rule, r_sq);
-  else
+  // Half and full shell have a two-line rule, inlined; the other methods ask the PairRule.
+  if (rule.method == Method::HalfShell || rule.method == Method::FullShell)
     collect<false>(p, cells, rule, r_sq);
+  else
+    collect<true>(p, cells, rule, r_sq);
 
   // Rows were collected in row order, so the scanned counts are their offsets.
   offsets_.resize(n + 1);

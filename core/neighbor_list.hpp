@@ -36,7 +36,7 @@ class NeighborList {
   std::uint32_t max_terms() const { return max_terms_; }
 
  private:
-  template <bool NeutralTerritory>
+  template <bool GeneralRule>
   void collect(const ParticleStore& p, const CellList& cells, const PairRule& rule, double r_sq);
 
   std::vector<std::uint32_t> counts_, offsets_, neighbors_, candidates_;

@@ -33,7 +33,7 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
       lj_(LJParams::make(config.epsilon, config.sigma, config.cutoff, config.shift)),
       integrator_(config.dt, config.mass),
       halo_(comm, grid_, box_, config.method, config.cutoff + config.skin),
-      rule_{config.method, grid_.coord_of(comm.rank())} {
+      rule_{config.method, grid_.coord_of(comm.rank()), grid_.dims(), box_.length} {
   const double R = import_cutoff();
   for (double l : {box_.length.x, box_.length.y, box_.length.z})
     if (l < 2.0 * R)

@@ -15,6 +15,8 @@
 //   neutral territory  tower: same column (H.xy = C.xy), other layer, |z-distance| < R
 //                      plate: same layer (H.z = C.z), column offset lexicographically
 //                             positive, xy-distance < R  (half of the plate)
+//   eighth shell       offset H − C >= 0 on every axis (the upper octant), distance < R
+//   midpoint           every image within R/2 of X (a full shell of half the thickness)
 // Pair rules: `lists_pair(i, j)` is true for exactly one of (i, j), (j, i) when the pair is
 // computed here, and false for both otherwise. `order` is any antisymmetric tie-break between
 // two particles of this rank (ids, or positions in the cell order): which of the two heads
@@ -26,6 +28,11 @@
 //                      lower; in one column the lower layer; in one box the lower order. The
 //                      pair is ours when t sits in our column and the plate particle p in
 //                      our layer — X holds the point (x_t, y_t, z_p).
+//   eighth shell       ours when min(H_i, H_j) (component-wise) is our box.
+//   midpoint           ours when the pair's midpoint image lies in our box. The midpoint is
+//                      computed one canonical way — m = x_a + ½·minimum_image(x_b − x_a), a the
+//                      lower id, from wrapped coordinates — and placed with integers: the box of
+//                      m wrapped, plus its wrap count and a's image shift, times the grid.
 #pragma once
 
 #include <cstdint>
@@ -67,37 +74,111 @@ struct ImportRegion {
         if (o.z == 0 && lex_sign({o.x, o.y, 0}) > 0 && gx * gx + gy * gy < r_sq)
           return ImportKind::Plate;
         return ImportKind::None;
+      case Method::EighthShell:
+        return o.x >= 0 && o.y >= 0 && o.z >= 0 && gx * gx + gy * gy + gz * gz < r_sq
+                   ? ImportKind::Shell
+                   : ImportKind::None;
+      case Method::Midpoint:
+        return 4.0 * (gx * gx + gy * gy + gz * gz) < r_sq ? ImportKind::Shell : ImportKind::None;
     }
     return ImportKind::None;
   }
 };
 
+// One particle of a candidate pair, as the pair rules see it.
+struct PairSide {
+  bool owned;
+  Int3 home;
+  std::uint64_t order;  // antisymmetric tie-break (position in the cell order)
+  std::uint64_t id;     // global id (midpoint: which particle is "a")
+  Vec3 x;               // wrapped position (midpoint)
+};
+
 struct PairRule {
   Method method;
   Int3 coord;  // C: this rank's box
+  // Needed by the midpoint rule only: the grid and box (box index = int(x · p / L)).
+  Int3 dims{1, 1, 1};
+  Vec3 length{1, 1, 1};
 
   // May particle i (with this home) head a row of the neighbour list at all?
   SCANMD_HD bool can_head(bool i_owned, Int3 home_i) const {
-    if (method != Method::NeutralTerritory) return i_owned;
-    return home_i.x == coord.x && home_i.y == coord.y;
+    switch (method) {
+      case Method::HalfShell:
+      case Method::FullShell: return i_owned;
+      case Method::NeutralTerritory: return home_i.x == coord.x && home_i.y == coord.y;
+      case Method::EighthShell:
+      case Method::Midpoint: return true;
+    }
+    return false;
   }
 
+  // Every method but the midpoint decides from homes and the tie-break alone.
   SCANMD_HD bool lists_pair(bool i_owned, bool j_owned, Int3 home_i, Int3 home_j,
                             std::uint64_t order_i, std::uint64_t order_j) const {
-    if (method != Method::NeutralTerritory) {
-      if (!i_owned) return false;
-      return j_owned ? order_i < order_j : true;
+    switch (method) {
+      case Method::HalfShell:
+      case Method::FullShell:
+        if (!i_owned) return false;
+        return j_owned ? order_i < order_j : true;
+      case Method::NeutralTerritory: {
+        const Int3 o = home_j - home_i;
+        bool i_is_tower;
+        if (o.x != 0 || o.y != 0) {
+          i_is_tower = lex_sign({o.x, o.y, 0}) > 0;
+        } else if (o.z != 0) {
+          i_is_tower = o.z > 0;
+        } else {
+          i_is_tower = order_i < order_j;
+        }
+        return i_is_tower && home_i.x == coord.x && home_i.y == coord.y && home_j.z == coord.z;
+      }
+      case Method::EighthShell: {
+        const Int3 m{home_i.x < home_j.x ? home_i.x : home_j.x,
+                     home_i.y < home_j.y ? home_i.y : home_j.y,
+                     home_i.z < home_j.z ? home_i.z : home_j.z};
+        return order_i < order_j && m == coord;
+      }
+      case Method::Midpoint: return false;  // needs positions: the PairSide overload
     }
-    const Int3 o = home_j - home_i;
-    bool i_is_tower;
-    if (o.x != 0 || o.y != 0) {
-      i_is_tower = lex_sign({o.x, o.y, 0}) > 0;
-    } else if (o.z != 0) {
-      i_is_tower = o.z > 0;
-    } else {
-      i_is_tower = order_i < order_j;
+    return false;
+  }
+
+  SCANMD_HD bool lists_pair(const PairSide& i, const PairSide& j) const {
+    if (method != Method::Midpoint)
+      return lists_pair(i.owned, j.owned, i.home, j.home, i.order, j.order);
+    if (!(i.order < j.order)) return false;
+    const PairSide& a = i.id < j.id ? i : j;
+    const PairSide& b = i.id < j.id ? j : i;
+    return midpoint_home(a, b) == coord;
+  }
+
+ private:
+  SCANMD_HD static int axis_box(double x, double len, int n) {
+    const int c = static_cast<int>(x * (n / len));  // as RankGrid::box_of
+    return c < 0 ? 0 : (c >= n ? n - 1 : c);
+  }
+  // Home (box index, images included) of the pair's midpoint image next to a's image.
+  SCANMD_HD int midpoint_axis(double xa, double xb, int home_a, double len, int n) const {
+    const double half = 0.5 * len;
+    double d = xb - xa;
+    d = d > half ? d - len : (d < -half ? d + len : d);
+    double m = xa + 0.5 * d;
+    int w = 0;
+    if (m < 0.0) {
+      m += len;
+      w = -1;
+    } else if (m >= len) {
+      m -= len;
+      w = 1;
     }
-    return i_is_tower && home_i.x == coord.x && home_i.y == coord.y && home_j.z == coord.z;
+    const int shift_a = home_a - axis_box(xa, len, n);  // a's image shift times n
+    return axis_box(m, len, n) + w * n + shift_a;
+  }
+  SCANMD_HD Int3 midpoint_home(const PairSide& a, const PairSide& b) const {
+    return {midpoint_axis(a.x.x, b.x.x, a.home.x, length.x, dims.x),
+            midpoint_axis(a.x.y, b.x.y, a.home.y, length.y, dims.y),
+            midpoint_axis(a.x.z, b.x.z, a.home.z, length.z, dims.z)};
   }
 };
 

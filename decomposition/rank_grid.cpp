@@ -30,6 +30,9 @@ double analytic_import_volume(Method m, Vec3 b, double R) {
       return 2.0 * R * b.x * b.y + R * (b.x + b.y) * b.z + 0.5 * pi * R * R * b.z;
     case Method::FullShell:
       return 2.0 * R * faces + pi * R * R * edges + (4.0 / 3.0) * pi * R * R * R;
+    case Method::EighthShell:  // upper octant: 3 faces, 3 quarter cylinders, 1/8 sphere
+    case Method::Midpoint:     // full shell of thickness R/2: the same volume
+      return R * faces + 0.25 * pi * R * R * edges + (1.0 / 6.0) * pi * R * R * R;
   }
   return 0.0;
 }

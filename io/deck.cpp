@@ -46,6 +46,10 @@ std::string_view to_string(Method m) {
       return "neutral-territory";
     case Method::FullShell:
       return "full-shell";
+    case Method::EighthShell:
+      return "eighth-shell";
+    case Method::Midpoint:
+      return "midpoint";
   }
   return "?";
 }
@@ -352,7 +356,8 @@ const KeySpec kKeys[] = {
 
   {"decomposition", "method", true, [](Deck& d, const Reader& r) {
      d.decomposition.method = static_cast<Method>(
-         one_of(r, {"half-shell", "neutral-territory", "full-shell"})); }},
+         one_of(r, {"half-shell", "neutral-territory", "full-shell", "eighth-shell",
+                    "midpoint"})); }},
   {"decomposition", "grid", false, [](Deck& d, const Reader& r) {
      const auto g = r.int3(0, "an array of 3 non-negative integers");
      const int zeros = static_cast<int>(std::count(g.begin(), g.end(), 0));

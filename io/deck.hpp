@@ -15,11 +15,11 @@
 namespace scanmd::io {
 
 enum class Backend { Auto, Host, Cuda };
-enum class Method { HalfShell, NeutralTerritory, FullShell };
+enum class Method { HalfShell, NeutralTerritory, FullShell, EighthShell, Midpoint };
 
 // "auto" / "host" / "cuda"
 std::string_view to_string(Backend);
-// "half-shell" / "neutral-territory" / "full-shell"
+// "half-shell" / "neutral-territory" / "full-shell" / "eighth-shell" / "midpoint"
 std::string_view to_string(Method);
 
 struct SystemSection {
