@@ -372,6 +372,8 @@ const KeySpec kKeys[] = {
   {"output", "trajectory", true, [](Deck& d, const Reader& r) { d.output.trajectory = r.string(); }},
   {"output", "trajectory_every", false, [](Deck& d, const Reader& r) {
      d.output.trajectory_every = non_negative_int(r); }},
+  {"output", "trajectory_force", false, [](Deck& d, const Reader& r) {
+     d.output.trajectory_force = r.boolean(); }},
   {"output", "checkpoint", true, [](Deck& d, const Reader& r) { d.output.checkpoint = r.string(); }},
   {"output", "checkpoint_every", false, [](Deck& d, const Reader& r) {
      d.output.checkpoint_every = non_negative_int(r); }},
@@ -544,6 +546,7 @@ std::string Deck::to_toml() const {
   s += fmt::format("thermo_every = {}\n", output.thermo_every);
   s += fmt::format("trajectory = {}\n", toml_quote(output.trajectory));
   s += fmt::format("trajectory_every = {}\n", output.trajectory_every);
+  s += fmt::format("trajectory_force = {}\n", toml_bool(output.trajectory_force));
   s += fmt::format("checkpoint = {}\n", toml_quote(output.checkpoint));
   s += fmt::format("checkpoint_every = {}\n", output.checkpoint_every);
   s += fmt::format("overwrite = {}\n", toml_bool(output.overwrite));

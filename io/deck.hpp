@@ -61,6 +61,7 @@ struct OutputSection {
   std::int64_t thermo_every = 50;  // 0: only at the start and the end
   std::string trajectory;          // empty: no trajectory
   std::int64_t trajectory_every = 0;
+  bool trajectory_force = false;  // forces in the trajectory too
   std::string checkpoint;  // empty: no checkpoint
   std::int64_t checkpoint_every = 0;
   bool overwrite = false;

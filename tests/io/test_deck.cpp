@@ -67,6 +67,7 @@ void expect_same(const Deck& a, const Deck& b) {
   EXPECT_EQ(a.output.thermo_every, b.output.thermo_every);
   EXPECT_EQ(a.output.trajectory, b.output.trajectory);
   EXPECT_EQ(a.output.trajectory_every, b.output.trajectory_every);
+  EXPECT_EQ(a.output.trajectory_force, b.output.trajectory_force);
   EXPECT_EQ(a.output.checkpoint, b.output.checkpoint);
   EXPECT_EQ(a.output.checkpoint_every, b.output.checkpoint_every);
   EXPECT_EQ(a.output.overwrite, b.output.overwrite);
@@ -105,6 +106,7 @@ grid = [2, 3, 4]
 thermo_every = 0
 trajectory = "traj/out.h5"
 trajectory_every = 10
+trajectory_force = true
 checkpoint = "chk.h5"
 checkpoint_every = 1000
 overwrite = true
@@ -141,6 +143,7 @@ TEST(Deck, DefaultsAreTheLammpsLjBenchmark) {
   EXPECT_EQ(d.output.thermo_every, 50);
   EXPECT_EQ(d.output.trajectory, "");
   EXPECT_EQ(d.output.trajectory_every, 0);
+  EXPECT_FALSE(d.output.trajectory_force);
   EXPECT_EQ(d.output.checkpoint, "");
   EXPECT_EQ(d.output.checkpoint_every, 0);
   EXPECT_FALSE(d.output.overwrite);
@@ -189,6 +192,7 @@ TEST(Deck, EveryKeyIsParsed) {
   EXPECT_EQ(d.output.thermo_every, 0);
   EXPECT_EQ(d.output.trajectory, "traj/out.h5");  // relative paths kept as given
   EXPECT_EQ(d.output.trajectory_every, 10);
+  EXPECT_TRUE(d.output.trajectory_force);
   EXPECT_EQ(d.output.checkpoint, "chk.h5");
   EXPECT_EQ(d.output.checkpoint_every, 1000);
   EXPECT_TRUE(d.output.overwrite);
