@@ -69,6 +69,9 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   run_cmd->add_option("--backend", run.backend, "auto | host | cuda (overrides run.backend)")
       ->check(CLI::IsMember({"auto", "host", "cuda"}));
+  run_cmd->add_option("--restart", run.restart,
+                      "Continue from this checkpoint (output.checkpoint of an earlier run) up to "
+                      "run.steps; the trajectory, if it exists, is appended to");
   run_cmd->add_flag("-v,--verbose", run.verbose, "Debug-level log on rank 0");
 
   scanmd::ModelCommandOptions model;

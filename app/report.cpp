@@ -45,14 +45,37 @@ std::string import_summary_line(const Simulation& sim, const Communicator& comm)
                      lo, hi, sim.analytic_import());
 }
 
-std::vector<std::string> end_of_run_report(const Simulation& sim, const Communicator& comm,
-                                           double loop_seconds, long long steps_run) {
-  std::vector<std::string> out;
+std::vector<TimingRow> timing_table(const Simulation& sim, const Communicator& comm,
+                                    double loop_seconds, double output_seconds) {
   const Timers& t = sim.timers();
+  const double output = t.get(Phase::Output) + output_seconds;
   const double comm_time = t.get(Phase::Forward) + t.get(Phase::Reverse) +
                            t.get(Phase::Migrate) + t.get(Phase::Plan);
-  const double other = std::max(0.0, loop_seconds - comm_time - t.get(Phase::Pair) -
-                                         t.get(Phase::Neigh) - t.get(Phase::Output));
+  const double other =
+      std::max(0.0, loop_seconds - comm_time - t.get(Phase::Pair) - t.get(Phase::Neigh) - output);
+  const Spread total = spread(comm, loop_seconds);
+  std::vector<TimingRow> rows;
+  auto row = [&](std::string name, double local) {
+    const Spread s = spread(comm, local);
+    const double pct = total.avg > 0 ? 100.0 * s.avg / total.avg : 0.0;
+    rows.push_back({std::move(name), s.min, s.avg, s.max, pct});
+  };
+  row("pair", t.get(Phase::Pair));
+  row("neigh", t.get(Phase::Neigh));
+  row("comm", comm_time);
+  row("  fwd", t.get(Phase::Forward));
+  row("  rev", t.get(Phase::Reverse));
+  row("  migr", t.get(Phase::Migrate));
+  row("  plan", t.get(Phase::Plan));
+  row("output", output);
+  row("other", other);
+  return rows;
+}
+
+std::vector<std::string> end_of_run_report(const Simulation& sim, const Communicator& comm,
+                                           double loop_seconds, long long steps_run,
+                                           const std::vector<TimingRow>& timing) {
+  std::vector<std::string> out;
   const Spread total = spread(comm, loop_seconds);
   const long long n = sim.total_particles();
   const double ps = total.max > 0 ? static_cast<double>(n) * steps_run / total.max : 0.0;
@@ -63,21 +86,9 @@ std::vector<std::string> end_of_run_report(const Simulation& sim, const Communic
   out.push_back("");
   out.push_back("Section |  min time  |  avg time  |  max time  | %total");
   out.push_back("--------+------------+------------+------------+-------");
-  auto row = [&](std::string_view name, double local) {
-    const Spread s = spread(comm, local);
-    const double pct = total.avg > 0 ? 100.0 * s.avg / total.avg : 0.0;
-    out.push_back(fmt::format("{:<8}| {:10.4f} | {:10.4f} | {:10.4f} | {:6.2f}", name, s.min,
-                              s.avg, s.max, pct));
-  };
-  row("pair", t.get(Phase::Pair));
-  row("neigh", t.get(Phase::Neigh));
-  row("comm", comm_time);
-  row("  fwd", t.get(Phase::Forward));
-  row("  rev", t.get(Phase::Reverse));
-  row("  migr", t.get(Phase::Migrate));
-  row("  plan", t.get(Phase::Plan));
-  row("output", t.get(Phase::Output));
-  row("other", other);
+  for (const TimingRow& r : timing)
+    out.push_back(fmt::format("{:<8}| {:10.4f} | {:10.4f} | {:10.4f} | {:6.2f}", r.section, r.min,
+                              r.avg, r.max, r.percent));
   out.push_back("");
   const Spread mem = spread(comm, peak_memory_mib());
   out.push_back(fmt::format("Peak memory per rank: {:.1f} / {:.1f} / {:.1f} MiB (min / avg / max)",

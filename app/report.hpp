@@ -9,8 +9,21 @@
 
 namespace scanmd {
 
+// One row of the timing table: a phase's seconds (min / avg / max over ranks) and its share
+// of the loop time (avg / avg loop time).
+struct TimingRow {
+  std::string section;
+  double min = 0, avg = 0, max = 0, percent = 0;
+};
+
+// pair, neigh, comm (  fwd,   rev,   migr,   plan), output, other. `output_seconds`: this
+// rank's time writing files (the app's writers), added to the output row. Collective.
+std::vector<TimingRow> timing_table(const Simulation& sim, const Communicator& comm,
+                                    double loop_seconds, double output_seconds = 0.0);
+
 std::vector<std::string> end_of_run_report(const Simulation& sim, const Communicator& comm,
-                                           double loop_seconds, long long steps_run);
+                                           double loop_seconds, long long steps_run,
+                                           const std::vector<TimingRow>& timing);
 
 // The `import:` line of the run (DESIGN.md §4; format fixed by issue 4).
 std::string import_summary_line(const Simulation& sim, const Communicator& comm);

@@ -16,7 +16,10 @@
 
 #include "app/build_info.hpp"
 #include "app/gpu_info.hpp"
+#include "app/output.hpp"
 #include "app/report.hpp"
+#include "app/restart.hpp"
+#include "core/lattice.hpp"
 #include "core/simulation.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"
@@ -183,20 +186,28 @@ class ThermoPrinter {
   long long first_step_ = 0, last_step_ = 0;
 };
 
-// What the run does between steps: thermo rows (output writers join here).
+// What the run does between steps: thermo rows, trajectory frames and checkpoints (energy is
+// computed on thermo and trajectory steps).
 class RunObserver final : public StepObserver {
  public:
-  explicit RunObserver(ThermoPrinter& printer) : printer_(printer) {}
-  bool wants_energy(long long step) const override { return sim_thermo_due(step); }
+  RunObserver(ThermoPrinter& printer, RunOutput* output) : printer_(printer), output_(output) {}
+  bool wants_energy(long long step) const override {
+    return sim_thermo_due(step) || (output_ && output_->wants_energy(step));
+  }
   void after_step(const Simulation& sim) override {
     sim_ = &sim;
-    if (first_ || sim.thermo_due(sim.step())) printer_.print(sim.thermo());
+    const bool row = first_ || sim.thermo_due(sim.step());
+    std::optional<ThermoSample> sample;
+    if (row || (output_ && output_->wants_energy(sim.step()))) sample = sim.thermo();
+    if (row) printer_.print(*sample);
+    if (output_) output_->after_step(sim, sample ? &*sample : nullptr, row);
     first_ = false;
   }
 
  private:
   bool sim_thermo_due(long long step) const { return sim_ && sim_->thermo_due(step); }
   ThermoPrinter& printer_;
+  RunOutput* output_;
   const Simulation* sim_ = nullptr;
   bool first_ = true;
 };
@@ -234,8 +245,19 @@ int run_command(const RunOptions& options) {
         if (!deck.output.imports.empty() && comm.rank() == 0) check_writable(deck.output.imports);
       }))
     return 1;
-  if (!deck.output.trajectory.empty() || !deck.output.checkpoint.empty())
-    spdlog::warn("output.trajectory / output.checkpoint are not written by this version yet");
+  // --restart: the checkpoint is read and checked against the deck before anything runs.
+  std::optional<RestartState> restart;
+  if (!options.restart.empty() && !agree(comm, [&] {
+        const long long expected =
+            deck.system.data_file.empty()
+                ? static_cast<long long>(
+                      FccLattice::from_density(deck.system.density, deck.system.cells)
+                          .site_count())
+                : static_cast<long long>(initial.size());
+        restart = load_restart(comm, options.restart, *sim, expected);
+        std::vector<InitialParticle>().swap(initial);
+      }))
+    return 1;
 
   spdlog::info("decomposition: {} on a {} grid of ranks, box {:.6g} x {:.6g} x {:.6g}, "
                "R = cutoff + skin = {:.6g}",
@@ -245,7 +267,16 @@ int run_command(const RunOptions& options) {
 
   try {
     using Clock = std::chrono::steady_clock;
-    if (deck.system.data_file.empty()) {
+    if (restart) {
+      sim->setup(restart->particles_here, restart->step);
+      if (sim->total_particles() != restart->particles)
+        throw std::runtime_error(fmt::format("{}: {} of its {} particles lie outside the box",
+                                             restart->path,
+                                             restart->particles - sim->total_particles(),
+                                             restart->particles));
+      std::vector<InitialParticle>().swap(restart->particles_here);
+      spdlog::info("restart from {} at step {}", restart->path, restart->step);
+    } else if (deck.system.data_file.empty()) {
       sim->setup();
     } else {
       sim->setup(initial);
@@ -253,15 +284,22 @@ int run_command(const RunOptions& options) {
     }
     spdlog::info("{} particles, box {:.6g} x {:.6g} x {:.6g}", sim->total_particles(),
                  sim->box().length.x, sim->box().length.y, sim->box().length.z);
+    // Output files: backups, checks and the trajectory opened before the first step.
+    std::optional<RunOutput> output;
+    if (!agree(comm, [&] { output.emplace(comm, deck, *sim, restart ? restart->path : ""); }))
+      return 1;
     spdlog::info("{}", thermo_header());
     const auto start = Clock::now();
-    const long long steps = sim->config().steps;
-    ThermoPrinter printer(sim->total_particles(), steps);
-    RunObserver observer(printer);
+    const long long first_step = sim->step();
+    const long long steps = sim->config().steps - first_step;
+    ThermoPrinter printer(sim->total_particles(), sim->config().steps);
+    RunObserver observer(printer, output->active() ? &*output : nullptr);
     sim->run(observer);
     const double loop = std::chrono::duration<double>(Clock::now() - start).count();
-    for (const std::string& line : end_of_run_report(*sim, comm, loop, steps))
+    const std::vector<TimingRow> timing = timing_table(*sim, comm, loop, output->seconds());
+    for (const std::string& line : end_of_run_report(*sim, comm, loop, steps, timing))
       spdlog::info("{}", line);
+    output->finish(*sim, timing);
     if (!deck.output.imports.empty()) {
       if (comm.rank() == 0) write_import_csv(*sim, deck.output.imports);
       spdlog::info("per-rank import counts written to {}", deck.output.imports);

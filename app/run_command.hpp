@@ -1,4 +1,5 @@
-// `scanmd run DECK`: wiring of deck → Simulation → thermo and end-of-run report.
+// `scanmd run DECK [--restart FILE]`: wiring of deck → Simulation → thermo, output files and
+// the end-of-run report.
 #pragma once
 
 #include <string>
@@ -10,6 +11,7 @@ struct RunOptions {
   std::string deck;
   std::vector<std::string> overrides;  // "section.key=value"
   std::string backend;                 // empty: as the deck says
+  std::string restart;                 // checkpoint to continue from; empty: none
   bool verbose = false;
 };
 

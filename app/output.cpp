@@ -1,0 +1,230 @@
+// Trajectory and checkpoint output of a run (see output.hpp).
+#include "app/output.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "app/build_info.hpp"
+#include "core/fixed_point.hpp"
+#include "io/backup.hpp"
+#include "io/checkpoint.hpp"
+#include "io/h5md_writer.hpp"
+#include "io/particle_rows.hpp"
+
+namespace scanmd {
+
+namespace {
+
+// Runs `f` on rank 0 only and throws its error (if any) on every rank, so that the collective
+// calls after it are made by all ranks or by none.
+template <class F>
+void on_rank0(const Communicator& comm, F&& f) {
+  std::string error;
+  if (comm.rank() == 0) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      error = e.what();
+      if (error.empty()) error = "unknown error";
+    }
+  }
+  int len = static_cast<int>(error.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, comm.get());
+  if (len == 0) return;
+  error.resize(len);
+  MPI_Bcast(error.data(), len, MPI_CHAR, 0, comm.get());
+  throw std::runtime_error(error);
+}
+
+// Times a scope into a running total.
+class StopWatch {
+ public:
+  explicit StopWatch(double& total) : total_(total), start_(Clock::now()) {}
+  ~StopWatch() { total_ += std::chrono::duration<double>(Clock::now() - start_).count(); }
+  StopWatch(const StopWatch&) = delete;
+  StopWatch& operator=(const StopWatch&) = delete;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  double& total_;
+  Clock::time_point start_;
+};
+
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  return fs::weakly_canonical(fs::absolute(a)) == fs::weakly_canonical(fs::absolute(b));
+}
+
+io::RunRecord run_record(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
+                         long long first_step, const std::string& restart_from) {
+  io::RunRecord r;
+  r.deck = deck.to_toml();
+  r.method = std::string(method_name(sim.config().method));
+  const Int3 g = sim.grid().dims();
+  r.grid = {g.x, g.y, g.z};
+  r.ranks = comm.size();
+  r.first_step = first_step;
+  r.restart_from = restart_from;
+  return r;
+}
+
+// This rank's block of rows (ordered by id) of the current state.
+std::vector<io::ParticleRow> rows_by_id(const Communicator& comm, const Simulation& sim) {
+  const ParticleStore& p = sim.particles();
+  std::vector<io::ParticleRow> rows(p.n_owned);
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    io::ParticleRow& r = rows[i];
+    r.id = p.id[i];
+    r.x[0] = p.x[i].x, r.x[1] = p.x[i].y, r.x[2] = p.x[i].z;
+    r.v[0] = p.v[i].x, r.v[1] = p.v[i].y, r.v[2] = p.v[i].z;
+    r.f[0] = fixed::to_double(p.f[i].x);
+    r.f[1] = fixed::to_double(p.f[i].y);
+    r.f[2] = fixed::to_double(p.f[i].z);
+    r.image[0] = p.image[i].x, r.image[1] = p.image[i].y, r.image[2] = p.image[i].z;
+  }
+  return io::order_by_id(comm.get(), rows, sim.total_particles());
+}
+
+io::FrameHeader frame_header(const Simulation& sim) {
+  const Vec3 L = sim.box().length;
+  return {sim.step(), static_cast<double>(sim.step()) * sim.config().dt, {L.x, L.y, L.z}};
+}
+
+}  // namespace
+
+RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
+                     const std::string& restart_from)
+    : comm_(comm),
+      deck_(deck),
+      restart_from_(restart_from),
+      first_step_(sim.step()),
+      last_step_(sim.config().steps),
+      particles_(sim.total_particles()) {
+  const io::OutputSection& out = deck.output;
+  const bool restarting = !restart_from.empty();
+  if (!out.trajectory.empty() && !out.checkpoint.empty() &&
+      same_file(out.trajectory, out.checkpoint))
+    throw std::runtime_error(fmt::format(
+        "output.trajectory and output.checkpoint are the same file ({})", out.trajectory));
+
+  // Rank 0: back up what would be replaced, test that the files can be written.
+  int append = 0;
+  on_rank0(comm, [&] {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!out.trajectory.empty()) {
+      append = restarting && fs::exists(out.trajectory, ec) ? 1 : 0;
+      if (!append && !out.overwrite)
+        if (auto b = io::back_up_existing(out.trajectory))
+          spdlog::info("backed up existing {} to {}", out.trajectory, *b);
+      if (!append) io::check_writable(out.trajectory);
+    }
+    if (!out.checkpoint.empty()) {
+      if (!out.overwrite)
+        if (auto b = io::back_up_existing(out.checkpoint))
+          spdlog::info("backed up existing {} to {}", out.checkpoint, *b);
+      io::check_writable(out.checkpoint);
+    }
+  });
+  MPI_Bcast(&append, 1, MPI_INT, 0, comm.get());
+
+  if (!out.trajectory.empty()) {
+    io::H5mdLayout layout;
+    layout.particles = particles_;
+    layout.force = out.trajectory_force;
+    if (append) {
+      trajectory_ = std::make_unique<io::H5mdWriter>(
+          io::H5mdWriter::append(comm.get(), out.trajectory, layout, first_step_));
+      // Frames the file already has up to the restart step stay; no second copy of them.
+      first_frame_ = false;
+      spdlog::info("trajectory: appending to {} after its {} frames up to step {}", out.trajectory,
+                   trajectory_->frames(), first_step_);
+    } else {
+      trajectory_ = std::make_unique<io::H5mdWriter>(
+          io::H5mdWriter::create(comm.get(), out.trajectory, layout, SCANMD_VERSION));
+    }
+    trajectory_->begin_run(run_record(comm, deck, sim, first_step_, restart_from));
+  }
+}
+
+RunOutput::~RunOutput() = default;
+
+bool RunOutput::active() const {
+  return trajectory_ || !deck_.output.checkpoint.empty();
+}
+
+bool RunOutput::frame_due(long long step) const {
+  if (!trajectory_) return false;
+  if (step == first_step_ && first_frame_) return true;
+  const long long every = deck_.output.trajectory_every;
+  const bool periodic = every > 0 ? step % every == 0 : step == last_step_;
+  // Appending: never a frame the file already holds (the restart step itself).
+  if (step == first_step_ && trajectory_->last_step() && *trajectory_->last_step() >= step)
+    return false;
+  return periodic;
+}
+
+bool RunOutput::checkpoint_due(long long step) const {
+  if (deck_.output.checkpoint.empty()) return false;
+  const long long every = deck_.output.checkpoint_every;
+  if (step == last_step_) return true;
+  return step != first_step_ && every > 0 && step % every == 0;
+}
+
+bool RunOutput::wants_energy(long long step) const {
+  return frame_due(step);
+}
+
+void RunOutput::after_step(const Simulation& sim, const ThermoSample* thermo, bool thermo_row) {
+  StopWatch watch(seconds_);
+  const long long step = sim.step();
+  const bool frame = frame_due(step), checkpoint = checkpoint_due(step);
+  if (trajectory_ && thermo && thermo_row)
+    trajectory_->write_thermo(
+        {step, thermo->temp, thermo->pe, thermo->ke, thermo->etotal, thermo->press});
+  if (!frame && !checkpoint) return;
+
+  const std::vector<io::ParticleRow> block = rows_by_id(comm_, sim);
+  const io::FrameHeader header = frame_header(sim);
+  if (frame) {
+    if (!thermo)
+      throw std::logic_error("trajectory frame without energy at step " + std::to_string(step));
+    const io::Observables obs{thermo->temp, thermo->pe, thermo->ke, thermo->etotal, thermo->press};
+    trajectory_->write_frame(header, block, &obs);
+  }
+  if (checkpoint) {
+    io::write_checkpoint(comm_.get(), deck_.output.checkpoint, header, block, particles_,
+                         run_record(comm_, deck_, sim, first_step_, restart_from_), SCANMD_VERSION);
+    checkpoint_step_ = step;
+    spdlog::debug("checkpoint at step {} written to {}", step, deck_.output.checkpoint);
+  }
+}
+
+void RunOutput::finish(const Simulation& sim, const std::vector<TimingRow>& timing) {
+  if (trajectory_) {
+    std::vector<io::ImportRecord> imports;
+    imports.reserve(sim.imports().size());
+    for (const ImportSnapshot& s : sim.imports()) {
+      io::ImportRecord r;
+      r.step = s.step;
+      for (const ImportCounts& c : s.per_rank_counts)
+        r.per_rank.push_back({c.ghosts, c.tower, c.plate, c.bytes_per_step});
+      imports.push_back(std::move(r));
+    }
+    std::vector<io::TimingRow> rows;
+    for (const TimingRow& t : timing) rows.push_back({t.section, t.min, t.avg, t.max, t.percent});
+    trajectory_->end_run(sim.step(), imports, rows);
+    const long long frames = trajectory_->frames();
+    trajectory_->close();
+    spdlog::info("trajectory: {} frames in {}", frames, deck_.output.trajectory);
+  }
+  if (checkpoint_step_ >= 0)
+    spdlog::info("checkpoint: {} (step {})", deck_.output.checkpoint, checkpoint_step_);
+}
+
+}  // namespace scanmd

@@ -1,0 +1,70 @@
+// The output files of `scanmd run`: H5MD trajectory (with observables, the thermo table and a
+// record of each run) and checkpoints. Decides when to write and turns the Simulation's state
+// into the plain rows and records io/ writes.
+//
+// When:
+//   trajectory frame  the run's first step (a new file) and every output.trajectory_every
+//                     steps; with trajectory_every = 0 the first and the last step. A restart
+//                     appending to its old trajectory writes no frame the file already has.
+//                     Energy and pressure are computed on exactly these steps (wants_energy)
+//                     and written to /observables with the frame.
+//   thermo row        every printed thermo row, into /scanmd/thermo of the trajectory
+//   checkpoint        every output.checkpoint_every steps and at the last step
+// Before the first step (constructor, collective): existing files are backed up
+// (`#name.1#`, ...) unless output.overwrite, paths are checked for writability, and the
+// trajectory is created, or on a restart appended to after dropping its frames beyond the
+// restart step. Every problem is an exception with the same message on every rank.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/report.hpp"
+#include "core/simulation.hpp"
+#include "io/deck.hpp"
+
+namespace scanmd {
+
+namespace io {
+class H5mdWriter;
+}
+
+class RunOutput {
+ public:
+  // `sim` is set up (particle count known). `restart_from`: the checkpoint this run started
+  // from ("" for none), at step sim.step().
+  RunOutput(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
+            const std::string& restart_from);
+  ~RunOutput();
+  RunOutput(const RunOutput&) = delete;
+  RunOutput& operator=(const RunOutput&) = delete;
+
+  bool active() const;  // anything to write at all
+  // Does `step` need energy and virial (a trajectory frame)? Same answer on every rank.
+  bool wants_energy(long long step) const;
+  // After each step (collective). `thermo`: the sample of this step if one was taken;
+  // `thermo_row`: it was printed as a thermo row.
+  void after_step(const Simulation& sim, const ThermoSample* thermo, bool thermo_row);
+  // End of the run (collective): the run record (import counts, timing) and closing.
+  void finish(const Simulation& sim, const std::vector<TimingRow>& timing);
+  // Wall time spent writing on this rank.
+  double seconds() const { return seconds_; }
+
+ private:
+  bool frame_due(long long step) const;
+  bool checkpoint_due(long long step) const;
+
+  const Communicator& comm_;
+  const io::Deck& deck_;
+  std::string restart_from_;
+  long long first_step_ = 0, last_step_ = 0;
+  long long particles_ = 0;
+  bool first_frame_ = true;  // write a frame at the first step
+  std::unique_ptr<io::H5mdWriter> trajectory_;
+  long long checkpoint_step_ = -1;
+  double seconds_ = 0;
+};
+
+}  // namespace scanmd

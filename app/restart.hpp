@@ -1,0 +1,30 @@
+// `scanmd run DECK --restart FILE`: the starting state of a run from a checkpoint.
+//
+// Every rank reads its row block of the checkpoint (io/checkpoint.hpp), the rows go to the
+// ranks whose boxes hold them (one all-to-all), and each rank passes its own particles to
+// Simulation::setup(particles, step). The checkpoint must fit the deck: same particle count
+// and box; its step must not lie beyond run.steps. Positions, velocities, images and the step
+// are the whole state (forces are recomputed bitwise from positions), so a restarted run
+// continues bitwise as if never stopped, on any rank count and decomposition.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/simulation.hpp"
+
+namespace scanmd {
+
+struct RestartState {
+  std::string path;
+  long long step = 0;
+  long long particles = 0;
+  std::vector<InitialParticle> particles_here;  // those this rank's box holds
+};
+
+// Collective. Throws (the same message on every rank) naming `path` and the problem.
+// `expected_particles` is the deck's particle count; `sim` gives the box and the rank grid.
+RestartState load_restart(const Communicator& comm, const std::string& path, const Simulation& sim,
+                          long long expected_particles);
+
+}  // namespace scanmd

@@ -1,0 +1,46 @@
+// Backups of existing output and writability checks (see backup.hpp).
+#include "io/backup.hpp"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+namespace scanmd::io {
+
+namespace fs = std::filesystem;
+
+std::string backup_name(const std::string& path, int n) {
+  const fs::path p(path);
+  // Built by appending: GCC 12 warns (-Wrestrict, a false positive) on "#" + std::string&&.
+  std::string name(1, '#');
+  name.append(p.filename().string()).append(".").append(std::to_string(n)).append("#");
+  return p.has_parent_path() ? (p.parent_path() / name).string() : name;
+}
+
+std::optional<std::string> back_up_existing(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
+  for (int n = 1; n < 100000; ++n) {
+    const std::string name = backup_name(path, n);
+    if (fs::exists(fs::symlink_status(name, ec))) continue;
+    if (std::rename(path.c_str(), name.c_str()) != 0)
+      throw std::runtime_error(path + ": cannot back up to " + name + ": " + std::strerror(errno));
+    return name;
+  }
+  throw std::runtime_error(path + ": too many backups (#...#) next to it");
+}
+
+void check_writable(const std::string& path) {
+  if (path.empty()) throw std::runtime_error("empty output path");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw std::runtime_error(path + ": cannot write: is a folder");
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
+  std::fclose(f);
+  std::remove(tmp.c_str());
+}
+
+}  // namespace scanmd::io

@@ -1,0 +1,24 @@
+// Output files are never lost: an existing file is renamed to a backup before a run replaces
+// it, GROMACS style (`traj.h5` → `#traj.h5.1#`, then `#traj.h5.2#`, ...: the first free
+// number, in the same folder), and an output path is tested for writability before any step
+// runs, so a typo in a folder name fails at once instead of at the first frame.
+// No MPI here: the caller runs these on one rank and shares the outcome.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace scanmd::io {
+
+// The backup name for attempt `n`: "<dir>/#<name>.<n>#".
+std::string backup_name(const std::string& path, int n);
+
+// If `path` exists, renames it to the first free backup name and returns that name; nullopt
+// when there was nothing to back up. Throws std::runtime_error naming the file on failure.
+std::optional<std::string> back_up_existing(const std::string& path);
+
+// Throws std::runtime_error("<path>: cannot write: <reason>") unless a file can be created at
+// `path` (tested by creating and removing "<path>.tmp"; an existing `path` is not touched).
+void check_writable(const std::string& path);
+
+}  // namespace scanmd::io

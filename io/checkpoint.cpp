@@ -1,0 +1,202 @@
+// Checkpoint write (temporary name + rename) and validated read (see checkpoint.hpp).
+#include "io/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "io/hdf5_ops.hpp"
+
+namespace scanmd::io {
+
+namespace {
+
+// fsync of a file or folder; false (errno set) on failure.
+bool sync_path(const std::string& path, int flags) {
+  const int fd = ::open(path.c_str(), flags);
+  if (fd < 0) return false;
+  const bool ok = ::fsync(fd) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// Agrees over all ranks on rank 0's error message (empty: none) and throws it everywhere.
+void throw_if_rank0_failed(MPI_Comm comm, std::string message) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int len = rank == 0 ? static_cast<int>(message.size()) : 0;
+  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+  if (len == 0) return;
+  message.resize(len);
+  MPI_Bcast(message.data(), len, MPI_CHAR, 0, comm);
+  throw CheckpointError(message);
+}
+
+struct Shape {
+  hsize_t frames = 0, particles = 0;
+};
+
+}  // namespace
+
+void write_checkpoint(MPI_Comm comm, const std::string& path, const FrameHeader& frame,
+                      std::span<const ParticleRow> block, std::int64_t particles,
+                      const RunRecord& run, const std::string& creator_version) {
+  const std::string tmp = path + ".tmp";
+  {
+    H5mdLayout layout;
+    layout.particles = particles;
+    layout.force = false;
+    layout.observables = false;
+    layout.thermo_table = false;
+    H5mdWriter w = H5mdWriter::create(comm, tmp, layout, creator_version);
+    w.begin_run(run);
+    w.write_frame(frame, block, nullptr);
+    w.close();
+  }
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  std::string error;
+  if (rank == 0) {
+    if (!sync_path(tmp, O_RDONLY)) {
+      error = path + ": cannot sync checkpoint " + tmp + ": " + std::strerror(errno);
+    } else if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+      error = path + ": cannot rename " + tmp + " to it: " + std::strerror(errno);
+      std::remove(tmp.c_str());
+    } else {
+      std::filesystem::path dir = std::filesystem::path(path).parent_path();
+      sync_path(dir.empty() ? std::string(".") : dir.string(), O_RDONLY | O_DIRECTORY);
+    }
+  }
+  throw_if_rank0_failed(comm, error);
+}
+
+Checkpoint read_checkpoint(MPI_Comm comm, const std::string& path) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &ranks);
+  const std::string bad = path + ": not a usable checkpoint: ";
+  {
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      throw CheckpointError(path + ": checkpoint file not found");
+    if (!std::filesystem::is_regular_file(path, ec))
+      throw CheckpointError(path + ": checkpoint is not a regular file");
+  }
+
+  Checkpoint c;
+  std::vector<std::int64_t> ids;
+  try {
+    File file = h5::open_parallel(comm, path, false);
+    const hid_t f = file.get();
+    PropertyList dxpl = h5::collective_transfer();
+    const std::string t = "particles/trajectory/";
+    for (const char* name : {"position/value", "position/step", "position/time", "velocity/value",
+                             "image/value", "box/edges/value"})
+      if (!h5::exists(f, t + name)) throw CheckpointError(bad + "no " + t + name);
+    const bool id_series = h5::exists(f, t + "id/value");
+    if (!id_series && !h5::exists(f, t + "id")) throw CheckpointError(bad + "no " + t + "id");
+
+    Dataset pos = h5::open_dataset(f, t + "position/value");
+    Dataset vel = h5::open_dataset(f, t + "velocity/value");
+    Dataset img = h5::open_dataset(f, t + "image/value");
+    Dataset step = h5::open_dataset(f, t + "position/step");
+    Dataset time = h5::open_dataset(f, t + "position/time");
+    Dataset edges = h5::open_dataset(f, t + "box/edges/value");
+    Dataset id = h5::open_dataset(f, id_series ? t + "id/value" : t + "id");
+    const std::vector<hsize_t> d = h5::dims(pos.get());
+    if (d.size() != 3 || d[2] != 3 || d[0] == 0 || d[1] == 0)
+      throw CheckpointError(bad + "position/value has no (frames, N, 3) data");
+    const Shape s{d[0], d[1]};
+    if (h5::dims(vel.get()) != d) throw CheckpointError(bad + "velocity/value shape differs");
+    if (h5::dims(img.get()) != d) throw CheckpointError(bad + "image/value shape differs");
+    if (h5::dims(step.get()) != std::vector<hsize_t>{s.frames} ||
+        h5::dims(time.get()) != std::vector<hsize_t>{s.frames})
+      throw CheckpointError(bad + "position step/time do not match its frames");
+    if (h5::dims(edges.get()) != std::vector<hsize_t>{s.frames, 3, 3})
+      throw CheckpointError(bad + "box/edges/value is not (frames, 3, 3)");
+    if (h5::dims(id.get()) != (id_series ? std::vector<hsize_t>{s.frames, s.particles}
+                                         : std::vector<hsize_t>{s.particles}))
+      throw CheckpointError(bad + "id shape differs from position");
+
+    const hsize_t last = s.frames - 1;
+    c.particles = static_cast<std::int64_t>(s.particles);
+    const RowBlock block = row_block(c.particles, rank, ranks);
+    const hsize_t n = static_cast<hsize_t>(block.size()), lo = static_cast<hsize_t>(block.lo);
+    const hsize_t at[1] = {last}, one[1] = {1};
+    h5::read_block(step.get(), H5T_NATIVE_INT64, at, one, &c.step, dxpl.get(), path + ": step");
+    h5::read_block(time.get(), H5T_NATIVE_DOUBLE, at, one, &c.time, dxpl.get(), path + ": time");
+    double m[9];
+    const hsize_t es[3] = {last, 0, 0}, ec[3] = {1, 3, 3};
+    h5::read_block(edges.get(), H5T_NATIVE_DOUBLE, es, ec, m, dxpl.get(), path + ": box");
+    c.box = {m[0], m[4], m[8]};
+    for (int k : {1, 2, 3, 5, 6, 7})
+      if (m[k] != 0.0) throw CheckpointError(bad + "the box is not orthorhombic");
+    for (double l : c.box)
+      if (!(l > 0.0) || !std::isfinite(l)) throw CheckpointError(bad + "box edges not > 0");
+
+    std::vector<double> x(3 * n), v(3 * n);
+    std::vector<std::int32_t> image(3 * n);
+    ids.resize(n);
+    const hsize_t start[3] = {last, lo, 0}, count[3] = {1, n, 3};
+    h5::read_block(pos.get(), H5T_NATIVE_DOUBLE, start, count, x.data(), dxpl.get(),
+                   path + ": position");
+    h5::read_block(vel.get(), H5T_NATIVE_DOUBLE, start, count, v.data(), dxpl.get(),
+                   path + ": velocity");
+    h5::read_block(img.get(), H5T_NATIVE_INT32, start, count, image.data(), dxpl.get(),
+                   path + ": image");
+    if (id_series) {
+      const hsize_t is[2] = {last, lo}, ic[2] = {1, n};
+      h5::read_block(id.get(), H5T_NATIVE_INT64, is, ic, ids.data(), dxpl.get(), path + ": id");
+    } else {
+      const hsize_t is[1] = {lo}, ic[1] = {n};
+      h5::read_block(id.get(), H5T_NATIVE_INT64, is, ic, ids.data(), dxpl.get(), path + ": id");
+    }
+    if (h5::exists(f, "scanmd/runs")) {
+      Group runs = h5::open_group(f, "scanmd/runs");
+      H5G_info_t info{};
+      check(H5Gget_info(runs.get(), &info), path + ": scanmd/runs");
+      const std::string deck = std::to_string(info.nlinks - 1) + "/deck";
+      if (info.nlinks > 0 && h5::exists(runs.get(), deck))
+        c.deck = h5::read_text(runs.get(), deck, dxpl.get());
+    }
+    c.rows.resize(n);
+    for (hsize_t i = 0; i < n; ++i) {
+      ParticleRow& r = c.rows[i];
+      r.id = static_cast<std::uint64_t>(ids[i]);
+      for (int k = 0; k < 3; ++k) {
+        r.x[k] = x[3 * i + k];
+        r.v[k] = v[3 * i + k];
+        r.image[k] = image[3 * i + k];
+      }
+    }
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    // HDF5 messages already name the file when they come from opening it.
+    const std::string what = e.what();
+    throw CheckpointError(what.rfind(path, 0) == 0 ? bad + what.substr(path.size() + 2)
+                                                   : bad + what);
+  }
+
+  // Per-rank checks after every collective call: the rows must be ids lo+1.. in order, with
+  // finite values; all ranks learn of a problem on any.
+  const RowBlock block = row_block(c.particles, rank, ranks);
+  int problem = 0;  // 1: ids, 2: non-finite
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    const ParticleRow& r = c.rows[i];
+    if (ids[i] != block.lo + static_cast<std::int64_t>(i) + 1) problem = std::max(problem, 1);
+    for (int k = 0; k < 3; ++k)
+      if (!std::isfinite(r.x[k]) || !std::isfinite(r.v[k])) problem = std::max(problem, 2);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &problem, 1, MPI_INT, MPI_MAX, comm);
+  if (problem == 1) throw CheckpointError(bad + "particle ids are not 1..N in row order");
+  if (problem == 2) throw CheckpointError(bad + "non-finite positions or velocities");
+  return c;
+}
+
+}  // namespace scanmd::io

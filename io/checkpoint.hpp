@@ -1,0 +1,51 @@
+// Checkpoint files: the complete state of a run at one step, as a one-frame H5MD file.
+//
+// Positions (wrapped), velocities and image counters by particle id, the box, the step and
+// time and the resolved deck are all a restart needs: the trajectory does not depend on when
+// neighbour lists were rebuilt, and forces are recomputed bitwise from the positions. The file
+// is the H5MD layout of h5md_writer.hpp (so h5py and MDAnalysis read it too), written to
+// "<path>.tmp" and renamed onto `path` once closed and synced: a crash while writing never
+// leaves a broken checkpoint, at worst an older one.
+//
+// read_checkpoint() reads the last frame of such a file (a trajectory with velocities and
+// images works too), every rank its row block, and checks it thoroughly: a missing,
+// truncated or foreign file is a CheckpointError naming the file and the problem.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "io/h5md_writer.hpp"
+#include "io/particle_rows.hpp"
+
+namespace scanmd::io {
+
+class CheckpointError : public std::runtime_error {
+ public:
+  using runtime_error::runtime_error;
+};
+
+struct Checkpoint {
+  std::int64_t step = 0;
+  double time = 0;
+  std::array<double, 3> box{0, 0, 0};
+  std::int64_t particles = 0;
+  std::string deck;               // resolved deck of the run that wrote it ("" if absent)
+  std::vector<ParticleRow> rows;  // this rank's row block, sorted by id (forces zero)
+};
+
+// Collective. `block` is this rank's row block of `particles` rows (order_by_id()).
+void write_checkpoint(MPI_Comm comm, const std::string& path, const FrameHeader& frame,
+                      std::span<const ParticleRow> block, std::int64_t particles,
+                      const RunRecord& run, const std::string& creator_version);
+
+// Collective; every rank throws the same CheckpointError when the file is unusable.
+Checkpoint read_checkpoint(MPI_Comm comm, const std::string& path);
+
+}  // namespace scanmd::io

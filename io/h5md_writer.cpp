@@ -1,0 +1,400 @@
+// H5MD 1.1 trajectory writer (see h5md_writer.hpp for the layout).
+#include "io/h5md_writer.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include "io/hdf5_ops.hpp"
+
+namespace scanmd::io {
+
+namespace {
+
+constexpr const char* kTraj = "particles/trajectory";
+constexpr const char* kStepOwner = "particles/trajectory/position";
+constexpr const char* kObservableNames[] = {"temperature", "potential_energy", "kinetic_energy",
+                                            "total_energy", "pressure"};
+constexpr hsize_t kFrameChunk = 256;
+constexpr hsize_t kRowChunk = 65536;
+
+std::string user_name() {
+  for (const char* var : {"USER", "LOGNAME"})
+    if (const char* v = std::getenv(var); v && *v) return v;
+  return "unknown";
+}
+
+struct ElementSpec {
+  std::string name;
+  hid_t file_type;
+  std::vector<hsize_t> rest;  // shape of one frame
+};
+
+std::vector<ElementSpec> element_specs(const H5mdLayout& layout) {
+  const hsize_t n = static_cast<hsize_t>(layout.particles);
+  const std::string t = kTraj;
+  // position first: it owns the shared step and time datasets.
+  std::vector<ElementSpec> specs{{t + "/position", H5T_IEEE_F64LE, {n, 3}},
+                                 {t + "/velocity", H5T_IEEE_F64LE, {n, 3}},
+                                 {t + "/image", H5T_STD_I32LE, {n, 3}},
+                                 {t + "/box/edges", H5T_IEEE_F64LE, {3, 3}}};
+  if (layout.force) specs.push_back({t + "/force", H5T_IEEE_F64LE, {n, 3}});
+  if (layout.observables)
+    for (const char* o : kObservableNames)
+      specs.push_back({std::string("observables/") + o, H5T_IEEE_F64LE, {}});
+  return specs;
+}
+
+std::vector<hsize_t> chunk_of(const std::vector<hsize_t>& rest) {
+  if (rest.empty()) return {kFrameChunk};
+  std::vector<hsize_t> chunk{rest.size() == 2 && rest[1] == 3 && rest[0] == 3 ? hsize_t{64}
+                                                                              : hsize_t{1}};
+  for (std::size_t i = 0; i < rest.size(); ++i)
+    chunk.push_back(i == 0 ? std::clamp<hsize_t>(rest[0], 1, kRowChunk) : rest[i]);
+  return chunk;
+}
+
+Datatype thermo_type() {
+  Datatype t(H5Tcreate(H5T_COMPOUND, sizeof(ThermoRow)), "H5Tcreate(thermo)");
+  check(H5Tinsert(t.get(), "step", offsetof(ThermoRow, step), H5T_NATIVE_INT64), "thermo type");
+  check(H5Tinsert(t.get(), "temp", offsetof(ThermoRow, temp), H5T_NATIVE_DOUBLE), "thermo type");
+  check(H5Tinsert(t.get(), "pe", offsetof(ThermoRow, pe), H5T_NATIVE_DOUBLE), "thermo type");
+  check(H5Tinsert(t.get(), "ke", offsetof(ThermoRow, ke), H5T_NATIVE_DOUBLE), "thermo type");
+  check(H5Tinsert(t.get(), "etotal", offsetof(ThermoRow, etotal), H5T_NATIVE_DOUBLE),
+        "thermo type");
+  check(H5Tinsert(t.get(), "press", offsetof(ThermoRow, press), H5T_NATIVE_DOUBLE), "thermo type");
+  return t;
+}
+
+struct TimingRecord {
+  char section[16];
+  double min, avg, max, percent;
+};
+
+Datatype timing_type() {
+  Datatype t(H5Tcreate(H5T_COMPOUND, sizeof(TimingRecord)), "H5Tcreate(timing)");
+  Datatype s = h5::string_type(sizeof(TimingRecord::section));
+  check(H5Tinsert(t.get(), "section", offsetof(TimingRecord, section), s.get()), "timing type");
+  check(H5Tinsert(t.get(), "min", offsetof(TimingRecord, min), H5T_NATIVE_DOUBLE), "timing type");
+  check(H5Tinsert(t.get(), "avg", offsetof(TimingRecord, avg), H5T_NATIVE_DOUBLE), "timing type");
+  check(H5Tinsert(t.get(), "max", offsetof(TimingRecord, max), H5T_NATIVE_DOUBLE), "timing type");
+  check(H5Tinsert(t.get(), "percent", offsetof(TimingRecord, percent), H5T_NATIVE_DOUBLE),
+        "timing type");
+  return t;
+}
+
+// Rank 0 writes a small fixed dataset whole; the others take part selecting nothing.
+void write_whole(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
+                 std::vector<hsize_t> shape, const void* data, hid_t dxpl, bool participate) {
+  Dataset d = h5::create_fixed(loc, name, file_type, shape);
+  std::vector<hsize_t> start(shape.size(), 0);
+  if (!participate) std::fill(shape.begin(), shape.end(), 0);
+  h5::write_block(d.get(), mem_type, start, shape, data, dxpl, "write " + name);
+}
+
+}  // namespace
+
+H5mdWriter H5mdWriter::create(MPI_Comm comm, const std::string& path, const H5mdLayout& layout,
+                              const std::string& creator_version) {
+  H5mdWriter w;
+  w.comm_ = comm;
+  MPI_Comm_rank(comm, &w.rank_);
+  MPI_Comm_size(comm, &w.ranks_);
+  w.path_ = path;
+  w.layout_ = layout;
+  w.file_ = h5::create_parallel(comm, path);
+  w.dxpl_ = h5::collective_transfer();
+  const hid_t f = w.file_.get();
+
+  {
+    Group h5md = h5::create_group(f, "h5md");
+    const int version[2] = {1, 1};
+    h5::write_attribute(h5md.get(), "version", std::span<const int>(version));
+    Group author = h5::create_group(h5md.get(), "author");
+    h5::write_attribute(author.get(), "name", user_name());
+    Group creator = h5::create_group(h5md.get(), "creator");
+    h5::write_attribute(creator.get(), "name", std::string("scanmd"));
+    h5::write_attribute(creator.get(), "version", creator_version);
+  }
+  Group particles = h5::create_group(f, "particles");
+  Group traj = h5::create_group(particles.get(), "trajectory");
+  {
+    Group box = h5::create_group(traj.get(), "box");
+    h5::write_attribute(box.get(), "dimension", std::int64_t{3});
+    const std::string periodic[3] = {"periodic", "periodic", "periodic"};
+    h5::write_attribute(box.get(), "boundary", std::span<const std::string>(periodic));
+  }
+  if (layout.observables) h5::create_group(f, "observables");
+  w.open_series(true);
+
+  // Time-independent: id (row + 1) and species (all 0), each rank its block.
+  const RowBlock block = row_block(layout.particles, w.rank_, w.ranks_);
+  const hsize_t n = static_cast<hsize_t>(layout.particles);
+  std::vector<std::int64_t> ids(block.size());
+  for (std::int64_t k = 0; k < block.size(); ++k) ids[k] = block.lo + k + 1;
+  std::vector<std::int32_t> species(block.size(), 0);
+  const hsize_t start[1] = {static_cast<hsize_t>(block.lo)};
+  const hsize_t count[1] = {static_cast<hsize_t>(block.size())};
+  Dataset id = h5::create_fixed(traj.get(), "id", H5T_STD_I64LE, std::span<const hsize_t>(&n, 1));
+  h5::write_block(id.get(), H5T_NATIVE_INT64, start, count, ids.data(), w.dxpl_.get(),
+                  path + ": write id");
+  Dataset sp =
+      h5::create_fixed(traj.get(), "species", H5T_STD_I32LE, std::span<const hsize_t>(&n, 1));
+  h5::write_block(sp.get(), H5T_NATIVE_INT32, start, count, species.data(), w.dxpl_.get(),
+                  path + ": write species");
+
+  if (layout.thermo_table) {
+    Group scanmd = h5::create_group(f, "scanmd");
+    Datatype t = thermo_type();
+    const hsize_t chunk = kFrameChunk;
+    w.thermo_ =
+        h5::create_series(scanmd.get(), "thermo", t.get(), {}, std::span<const hsize_t>(&chunk, 1));
+  }
+  w.flush();
+  return w;
+}
+
+H5mdWriter H5mdWriter::append(MPI_Comm comm, const std::string& path, const H5mdLayout& layout,
+                              std::int64_t restart_step) {
+  H5mdWriter w;
+  w.comm_ = comm;
+  MPI_Comm_rank(comm, &w.rank_);
+  MPI_Comm_size(comm, &w.ranks_);
+  w.path_ = path;
+  w.layout_ = layout;
+  w.file_ = h5::open_parallel(comm, path, true);
+  w.dxpl_ = h5::collective_transfer();
+  const hid_t f = w.file_.get();
+  auto need = [&](const std::string& what, bool ok) {
+    if (!ok)
+      throw std::runtime_error(path + ": cannot append to this trajectory: " + what +
+                               " (move the file away or choose another output.trajectory)");
+  };
+  for (const ElementSpec& e : element_specs(layout))
+    need("it has no " + e.name, h5::exists(f, e.name + "/value"));
+  if (!layout.force) need("it has forces", !h5::exists(f, std::string(kTraj) + "/force"));
+  need("it has no scanmd/thermo", !layout.thermo_table || h5::exists(f, "scanmd/thermo"));
+  {
+    Dataset pos = h5::open_dataset(f, std::string(kStepOwner) + "/value");
+    const std::vector<hsize_t> d = h5::dims(pos.get());
+    need("position/value is not (frames, N, 3)", d.size() == 3 && d[2] == 3);
+    need("it holds " + std::to_string(d[1]) + " particles, this run " +
+             std::to_string(layout.particles),
+         static_cast<std::int64_t>(d[1]) == layout.particles);
+  }
+  w.open_series(false);
+
+  // Frames up to the restart step stay (steps increase along the file).
+  const std::vector<hsize_t> sd = h5::dims(w.step_.get());
+  std::vector<std::int64_t> steps(sd.at(0));
+  const hsize_t s0[1] = {0};
+  const hsize_t sn[1] = {sd[0]};
+  h5::read_block(w.step_.get(), H5T_NATIVE_INT64, s0, sn, steps.data(), w.dxpl_.get(),
+                 path + ": read step");
+  const auto keep =
+      std::find_if(steps.begin(), steps.end(), [&](std::int64_t s) { return s > restart_step; });
+  w.frames_ = keep - steps.begin();
+  if (w.frames_ > 0) w.last_step_ = steps[w.frames_ - 1];
+  h5::set_rows(w.step_.get(), w.frames_);
+  h5::set_rows(w.time_.get(), w.frames_);
+  for (Series& s : w.series_) h5::set_rows(s.value.get(), w.frames_);
+
+  if (layout.thermo_table) {
+    w.thermo_ = h5::open_dataset(f, "scanmd/thermo");
+    const std::vector<hsize_t> td = h5::dims(w.thermo_.get());
+    std::vector<ThermoRow> rows(td.at(0));
+    Datatype t = thermo_type();
+    const hsize_t tn[1] = {td[0]};
+    h5::read_block(w.thermo_.get(), t.get(), s0, tn, rows.data(), w.dxpl_.get(),
+                   path + ": read scanmd/thermo");
+    w.thermo_rows_ = std::find_if(rows.begin(), rows.end(),
+                                  [&](const ThermoRow& r) { return r.step >= restart_step; }) -
+                     rows.begin();
+    h5::set_rows(w.thermo_.get(), w.thermo_rows_);
+  }
+  w.flush();
+  return w;
+}
+
+void H5mdWriter::open_series(bool create) {
+  const hid_t f = file_.get();
+  for (const ElementSpec& e : element_specs(layout_)) {
+    if (create) {
+      Group g = h5::create_group(f, e.name);
+      const std::vector<hsize_t> chunk = chunk_of(e.rest);
+      Dataset value = h5::create_series(g.get(), "value", e.file_type, e.rest, chunk);
+      if (e.name == kStepOwner) {
+        const hsize_t c = kFrameChunk;
+        step_ =
+            h5::create_series(g.get(), "step", H5T_STD_I64LE, {}, std::span<const hsize_t>(&c, 1));
+        time_ =
+            h5::create_series(g.get(), "time", H5T_IEEE_F64LE, {}, std::span<const hsize_t>(&c, 1));
+      } else {
+        h5::hard_link(f, std::string(kStepOwner) + "/step", g.get(), "step");
+        h5::hard_link(f, std::string(kStepOwner) + "/time", g.get(), "time");
+      }
+      series_.push_back({e.name, std::move(value)});
+    } else {
+      series_.push_back({e.name, h5::open_dataset(f, e.name + "/value")});
+    }
+  }
+  if (!create) {
+    step_ = h5::open_dataset(f, std::string(kStepOwner) + "/step");
+    time_ = h5::open_dataset(f, std::string(kStepOwner) + "/time");
+  }
+}
+
+void H5mdWriter::write_frame(const FrameHeader& frame, std::span<const ParticleRow> block,
+                             const Observables* obs) {
+  const RowBlock rows = row_block(layout_.particles, rank_, ranks_);
+  if (static_cast<std::int64_t>(block.size()) != rows.size())
+    throw std::logic_error("H5mdWriter::write_frame: block of " + std::to_string(block.size()) +
+                           " rows, expected " + std::to_string(rows.size()));
+  if (layout_.observables && !obs)
+    throw std::logic_error("H5mdWriter::write_frame: observables missing");
+  const hsize_t f = static_cast<hsize_t>(frames_);
+  h5::set_rows(step_.get(), f + 1);
+  h5::set_rows(time_.get(), f + 1);
+  for (Series& s : series_) h5::set_rows(s.value.get(), f + 1);
+
+  const hid_t dxpl = dxpl_.get();
+  const hsize_t mine = rank_ == 0 ? 1 : 0;
+  const hsize_t at[1] = {f};
+  const hsize_t one[1] = {mine};
+  h5::write_block(step_.get(), H5T_NATIVE_INT64, at, one, &frame.step, dxpl, path_ + ": step");
+  h5::write_block(time_.get(), H5T_NATIVE_DOUBLE, at, one, &frame.time, dxpl, path_ + ": time");
+
+  // Particle data: this rank's rows [lo, hi) of frame f.
+  const std::size_t n = block.size();
+  std::vector<double> x(3 * n), v(3 * n), force(layout_.force ? 3 * n : 0);
+  std::vector<std::int32_t> image(3 * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) {
+      x[3 * i + k] = block[i].x[k];
+      v[3 * i + k] = block[i].v[k];
+      image[3 * i + k] = block[i].image[k];
+      if (layout_.force) force[3 * i + k] = block[i].f[k];
+    }
+  const hsize_t start[3] = {f, static_cast<hsize_t>(rows.lo), 0};
+  const hsize_t count[3] = {1, static_cast<hsize_t>(n), 3};
+  for (Series& s : series_) {
+    const std::string what = path_ + ": write " + s.name;
+    const std::string leaf = s.name.substr(s.name.rfind('/') + 1);
+    if (leaf == "position")
+      h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, start, count, x.data(), dxpl, what);
+    else if (leaf == "velocity")
+      h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, start, count, v.data(), dxpl, what);
+    else if (leaf == "image")
+      h5::write_block(s.value.get(), H5T_NATIVE_INT32, start, count, image.data(), dxpl, what);
+    else if (leaf == "force")
+      h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, start, count, force.data(), dxpl, what);
+    else if (leaf == "edges") {
+      const double m[9] = {frame.box[0], 0, 0, 0, frame.box[1], 0, 0, 0, frame.box[2]};
+      const hsize_t es[3] = {f, 0, 0};
+      const hsize_t ec[3] = {mine, 3, 3};
+      h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, es, ec, m, dxpl, what);
+    } else {
+      const double value = leaf == "temperature"        ? obs->temperature
+                           : leaf == "potential_energy" ? obs->potential_energy
+                           : leaf == "kinetic_energy"   ? obs->kinetic_energy
+                           : leaf == "total_energy"     ? obs->total_energy
+                                                        : obs->pressure;
+      h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, at, one, &value, dxpl, what);
+    }
+  }
+  ++frames_;
+  last_step_ = frame.step;
+  flush();
+}
+
+void H5mdWriter::write_thermo(const ThermoRow& row) {
+  if (!thermo_) return;
+  const hsize_t r = static_cast<hsize_t>(thermo_rows_);
+  h5::set_rows(thermo_.get(), r + 1);
+  Datatype t = thermo_type();
+  const hsize_t at[1] = {r};
+  const hsize_t one[1] = {rank_ == 0 ? hsize_t{1} : hsize_t{0}};
+  h5::write_block(thermo_.get(), t.get(), at, one, &row, dxpl_.get(),
+                  path_ + ": write scanmd/thermo");
+  ++thermo_rows_;
+}
+
+void H5mdWriter::begin_run(const RunRecord& run) {
+  const hid_t f = file_.get();
+  if (!h5::exists(f, "scanmd")) h5::create_group(f, "scanmd");
+  if (!h5::exists(f, "scanmd/runs")) h5::create_group(f, "scanmd/runs");
+  Group runs = h5::open_group(f, "scanmd/runs");
+  H5G_info_t info{};
+  check(H5Gget_info(runs.get(), &info), path_ + ": H5Gget_info(scanmd/runs)");
+  run_ = h5::create_group(runs.get(), std::to_string(info.nlinks));
+  const hid_t g = run_.get();
+  h5::write_text(g, "deck", run.deck, dxpl_.get(), rank_ == 0);
+  h5::write_attribute(g, "method", run.method);
+  h5::write_attribute(g, "grid", std::span<const int>(run.grid));
+  h5::write_attribute(g, "ranks", std::int64_t{run.ranks});
+  h5::write_attribute(g, "first_step", run.first_step);
+  h5::write_attribute(g, "restart_from", run.restart_from);
+  flush();
+}
+
+void H5mdWriter::end_run(std::int64_t last_step, std::span<const ImportRecord> imports,
+                         std::span<const TimingRow> timing) {
+  if (!run_) throw std::logic_error("H5mdWriter::end_run without begin_run");
+  const hid_t g = run_.get();
+  const hid_t dxpl = dxpl_.get();
+  const bool me = rank_ == 0;
+  h5::write_attribute(g, "last_step", last_step);
+
+  Group imp = h5::create_group(g, "imports");
+  const hsize_t R = imports.size();
+  const hsize_t P = R ? imports[0].per_rank.size() : static_cast<hsize_t>(ranks_);
+  std::vector<std::int64_t> steps(R);
+  std::vector<std::int64_t> cols[4];
+  for (auto& c : cols) c.resize(R * P);
+  for (hsize_t r = 0; r < R; ++r) {
+    steps[r] = imports[r].step;
+    for (hsize_t p = 0; p < P && p < imports[r].per_rank.size(); ++p)
+      for (int c = 0; c < 4; ++c) cols[c][r * P + p] = imports[r].per_rank[p][c];
+  }
+  write_whole(imp.get(), "step", H5T_STD_I64LE, H5T_NATIVE_INT64, {R}, steps.data(), dxpl,
+              me && R > 0);
+  const char* names[4] = {"ghosts", "tower", "plate", "bytes_per_step"};
+  for (int c = 0; c < 4; ++c)
+    write_whole(imp.get(), names[c], H5T_STD_I64LE, H5T_NATIVE_INT64, {R, P}, cols[c].data(), dxpl,
+                me && R > 0);
+
+  std::vector<TimingRecord> rows(timing.size());
+  for (std::size_t i = 0; i < timing.size(); ++i) {
+    std::memset(rows[i].section, 0, sizeof(rows[i].section));
+    std::strncpy(rows[i].section, timing[i].section.c_str(), sizeof(rows[i].section) - 1);
+    rows[i].min = timing[i].min;
+    rows[i].avg = timing[i].avg;
+    rows[i].max = timing[i].max;
+    rows[i].percent = timing[i].percent;
+  }
+  Datatype t = timing_type();
+  write_whole(g, "timing", t.get(), t.get(), {rows.size()}, rows.data(), dxpl, me && !rows.empty());
+  run_.close(path_ + ": close run group");
+  flush();
+}
+
+void H5mdWriter::flush() {
+  check(H5Fflush(file_.get(), H5F_SCOPE_LOCAL), path_ + ": flush");
+}
+
+void H5mdWriter::close() {
+  if (!file_) return;
+  run_.reset();
+  series_.clear();
+  step_.reset();
+  time_.reset();
+  thermo_.reset();
+  dxpl_.reset();
+  file_.close(path_ + ": close");
+}
+
+}  // namespace scanmd::io

@@ -1,0 +1,137 @@
+// H5MD 1.1 trajectory file, written collectively by all ranks with parallel HDF5.
+//
+// Layout (N particles, F frames; every time series has `value`, `step` (int64) and `time`):
+//   /h5md                         attribute version = [1, 1]; author (name), creator (name,
+//   version) /particles/trajectory/box     attributes dimension = 3, boundary = periodic ×3
+//        box/edges                value (F, 3, 3): the diagonal box matrix of each frame
+//        position, velocity       value (F, N, 3) double, wrapped positions
+//        image                    value (F, N, 3) int32, periodic image counters
+//        force                    value (F, N, 3) double (only when asked for)
+//        id, species              (N) int64 / int32, time-independent (id = row + 1, species 0)
+//   /observables/{temperature, potential_energy, kinetic_energy, total_energy, pressure}
+//                                 value (F), sampled on exactly the frames above
+//   /scanmd/thermo                table (step, temp, pe, ke, etotal, press): every thermo row
+//   /scanmd/runs/<k>/             one group per run writing into the file (k = 0, 1, ...: the
+//                                 first run and each restart appending): deck (resolved TOML),
+//                                 attributes method, grid, ranks, first_step, last_step,
+//                                 restart_from; imports/{step, ghosts, tower, plate,
+//                                 bytes_per_step} (rebuilds × ranks); timing (section, min,
+//                                 avg, max, percent)
+// Everything sampled together shares one `step` and one `time` dataset: they live in
+// particles/trajectory/position and every other element holds hard links to them. Series are
+// chunked and extendible along the frame axis.
+//
+// Rows are ordered by particle id; write_frame() takes this rank's contiguous block of rows
+// (row_block(), order_by_id() in particle_rows.hpp). Every member function is collective.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "io/hdf5_handle.hpp"
+#include "io/particle_rows.hpp"
+
+namespace scanmd::io {
+
+struct H5mdLayout {
+  std::int64_t particles = 0;
+  bool force = false;        // particles/trajectory/force
+  bool observables = true;   // /observables with every frame
+  bool thermo_table = true;  // /scanmd/thermo
+};
+
+struct FrameHeader {
+  std::int64_t step = 0;
+  double time = 0;
+  std::array<double, 3> box{0, 0, 0};  // edge lengths of the orthorhombic box
+};
+
+struct Observables {
+  double temperature = 0, potential_energy = 0, kinetic_energy = 0, total_energy = 0, pressure = 0;
+};
+
+struct ThermoRow {
+  std::int64_t step = 0;
+  double temp = 0, pe = 0, ke = 0, etotal = 0, press = 0;
+};
+
+struct RunRecord {
+  std::string deck;  // Deck::to_toml()
+  std::string method;
+  std::array<int, 3> grid{1, 1, 1};
+  int ranks = 1;
+  std::int64_t first_step = 0;
+  std::string restart_from;  // checkpoint the run started from ("" for none)
+};
+
+struct ImportRecord {
+  std::int64_t step = 0;
+  // Per rank: ghosts, tower, plate, bytes_per_step.
+  std::vector<std::array<std::int64_t, 4>> per_rank;
+};
+
+struct TimingRow {
+  std::string section;
+  double min = 0, avg = 0, max = 0, percent = 0;
+};
+
+class H5mdWriter {
+ public:
+  // A new file at `path` (an existing one is replaced).
+  static H5mdWriter create(MPI_Comm comm, const std::string& path, const H5mdLayout& layout,
+                           const std::string& creator_version);
+  // An existing trajectory, continued from a restart at `restart_step`: frames with a step
+  // <= restart_step and thermo rows with a step < restart_step are kept, later ones dropped.
+  // Throws when the file does not hold a trajectory of this layout (particle count, force).
+  static H5mdWriter append(MPI_Comm comm, const std::string& path, const H5mdLayout& layout,
+                           std::int64_t restart_step);
+
+  H5mdWriter(H5mdWriter&&) noexcept = default;
+  H5mdWriter& operator=(H5mdWriter&&) noexcept = default;
+  ~H5mdWriter() = default;
+
+  const std::string& path() const { return path_; }
+  std::int64_t frames() const { return frames_; }
+  std::optional<std::int64_t> last_step() const { return last_step_; }
+
+  // One frame: `block` is this rank's row block, sorted by id. `obs` is required when the
+  // layout has observables (only rank 0's values are written).
+  void write_frame(const FrameHeader& frame, std::span<const ParticleRow> block,
+                   const Observables* obs);
+  void write_thermo(const ThermoRow& row);  // only rank 0's row is written
+  // Opens /scanmd/runs/<k> for this run; end_run() completes it (imports, timing).
+  void begin_run(const RunRecord& run);
+  void end_run(std::int64_t last_step, std::span<const ImportRecord> imports,
+               std::span<const TimingRow> timing);
+  // Flushes and closes (reports a failing last flush, unlike the destructor).
+  void close();
+
+ private:
+  struct Series {
+    std::string name;  // path of the element group
+    Dataset value;
+  };
+  H5mdWriter() = default;
+  void open_series(bool create);
+  void flush();
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, ranks_ = 1;
+  std::string path_;
+  H5mdLayout layout_;
+  File file_;
+  PropertyList dxpl_;
+  Dataset step_, time_, thermo_;
+  std::vector<Series> series_;  // box/edges, position, velocity, image, [force], observables
+  Group run_;
+  std::int64_t frames_ = 0, thermo_rows_ = 0;
+  std::optional<std::int64_t> last_step_;
+};
+
+}  // namespace scanmd::io
