@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages scanmd needs, only those missing. Needs root (or sudo).
-# Usage: bash scripts/install-deps.sh [--bench]    (--bench adds LAMMPS for bench/)
+# Usage: bash scripts/install-deps.sh    (LAMMPS, `lmp`, is included: the `lammps` tests compare
+# scanmd with it, bench/ measures against it; the former --bench flag is accepted and ignored)
 set -euo pipefail
 packages=(cmake make g++ pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
           libspdlog-dev libfmt-dev libtomlplusplus-dev libcli11-dev libgtest-dev
-          libbenchmark-dev python3-numpy python3-h5py)
-[[ "${1:-}" == "--bench" ]] && packages+=(lammps)
+          libbenchmark-dev python3-numpy python3-h5py lammps)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# scanmd vs LAMMPS from the same LAMMPS data file (issue 5): in a temporary directory, Debian's
+# LAMMPS (`lmp`) builds a 4000-atom fcc LJ melt and write_data's it; then LAMMPS and scanmd
+# (`system.data_file`) each run the same 300 NVE steps from that file, and thermo pe, ke, etotal
+# and press at steps 0, 50, ..., 300 must agree. scanmd is also run on 2 ranks and must print
+# the same state hash as on 1 rank.
+#
+# Usage: compare_lammps.sh --scanmd EXE [--mpiexec "mpiexec -n"] [--mpi-flags "--oversubscribe"]
+#                          [--expect-mismatch] [--set section.key=value]...
+#   --set              passed on to scanmd only (e.g. potential.cutoff=2.4 to break the match)
+#   --expect-mismatch  succeed only if the thermo comparison FAILS (checks that it can fail);
+#                      the 2-rank run is then skipped
+# LAMMPS: $SCANMD_LMP, else `lmp` on PATH. Missing LAMMPS is a failure, not a skip.
+set -euo pipefail
+
+scanmd="" mpiexec="" mpi_flags="" expect_mismatch=0
+sets=()
+while (($#)); do
+  case "$1" in
+    --scanmd) scanmd="$2"; shift 2 ;;
+    --mpiexec) mpiexec="$2"; shift 2 ;;
+    --mpi-flags) mpi_flags="$2"; shift 2 ;;
+    --expect-mismatch) expect_mismatch=1; shift ;;
+    --set) sets+=(--set "$2"); shift 2 ;;
+    *) echo "compare_lammps.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[[ -x "$scanmd" ]] || { echo "FAIL: scanmd executable '$scanmd' not found" >&2; exit 1; }
+
+lmp="${SCANMD_LMP:-$(command -v lmp || true)}"
+if [[ -z "$lmp" || ! -x "$lmp" ]]; then
+  echo "FAIL: LAMMPS ('lmp', Debian package 'lammps') is not installed; this test compares" \
+       "scanmd with it. Install it with: sudo bash scripts/install-deps.sh" >&2
+  exit 1
+fi
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/scanmd-lammps.XXXXXX")"
+keep=1
+trap '((keep)) && echo "(files kept in $work)" >&2 || rm -rf "$work"' EXIT
+cd "$work"
+
+# 1. The starting configuration, written by LAMMPS (Pair Coeffs included: the reader skips it).
+cat > in.create <<'EOF'
+units           lj
+atom_style      atomic
+lattice         fcc 0.8442
+region          box block 0 10 0 10 0 10
+create_box      1 box
+create_atoms    1 box
+mass            1 1.0
+velocity        all create 1.44 87287 loop geom
+pair_style      lj/cut 2.5
+pair_coeff      1 1 1.0 1.0 2.5
+write_data      melt.data
+EOF
+"$lmp" -in in.create -log create.log -screen none -nocite ||
+  { echo "FAIL: LAMMPS could not write the data file (create.log):" >&2; cat create.log >&2; exit 1; }
+
+# 2. LAMMPS NVE from the data file (pair_style first: the file has a Pair Coeffs section).
+cat > in.run <<'EOF'
+units           lj
+atom_style      atomic
+pair_style      lj/cut 2.5
+read_data       melt.data
+pair_coeff      1 1 1.0 1.0 2.5
+neighbor        0.3 bin
+neigh_modify    delay 0 every 1 check yes
+fix             1 all nve
+timestep        0.005
+thermo_style    custom step pe ke etotal press
+thermo_modify   format float %.15g
+thermo          50
+run             300
+EOF
+"$lmp" -in in.run -log run.log -screen none -nocite ||
+  { echo "FAIL: LAMMPS run failed (run.log):" >&2; cat run.log >&2; exit 1; }
+awk '/^ *Step +PotEng +KinEng +TotEng +Press/ {on = 1; next} /^Loop time/ {on = 0}
+     on && NF == 5 && $1 ~ /^[0-9]+$/ {print $1, $2, $3, $4, $5}' run.log > lammps.thermo
+
+# 3. scanmd, same case.
+cat > deck.toml <<'EOF'
+[system]
+data_file = "melt.data"
+
+[potential]
+cutoff = 2.5
+shift = false
+
+[neighbor]
+skin = 0.3
+
+[run]
+dt = 0.005
+steps = 300
+backend = "host"
+
+[output]
+thermo_every = 50
+EOF
+# Thermo rows: step temp pe ke etotal press pstep/s eta -> step pe ke etotal press.
+scanmd_thermo() {
+  awk '/^ *step +temp +pe +ke +etotal +press/ {on = 1; next} /^Loop time/ {on = 0}
+       on && NF >= 6 && $1 ~ /^[0-9]+$/ {print $1, $3, $4, $5, $6}' "$1"
+}
+state_hash() { sed -n 's/.*state hash: \([0-9a-f]\{16\}\).*/\1/p' "$1" | tail -n 1; }
+
+if ! "$scanmd" run deck.toml "${sets[@]}" > scanmd1.log 2>&1; then
+  echo "FAIL: scanmd run deck.toml exited non-zero:" >&2; cat scanmd1.log >&2; exit 1
+fi
+scanmd_thermo scanmd1.log > scanmd1.thermo
+
+# 4. Compare. pe, ke, etotal: |scanmd - lammps| <= 1e-7 |lammps|. press: the sum of a kinetic
+# and a virial term of opposite sign, each O(1..10) ε/σ³ here, and it crosses 0 during the
+# melt, so a relative bound on press itself would demand absurd accuracy near 0; the error
+# is bounded relative to the scale of its terms instead: |Δp| <= 1e-7 max(|p|, 1).
+# (scanmd prints 12 significant digits, LAMMPS 15; the differences seen are ~1e-11.)
+set +e
+paste -d ' ' lammps.thermo scanmd1.thermo | awk -v tol=1e-7 '
+  function abs(x) { return x < 0 ? -x : x }
+  BEGIN { split("pe ke etotal press", name, " "); n = 0; bad = 0 }
+  {
+    n++
+    if (NF != 10 || $1 != $6 || $1 != (n - 1) * 50) {
+      printf "row %d: steps do not line up (lammps: %s | scanmd: %s)\n", n, $1, $6; bad = 1; next
+    }
+    for (q = 1; q <= 4; q++) {
+      l = $(q + 1); s = $(q + 6)
+      scale = (q == 4) ? (abs(l) > 1 ? abs(l) : 1) : abs(l)
+      rel = abs(s - l) / scale
+      if (rel > maxrel[q]) maxrel[q] = rel
+      flag = rel > tol ? "  <-- exceeds " tol : ""
+      if (rel > tol) bad = 1
+      printf "step %4d %-6s lammps %22.15g scanmd %22.15g rel %.3e%s\n", $1, name[q], l, s, rel, flag
+    }
+  }
+  END {
+    if (n != 7) { printf "expected 7 thermo rows (steps 0..300 every 50), got %d\n", n; bad = 1 }
+    for (q = 1; q <= 4; q++) printf "max relative difference %-6s %.3e\n", name[q], maxrel[q]
+    exit bad
+  }' | tee compare.txt
+match=${PIPESTATUS[1]}
+set -e
+
+if ((expect_mismatch)); then
+  if ((match == 0)); then
+    echo "FAIL: --expect-mismatch (scanmd ${sets[*]}): the comparison passed, it should not" >&2
+    exit 1
+  fi
+  echo "ok: the comparison detects the mismatch (scanmd ${sets[*]})"
+  keep=0
+  exit 0
+fi
+if ((match != 0)); then
+  echo "FAIL: scanmd and LAMMPS thermo differ (above); LAMMPS log: $work/run.log," \
+       "scanmd log: $work/scanmd1.log" >&2
+  exit 1
+fi
+
+# 5. Same state on 2 ranks as on 1.
+if [[ -n "$mpiexec" ]]; then
+  read -r -a mpi <<< "$mpiexec"
+  read -r -a flags <<< "$mpi_flags"
+  if ! "${mpi[@]}" 2 "${flags[@]}" "$scanmd" run deck.toml "${sets[@]}" > scanmd2.log 2>&1; then
+    echo "FAIL: scanmd on 2 ranks exited non-zero:" >&2; cat scanmd2.log >&2; exit 1
+  fi
+  h1="$(state_hash scanmd1.log)" h2="$(state_hash scanmd2.log)"
+  if [[ -z "$h1" || "$h1" != "$h2" ]]; then
+    echo "FAIL: state hash on 1 rank '$h1', on 2 ranks '$h2'" >&2; exit 1
+  fi
+  scanmd_thermo scanmd2.log > scanmd2.thermo
+  if ! cmp -s scanmd1.thermo scanmd2.thermo; then
+    echo "FAIL: thermo rows differ between 1 and 2 ranks:" >&2
+    diff scanmd1.thermo scanmd2.thermo >&2 || true
+    exit 1
+  fi
+  echo "ok: 1 and 2 ranks give state hash $h1 and the same thermo"
+fi
+echo "ok: scanmd matches LAMMPS (4000 atoms, 300 steps)"
+keep=0

@@ -1,0 +1,31 @@
+# Runs `[MPIEXEC NP_FLAG RANKS PRE_FLAGS] EXE run DECK` (in the working directory ctest gives)
+# and requires a non-zero exit that is not a crash or a timeout, with stdout+stderr matching the
+# regex EXPECT, and no thermo row (the run stopped before any step).
+# Usage: cmake -DEXE= -DDECK= -DEXPECT= [-DMPIEXEC= -DNP_FLAG= -DRANKS= "-DPRE_FLAGS="] -P ...
+foreach(var EXE DECK EXPECT)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "expect_run_error.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+set(cmd "${EXE}" run "${DECK}")
+if(DEFINED MPIEXEC AND NOT MPIEXEC STREQUAL "")
+  separate_arguments(_pre UNIX_COMMAND "${PRE_FLAGS}")
+  set(cmd "${MPIEXEC}" ${NP_FLAG} ${RANKS} ${_pre} ${cmd})
+endif()
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+                TIMEOUT 60)
+set(all "${out}${err}")
+if(NOT rc MATCHES "^[0-9]+$")
+  message(FATAL_ERROR "`${cmd}` did not exit normally (${rc}):\n${all}")
+endif()
+if(rc EQUAL 0)
+  message(FATAL_ERROR "`${cmd}` exited 0, expected an error:\n${all}")
+endif()
+if(NOT all MATCHES "${EXPECT}")
+  message(FATAL_ERROR "`${cmd}` exited ${rc} but the output does not match\n  ${EXPECT}\n"
+                      "output:\n${all}")
+endif()
+if(all MATCHES "step +temp +pe")
+  message(FATAL_ERROR "`${cmd}` printed thermo before failing:\n${all}")
+endif()
+message(STATUS "ok: exit ${rc}, output matches '${EXPECT}'")

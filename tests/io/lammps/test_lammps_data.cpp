@@ -1,0 +1,315 @@
+// Unit tests of the LAMMPS data file reader (io/lammps_data.hpp): a hand-written file with every
+// feature (comments, skipped sections, image flags present and absent, velocities out of order),
+// then every error class with its file:line, and the deck key system.data_file.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "io/deck.hpp"
+#include "io/lammps_data.hpp"
+
+namespace {
+
+using scanmd::io::DataFileError;
+using scanmd::io::LammpsData;
+using scanmd::io::read_lammps_data;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+const std::string kDataDir = SCANMD_LAMMPS_DATA_DIR;
+
+// Writes `text` to a fresh file in a per-process temporary directory and returns its path.
+std::string write_file(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("scanmd_test_lammps_data_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// The message of the DataFileError that reading `path` throws ("" if none).
+std::string error_of(const std::string& path) {
+  try {
+    read_lammps_data(path);
+  } catch (const DataFileError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A valid 4-atom file up to (and including) the Atoms section header.
+const std::string kHeader =
+    "title line\n"
+    "\n"
+    "4 atoms\n"
+    "1 atom types\n"
+    "\n"
+    "0 10 xlo xhi\n"
+    "0 10 ylo yhi\n"
+    "0 10 zlo zhi\n"
+    "\n"
+    "Masses\n"
+    "\n"
+    "1 1\n"
+    "\n";  // lines 1-13
+const std::string kAtoms =
+    "Atoms # atomic\n"  // line 14
+    "\n"
+    "1 1 1 1 1 0 0 0\n"  // line 16
+    "2 1 2 2 2 0 0 0\n"
+    "3 1 3 3 3 0 0 0\n"
+    "4 1 4 4 4 0 0 0\n";  // line 19
+
+TEST(LammpsData, ReadsHandWrittenFile) {
+  const LammpsData d = read_lammps_data(kDataDir + "/small.data");
+  EXPECT_EQ(d.lo, (std::array<double, 3>{-1.5, 0.0, 0.0}));
+  EXPECT_EQ(d.hi, (std::array<double, 3>{2.5, 4.0, 5.0}));
+  EXPECT_EQ(d.atom_types, 1);
+  ASSERT_EQ(d.masses.size(), 1u);
+  EXPECT_EQ(d.masses[0], 2.5);
+  EXPECT_TRUE(d.has_velocities);
+  ASSERT_EQ(d.atoms.size(), 4u);
+  // File order is kept; velocities found by id.
+  EXPECT_EQ(d.atoms[0].id, 3u);
+  EXPECT_EQ(d.atoms[0].type, 1);
+  EXPECT_EQ(d.atoms[0].x, 0.25);
+  EXPECT_EQ(d.atoms[0].y, 1.0);
+  EXPECT_EQ(d.atoms[0].z, 4.5);
+  EXPECT_EQ(d.atoms[0].ix, 1);
+  EXPECT_EQ(d.atoms[0].iy, 0);
+  EXPECT_EQ(d.atoms[0].iz, -2);
+  EXPECT_EQ(d.atoms[0].vx, 1e-2);
+  EXPECT_EQ(d.atoms[0].vy, 2e-2);
+  EXPECT_EQ(d.atoms[0].vz, -3.0);
+  EXPECT_EQ(d.atoms[1].id, 1u);
+  // Full-precision numbers read back bit for bit (as LAMMPS write_data prints them).
+  EXPECT_EQ(d.atoms[1].vx, -0.12758831706256135);
+  EXPECT_EQ(d.atoms[1].vy, -0.6727310103541239);
+  EXPECT_EQ(d.atoms[1].vz, -2.0331621333440726);
+  EXPECT_EQ(d.atoms[2].id, 2u);
+  EXPECT_EQ(d.atoms[2].x, 2.4999999999999996);
+  EXPECT_EQ(d.atoms[2].z, 1e-3);
+  EXPECT_EQ(d.atoms[3].id, 4u);
+  EXPECT_EQ(d.atoms[3].iy, -1);
+  EXPECT_EQ(d.atoms[3].vx, 0.5);
+  EXPECT_EQ(d.atoms[3].vz, 1.25);
+}
+
+TEST(LammpsData, NoVelocitiesNoImagesNoStyleHintCrlf) {
+  const std::string p = write_file(
+      "plain.data",
+      "title\r\n\r\n2 atoms\r\n1 atom types\r\n0 10 xlo xhi\r\n0 10 ylo yhi\r\n0 10 zlo zhi\r\n"
+      "\r\nAtoms\r\n\r\n2 1 5 5 5\r\n1 1 1 2 3\r\n");
+  const LammpsData d = read_lammps_data(p);
+  EXPECT_FALSE(d.has_velocities);
+  EXPECT_TRUE(d.masses.empty());
+  ASSERT_EQ(d.atoms.size(), 2u);
+  EXPECT_EQ(d.atoms[1].id, 1u);
+  EXPECT_EQ(d.atoms[1].z, 3.0);
+  EXPECT_EQ(d.atoms[1].ix, 0);
+  EXPECT_EQ(d.atoms[1].vx, 0.0);
+  EXPECT_EQ(d.atoms[0].vz, 0.0);
+}
+
+TEST(LammpsData, SeveralTypesAreReadable) {
+  const LammpsData d = read_lammps_data(kDataDir + "/two_types.data");
+  EXPECT_EQ(d.atom_types, 2);
+  EXPECT_EQ(d.masses, (std::vector<double>{1.0, 2.0}));
+  ASSERT_EQ(d.atoms.size(), 2u);
+  EXPECT_EQ(d.atoms[1].type, 2);
+}
+
+TEST(LammpsData, SkipsOtherSectionsAndZeroCounts) {
+  const std::string p =
+      write_file("skip.data",
+                 "title\n4 atoms\n0 bonds\n1 atom types\n0 bond types\n0 10 xlo xhi\n"
+                 "0 10 ylo yhi\n0 10 zlo zhi\n\nPair Coeffs # lj/cut\n\n1 1 1\n\n"
+                 "PairIJ Coeffs # lj/cut\n\n1 1 1 1 2.5\n\n" +
+                     kAtoms);
+  EXPECT_EQ(read_lammps_data(p).atoms.size(), 4u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors: file and line
+
+TEST(LammpsDataErrors, MissingFile) {
+  const std::string p = kDataDir + "/no_such_file.data";
+  EXPECT_EQ(error_of(p), p + ": cannot open LAMMPS data file: No such file or directory");
+}
+
+TEST(LammpsDataErrors, EmptyFile) {
+  const std::string p = write_file("empty.data", "");
+  EXPECT_THAT(error_of(p), StartsWith(p + ":1: the file is empty"));
+}
+
+TEST(LammpsDataErrors, Truncated) {
+  const std::string p = kDataDir + "/truncated.data";
+  EXPECT_EQ(error_of(p),
+            p + ":20: the Atoms section ends after 5 of 8 atom lines (truncated file?)");
+}
+
+TEST(LammpsDataErrors, TruncatedByNextSection) {
+  const std::string p = write_file("cut.data", kHeader +
+                                                   "Atoms # atomic\n\n1 1 1 1 1 0 0 0\n\n"
+                                                   "Velocities\n\n1 0 0 0\n");
+  EXPECT_THAT(error_of(p), StartsWith(p + ":18: the Atoms section ends after 1 of 4 atom lines"));
+}
+
+TEST(LammpsDataErrors, WrongAtomStyle) {
+  const std::string p =
+      write_file("full.data", kHeader + "Atoms # full\n\n1 1 1 0.0 1 1 1 0 0 0\n");
+  EXPECT_EQ(error_of(p), p + ":14: the Atoms section is for atom_style full; scanmd reads "
+                             "atom_style atomic only (id type x y z [ix iy iz])");
+}
+
+TEST(LammpsDataErrors, WrongColumnCount) {
+  const std::string p = write_file("cols.data", kHeader + "Atoms\n\n1 1 1 0.0 1 1 1 0 0 0\n");
+  EXPECT_THAT(error_of(p), StartsWith(p + ":16: Atoms: expected 5 or 8 fields"));
+}
+
+TEST(LammpsDataErrors, DuplicateId) {
+  const std::string p = write_file(
+      "dup.data", kHeader + "Atoms # atomic\n\n1 1 1 1 1\n2 1 2 2 2\n2 1 3 3 3\n4 1 4 4 4\n");
+  EXPECT_EQ(error_of(p), p + ":18: duplicate atom id 2 (also on line 17)");
+}
+
+TEST(LammpsDataErrors, IdsNotOneToN) {
+  const std::string p =
+      write_file("ids.data", kHeader + "Atoms # atomic\n\n1 1 1 1 1\n2 1 2 2 2\n7 1 3 3 3\n");
+  const std::string e = error_of(p);
+  EXPECT_THAT(e, StartsWith(p + ":18: atom id 7 is outside 1..4"));
+  EXPECT_THAT(e, HasSubstr("reset_atom_ids"));
+  const std::string z = write_file("id0.data", kHeader + "Atoms # atomic\n\n0 1 1 1 1\n");
+  EXPECT_THAT(error_of(z), StartsWith(z + ":16: atom id 0 is outside 1..4"));
+}
+
+TEST(LammpsDataErrors, IdsMissingFromVelocities) {
+  const std::string p = write_file(
+      "vel.data", kHeader + kAtoms + "\nVelocities\n\n1 0 0 0\n3 0 0 0\n\nPair Coeffs\n\n1 1 1\n");
+  EXPECT_EQ(error_of(p), p + ":26: the Velocities section ends after 2 of 4 lines: no velocity "
+                             "for atom ids 2, 4");
+  const std::string q = write_file("vel_eof.data", kHeader + kAtoms +
+                                                       "\nVelocities\n\n1 0 0 0\n"
+                                                       "2 0 0 0\n4 0 0 0\n");
+  EXPECT_EQ(error_of(q), q + ":25: the Velocities section ends after 3 of 4 lines: no velocity "
+                             "for atom id 3");
+}
+
+TEST(LammpsDataErrors, VelocityDuplicateOrUnknownId) {
+  const std::string p = write_file(
+      "vdup.data", kHeader + kAtoms + "\nVelocities\n\n1 0 0 0\n1 0 0 0\n3 0 0 0\n4 0 0 0\n");
+  EXPECT_EQ(error_of(p), p + ":24: Velocities: duplicate atom id 1 (also on line 23)");
+  const std::string q = write_file(
+      "vunk.data", kHeader + kAtoms + "\nVelocities\n\n1 0 0 0\n9 0 0 0\n3 0 0 0\n4 0 0 0\n");
+  EXPECT_EQ(error_of(q), q + ":24: Velocities: atom id 9 is not in the Atoms section");
+}
+
+TEST(LammpsDataErrors, NonNumericFields) {
+  const std::string p =
+      write_file("nan.data", kHeader + "Atoms # atomic\n\n1 1 1 1 1\n2 1 2 abc 2 0 0 0\n");
+  EXPECT_EQ(error_of(p), p + ":17: Atoms: y is not a number: 'abc'");
+  const std::string q = write_file("nid.data", kHeader + "Atoms # atomic\n\n1.5 1 1 1 1\n");
+  EXPECT_EQ(error_of(q), q + ":16: Atoms: atom id is not an integer: '1.5'");
+  const std::string r = write_file("nimg.data", kHeader + "Atoms # atomic\n\n1 1 1 1 1 0 x 0\n");
+  EXPECT_EQ(error_of(r), r + ":16: Atoms: image flag iy is not an integer: 'x'");
+  const std::string s = write_file("nvel.data", kHeader + kAtoms + "\nVelocities\n\n1 0 0 1.0.0\n");
+  EXPECT_EQ(error_of(s), s + ":23: Velocities: vz is not a number: '1.0.0'");
+  const std::string t = write_file("ncount.data", "title\nfour atoms\n");
+  EXPECT_EQ(error_of(t), t + ":2: the number of atoms is not an integer: 'four'");
+  const std::string u = write_file("nbox.data", "title\n4 atoms\n1 atom types\n0 1e xlo xhi\n");
+  EXPECT_EQ(error_of(u), u + ":4: xhi is not a number: '1e'");
+  const std::string v = write_file("nmass.data",
+                                   "title\n4 atoms\n1 atom types\n0 9 xlo xhi\n"
+                                   "0 9 ylo yhi\n0 9 zlo zhi\nMasses\n\n1 heavy\n");
+  EXPECT_EQ(error_of(v), v + ":9: Masses: mass is not a number: 'heavy'");
+  const std::string w = write_file("inf.data", kHeader + "Atoms # atomic\n\n1 1 inf 1 1\n");
+  EXPECT_EQ(error_of(w), w + ":16: Atoms: x must be finite: 'inf'");
+}
+
+TEST(LammpsDataErrors, Triclinic) {
+  const std::string p = write_file("tri.data",
+                                   "title\n4 atoms\n1 atom types\n0 9 xlo xhi\n"
+                                   "0 9 ylo yhi\n0 9 zlo zhi\n0.5 0 0 xy xz yz\n");
+  EXPECT_THAT(error_of(p), StartsWith(p + ":7: triclinic boxes are not supported"));
+}
+
+TEST(LammpsDataErrors, HeaderProblems) {
+  const std::string a = write_file("nobox.data",
+                                   "title\n4 atoms\n1 atom types\n0 9 xlo xhi\n"
+                                   "0 9 zlo zhi\n\nAtoms\n");
+  EXPECT_EQ(error_of(a), a + ":7: the header has no 'ylo yhi' line");
+  const std::string b = write_file("unk.data", "title\n4 atoms\n4 widgets\n");
+  EXPECT_EQ(error_of(b), b + ":3: unrecognised header line '4 widgets'");
+  const std::string c = write_file("bonds.data", "title\n4 atoms\n3 bonds\n");
+  EXPECT_THAT(error_of(c), StartsWith(c + ":3: '3 bonds': scanmd reads atom_style atomic only"));
+  const std::string d = write_file("flat.data", "title\n4 atoms\n1 atom types\n5 5 xlo xhi\n");
+  EXPECT_EQ(error_of(d), d + ":4: xhi must be > xlo (got 5 5)");
+  const std::string e = write_file("noatoms.data",
+                                   "title\n1 atom types\n0 9 xlo xhi\n"
+                                   "0 9 ylo yhi\n0 9 zlo zhi\n");
+  EXPECT_THAT(error_of(e), StartsWith(e + ":5: the header declares no atoms"));
+  const std::string f = write_file("notypes.data",
+                                   "title\n4 atoms\n0 9 xlo xhi\n"
+                                   "0 9 ylo yhi\n0 9 zlo zhi\n\nAtoms\n");
+  EXPECT_EQ(error_of(f), f + ":7: the header has no 'atom types' line");
+}
+
+TEST(LammpsDataErrors, SectionProblems) {
+  const std::string a = write_file("noatoms_sec.data", kHeader);
+  EXPECT_EQ(error_of(a), a + ":13: no Atoms section (the header declares 4 atoms)");
+  const std::string b = write_file("extra.data", kHeader + kAtoms + "5 1 5 5 5 0 0 0\n");
+  EXPECT_THAT(error_of(b), StartsWith(b + ":20: unexpected line '5 1 5 5 5 0 0 0'"));
+  const std::string c = write_file("twice.data", kHeader + kAtoms + "\n" + kAtoms);
+  EXPECT_EQ(error_of(c), c + ":21: a second Atoms section");
+  const std::string d = write_file("bondsec.data", kHeader + kAtoms + "\nBonds\n\n1 1 1 2\n");
+  EXPECT_EQ(error_of(d), d + ":21: a Bonds section: scanmd reads atom_style atomic only");
+  const std::string e = write_file("velfirst.data", kHeader + "Velocities\n\n1 0 0 0\n");
+  EXPECT_EQ(error_of(e), e + ":14: the Velocities section comes before the Atoms section");
+  const std::string f = write_file("type.data", kHeader + "Atoms # atomic\n\n1 2 1 1 1\n");
+  EXPECT_EQ(error_of(f), f + ":16: Atoms: atom type 2 is outside 1..1 (the header's atom types)");
+  const std::string g = write_file("mass0.data",
+                                   "title\n4 atoms\n1 atom types\n0 9 xlo xhi\n"
+                                   "0 9 ylo yhi\n0 9 zlo zhi\nMasses\n\n1 0\n");
+  EXPECT_EQ(error_of(g), g + ":9: Masses: mass of type 1 must be > 0 (got 0)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The deck key
+
+TEST(DeckDataFile, DefaultEmptyAndInResolvedDeck) {
+  const auto d = scanmd::io::parse_deck("", "d.toml");
+  EXPECT_EQ(d.system.data_file, "");
+  EXPECT_THAT(d.to_toml(), HasSubstr("data_file = \"\"\n"));
+}
+
+TEST(DeckDataFile, SetSkipsTheLatticeBoxCheckAndRoundTrips) {
+  // 2x2x2 cells would be too small for cutoff 2.5 + skin 0.3; with a data file the box is the
+  // file's, checked by the run after reading it.
+  const auto d =
+      scanmd::io::parse_deck("[system]\ncells = [2, 2, 2]\ndata_file = \"melt.data\"\n", "d.toml");
+  EXPECT_EQ(d.system.data_file, "melt.data");
+  EXPECT_THAT(d.to_toml(), HasSubstr("data_file = \"melt.data\"\n"));
+  EXPECT_EQ(scanmd::io::parse_deck(d.to_toml(), "r.toml").system.data_file, "melt.data");
+  EXPECT_THROW(scanmd::io::parse_deck("[system]\ncells = [2, 2, 2]\n", "d.toml"),
+               scanmd::io::DeckError);
+  // A bare word from --set is a string.
+  const auto s = scanmd::io::parse_deck("", "d.toml", {"system.data_file=in/x.data"});
+  EXPECT_EQ(s.system.data_file, "in/x.data");
+}
+
+TEST(DeckDataFile, WrongType) {
+  try {
+    scanmd::io::parse_deck("[system]\ndata_file = 3\n", "d.toml");
+    FAIL() << "no error";
+  } catch (const scanmd::io::DeckError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "d.toml:2:13: system.data_file: expected a string, got integer 3");
+  }
+}
+
+}  // namespace
