@@ -6,14 +6,16 @@
 # the same state hash as on 1 rank.
 #
 # Usage: compare_lammps.sh --scanmd EXE [--mpiexec "mpiexec -n"] [--mpi-flags "--oversubscribe"]
-#                          [--expect-mismatch] [--set section.key=value]...
+#                          [--shifted] [--expect-mismatch] [--set section.key=value]...
+#   --shifted          the box is [-L/2, L/2) and LAMMPS runs 200 steps before write_data, so
+#                      the file has a non-zero lo, wrapped positions and non-zero image flags
 #   --set              passed on to scanmd only (e.g. potential.cutoff=2.4 to break the match)
 #   --expect-mismatch  succeed only if the thermo comparison FAILS (checks that it can fail);
 #                      the 2-rank run is then skipped
 # LAMMPS: $SCANMD_LMP, else `lmp` on PATH. Missing LAMMPS is a failure, not a skip.
 set -euo pipefail
 
-scanmd="" mpiexec="" mpi_flags="" expect_mismatch=0
+scanmd="" mpiexec="" mpi_flags="" expect_mismatch=0 shifted=0
 sets=()
 while (($#)); do
   case "$1" in
@@ -21,6 +23,7 @@ while (($#)); do
     --mpiexec) mpiexec="$2"; shift 2 ;;
     --mpi-flags) mpi_flags="$2"; shift 2 ;;
     --expect-mismatch) expect_mismatch=1; shift ;;
+    --shifted) shifted=1; shift ;;
     --set) sets+=(--set "$2"); shift 2 ;;
     *) echo "compare_lammps.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -40,17 +43,26 @@ trap '((keep)) && echo "(files kept in $work)" >&2 || rm -rf "$work"' EXIT
 cd "$work"
 
 # 1. The starting configuration, written by LAMMPS (Pair Coeffs included: the reader skips it).
-cat > in.create <<'EOF'
+if ((shifted)); then
+  region="-5 5 -5 5 -5 5" prerun="fix 1 all nve"$'\n'"run 200"
+else
+  region="0 10 0 10 0 10" prerun=""
+fi
+cat > in.create <<EOF
 units           lj
 atom_style      atomic
 lattice         fcc 0.8442
-region          box block 0 10 0 10 0 10
+region          box block $region
 create_box      1 box
 create_atoms    1 box
 mass            1 1.0
 velocity        all create 1.44 87287 loop geom
 pair_style      lj/cut 2.5
 pair_coeff      1 1 1.0 1.0 2.5
+neighbor        0.3 bin
+neigh_modify    delay 0 every 1 check yes
+timestep        0.005
+$prerun
 write_data      melt.data
 EOF
 "$lmp" -in in.create -log create.log -screen none -nocite ||
@@ -175,5 +187,9 @@ if [[ -n "$mpiexec" ]]; then
   fi
   echo "ok: 1 and 2 ranks give state hash $h1 and the same thermo"
 fi
-echo "ok: scanmd matches LAMMPS (4000 atoms, 300 steps)"
+if ((shifted)); then
+  echo "ok: scanmd matches LAMMPS (4000 atoms, 300 steps, box [-L/2, L/2), melted start)"
+else
+  echo "ok: scanmd matches LAMMPS (4000 atoms, 300 steps)"
+fi
 keep=0
