@@ -282,7 +282,8 @@ TEST(DeckOverrides, ErrorsAreLocatedAtTheOverride) {
             "non-negative integers, got an array of 2 elements");
   EXPECT_THAT(error_of("", {"decomposition.method=hs"}),
               StartsWith("--set decomposition.method=hs: decomposition.method: must be one of "
-                         "\"half-shell\", \"neutral-territory\", \"full-shell\" (got \"hs\")"));
+                         "\"half-shell\", \"neutral-territory\", \"full-shell\", \"eighth-shell\", "
+                         "\"midpoint\" (got \"hs\")"));
   EXPECT_EQ(error_of("", {"run.stpes=5"}),
             "--set run.stpes=5: unknown key 'run.stpes'; did you mean 'run.steps'?");
   EXPECT_THAT(error_of("", {"nosuchthing=5"}),
@@ -467,7 +468,8 @@ TEST(DeckErrors, OutOfRange) {
       {"potential", "epsilon = -1", "must be > 0 (got -1)"},
       {"neighbor", "skin = -0.1", "must be >= 0 (got -0.1)"},
       {"decomposition", "method = \"hs\"",
-       "must be one of \"half-shell\", \"neutral-territory\", \"full-shell\" (got \"hs\")"},
+       "must be one of \"half-shell\", \"neutral-territory\", \"full-shell\", \"eighth-shell\", "
+       "\"midpoint\" (got \"hs\")"},
       {"decomposition", "grid = [2, 0, 2]",
        "all entries 0 (automatic) or all >= 1, not a mix (got [2, 0, 2])"},
       {"output", "thermo_every = -1", "must be >= 0 (got -1)"},
