@@ -112,44 +112,42 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
     throw std::runtime_error(fmt::format(
         "output.trajectory and output.checkpoint are the same file ({})", out.trajectory));
 
-  // Rank 0: back up what would be replaced, test that the files can be written.
+  // 1. Rank 0 checks the paths without touching existing files.
   int append = 0;
   on_rank0(comm, [&] {
-    namespace fs = std::filesystem;
     std::error_code ec;
-    if (!out.trajectory.empty()) {
-      append = restarting && fs::exists(out.trajectory, ec) ? 1 : 0;
-      if (!append && !out.overwrite)
-        if (auto b = io::back_up_existing(out.trajectory))
-          spdlog::info("backed up existing {} to {}", out.trajectory, *b);
-      if (!append) io::check_writable(out.trajectory);
-    }
-    if (!out.checkpoint.empty()) {
-      if (!out.overwrite)
-        if (auto b = io::back_up_existing(out.checkpoint))
-          spdlog::info("backed up existing {} to {}", out.checkpoint, *b);
-      io::check_writable(out.checkpoint);
-    }
+    append = restarting && !out.trajectory.empty() && std::filesystem::exists(out.trajectory, ec)
+                 ? 1
+                 : 0;
+    if (!out.trajectory.empty() && !append) io::check_writable(out.trajectory);
+    if (!out.checkpoint.empty()) io::check_writable(out.checkpoint);
   });
   MPI_Bcast(&append, 1, MPI_INT, 0, comm.get());
 
-  if (!out.trajectory.empty()) {
-    io::H5mdLayout layout;
-    layout.particles = particles_;
-    layout.force = out.trajectory_force;
-    if (append) {
-      trajectory_ = std::make_unique<io::H5mdWriter>(
-          io::H5mdWriter::append(comm.get(), out.trajectory, layout, first_step_));
-      // Frames the file already has up to the restart step stay; no second copy of them.
-      first_frame_ = false;
-      spdlog::info("trajectory: appending to {} after its {} frames up to step {}", out.trajectory,
-                   trajectory_->frames(), first_step_);
-    } else {
-      trajectory_ = std::make_unique<io::H5mdWriter>(
-          io::H5mdWriter::create(comm.get(), out.trajectory, layout, SCANMD_VERSION));
-    }
-    trajectory_->begin_run(run_record(comm, deck, sim, first_step_, restart_from));
+  io::H5mdLayout layout;
+  layout.particles = particles_;
+  layout.force = out.trajectory_force;
+  // 2. A restart appends to its trajectory: checked (and cut back to the restart step) first.
+  if (append) {
+    trajectory_ = std::make_unique<io::H5mdWriter>(
+        io::H5mdWriter::append(comm.get(), out.trajectory, layout, first_step_));
+    first_frame_ = false;  // the frames up to the restart step stay, none written twice
+    spdlog::info("trajectory: appending to {} after its {} frames up to step {}", out.trajectory,
+                 trajectory_->frames(), first_step_);
   }
+  // 3. Existing files this run would replace are renamed to backups.
+  if (!out.overwrite)
+    on_rank0(comm, [&] {
+      for (const std::string& path : {append ? std::string() : out.trajectory, out.checkpoint})
+        if (!path.empty())
+          if (auto b = io::back_up_existing(path))
+            spdlog::info("backed up existing {} to {}", path, *b);
+    });
+  // 4. A new trajectory.
+  if (!out.trajectory.empty() && !append)
+    trajectory_ = std::make_unique<io::H5mdWriter>(
+        io::H5mdWriter::create(comm.get(), out.trajectory, layout, SCANMD_VERSION));
+  if (trajectory_) trajectory_->begin_run(run_record(comm, deck, sim, first_step_, restart_from));
 }
 
 RunOutput::~RunOutput() = default;

@@ -21,7 +21,10 @@ std::string backup_name(const std::string& path, int n) {
 
 std::optional<std::string> back_up_existing(const std::string& path) {
   std::error_code ec;
-  if (!fs::exists(fs::symlink_status(path, ec))) return std::nullopt;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (!fs::exists(status)) return std::nullopt;
+  if (!fs::is_regular_file(status))
+    throw std::runtime_error(path + ": exists and is not a regular file; not replacing it");
   for (int n = 1; n < 100000; ++n) {
     const std::string name = backup_name(path, n);
     if (fs::exists(fs::symlink_status(name, ec))) continue;

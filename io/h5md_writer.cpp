@@ -91,6 +91,7 @@ Datatype timing_type() {
 void write_whole(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
                  std::vector<hsize_t> shape, const void* data, hid_t dxpl, bool participate) {
   Dataset d = h5::create_fixed(loc, name, file_type, shape);
+  if (std::find(shape.begin(), shape.end(), hsize_t{0}) != shape.end()) return;  // empty
   std::vector<hsize_t> start(shape.size(), 0);
   if (!participate) std::fill(shape.begin(), shape.end(), 0);
   h5::write_block(d.get(), mem_type, start, shape, data, dxpl, "write " + name);

@@ -1,0 +1,86 @@
+"""io.h5md.bad_input: each bad input is one clear error before any step runs, naming the file
+and the problem, printed once for all ranks (2 ranks here), exit status 1 on every rank.
+Cases run concurrently (mpiexec spends ~2 s idle after a non-zero exit), each in its own folder
+case<k>/ whose default outputs are traj.h5 and ckpt.h5; the spoilt inputs lie one level up."""
+import os
+import re
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+
+import h5py
+
+from scanmd_test import Runner, arguments
+
+args = arguments(__doc__)
+r = Runner(args)
+
+# A valid 10-step run provides a checkpoint and a trajectory to spoil.
+r.run(1, "--set", "run.steps=10")
+ckpt = open(r.path("ckpt.h5"), "rb").read()
+open(r.path("trunc.h5"), "wb").write(ckpt[: len(ckpt) // 2])
+open(r.path("garbage.h5"), "w").write("this is not an HDF5 file\n")
+with h5py.File(r.path("empty.h5"), "w") as f:
+    f.create_group("particles/trajectory")
+with h5py.File(r.path("badids.h5"), "w") as f:
+    with h5py.File(r.path("ckpt.h5"), "r") as g:
+        for k in g:
+            g.copy(k, f)
+    f["particles/trajectory/id"][0:2] = [2, 1]
+os.makedirs(r.path("a_folder.h5"))
+shutil.copy(r.path("traj.h5"), r.path("other_system.h5"))
+
+CASES = [
+    ("unwritable trajectory", ["--set", "output.trajectory=../no_such_dir/t.h5"],
+     r"\.\./no_such_dir/t\.h5: cannot write: No such file or directory"),
+    ("unwritable checkpoint", ["--set", "output.checkpoint=../no_such_dir/c.h5"],
+     r"\.\./no_such_dir/c\.h5: cannot write: No such file or directory"),
+    ("trajectory is a folder", ["--set", "output.trajectory=../a_folder.h5"],
+     r"\.\./a_folder\.h5: cannot write: is a folder"),
+    ("trajectory = checkpoint", ["--set", "output.checkpoint=traj.h5"],
+     r"output\.trajectory and output\.checkpoint are the same file \(traj\.h5\)"),
+    ("missing checkpoint", ["--restart", "../missing.h5"],
+     r"\.\./missing\.h5: checkpoint file not found"),
+    ("truncated checkpoint", ["--restart", "../trunc.h5"],
+     r"\.\./trunc\.h5: not a usable checkpoint: .*truncated file"),
+    ("corrupt checkpoint", ["--restart", "../garbage.h5"],
+     r"\.\./garbage\.h5: not a usable checkpoint: .*file signature not found"),
+    ("HDF5 file without a state", ["--restart", "../empty.h5"],
+     r"\.\./empty\.h5: not a usable checkpoint: no particles/trajectory/position/value"),
+    ("checkpoint with shuffled ids", ["--restart", "../badids.h5"],
+     r"\.\./badids\.h5: not a usable checkpoint: particle ids are not 1\.\.N in row order"),
+    ("checkpoint of another particle count",
+     ["--restart", "../ckpt.h5", "--set", "system.cells=[6,6,6]"],
+     r"\.\./ckpt\.h5: checkpoint of 500 particles does not fit this deck \(864 particles\)"),
+    ("checkpoint of another box", ["--restart", "../ckpt.h5", "--set", "system.density=0.8"],
+     r"\.\./ckpt\.h5: checkpoint box 8\.39\d+ x .* does not fit this deck's box 8\.54\d+"),
+    ("checkpoint beyond run.steps", ["--restart", "../ckpt.h5", "--set", "run.steps=5"],
+     r"\.\./ckpt\.h5: checkpoint is at step 10, beyond run\.steps = 5"),
+    ("append to another system's trajectory",
+     ["--restart", "../ckpt.h5", "--set", "output.trajectory=../other_system.h5", "--set",
+      "output.trajectory_force=true"],
+     r"\.\./other_system\.h5: cannot append to this trajectory: it has no "
+     r"particles/trajectory/force"),
+]
+
+
+def attempt(k):
+    os.makedirs(r.path(f"case{k}"))
+    return r.run(2, *CASES[k][1], expect_rc=None, cwd=f"case{k}")
+
+
+with ThreadPoolExecutor(max_workers=4) as pool:
+    results = list(pool.map(attempt, range(len(CASES))))
+for (name, extra, expect), (out, err, rc) in zip(CASES, results):
+    r.check(rc == 1, f"{name}: exit status {rc}")
+    r.check(re.search("error: " + expect, out) is not None, f"{name}: message /{expect}/")
+    r.check(out.count("error:") == 1, f"{name}: printed once ({out.count('error:')}x)")
+    r.check("      step " not in out, f"{name}: no step ran")
+    if rc != 1 or re.search("error: " + expect, out) is None:
+        print(out + err)
+
+# Nothing was lost: the files the failed runs met are intact, nothing was backed up or left.
+r.check(open(r.path("ckpt.h5"), "rb").read() == ckpt, "checkpoint untouched by failed runs")
+left = [os.path.join(d, n) for d, _, names in os.walk(args.workdir) for n in names
+        if n.startswith("#") or n.endswith(".tmp")]
+r.check(not left, f"no backups or temporary files left: {left}")
+r.done()
