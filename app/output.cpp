@@ -190,7 +190,7 @@ void RunOutput::after_step(const Simulation& sim, const ThermoSample* thermo, bo
   const std::vector<io::ParticleRow> block = rows_by_id(comm_, sim);
   const io::FrameHeader header = frame_header(sim);
   if (frame) {
-    if (!thermo)
+    if (!thermo || !sim.has_energy())
       throw std::logic_error("trajectory frame without energy at step " + std::to_string(step));
     const io::Observables obs{thermo->temp, thermo->pe, thermo->ke, thermo->etotal, thermo->press};
     trajectory_->write_frame(header, block, &obs);

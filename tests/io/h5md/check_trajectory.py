@@ -63,12 +63,15 @@ with h5py.File(r.path("traj.h5"), "r") as f:
     r.check(state_hash(np.arange(1, N + 1), pos[-1], vel[-1]) == hash_run,
             f"hash of the last frame = scanmd state hash {hash_run}")
 
+    temp = f["observables/temperature/value"][:]
+    pe = f["observables/potential_energy/value"][:]
+    etotal = f["observables/total_energy/value"][:]
+    r.check(np.all(np.abs(etotal - etotal[0]) < 0.05) and len(set(pe)) == F,
+            "observables computed on every frame's step (energy conserved, no stale values)")
     thermo = f["scanmd/thermo"][:]
     r.check(list(thermo.dtype.names) == ["step", "temp", "pe", "ke", "etotal", "press"],
             "scanmd/thermo columns")
     r.check(np.array_equal(thermo["step"], [0, 50, 100, 150, 200]), "thermo rows every 50")
-    temp = f["observables/temperature/value"][:]
-    pe = f["observables/potential_energy/value"][:]
     for row in thermo:
         if row["step"] % EVERY == 0:
             k = int(row["step"]) // EVERY
