@@ -22,10 +22,24 @@ using ::testing::StartsWith;
 
 const std::string kDataDir = SCANMD_LAMMPS_DATA_DIR;
 
+std::filesystem::path temp_dir() {
+  return std::filesystem::temp_directory_path() /
+         ("scanmd_test_lammps_data_" + std::to_string(::getpid()));
+}
+
+// Removes the temporary files when the test program ends.
+class TempDirCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(temp_dir(), ec);
+  }
+};
+const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
+
 // Writes `text` to a fresh file in a per-process temporary directory and returns its path.
 std::string write_file(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("scanmd_test_lammps_data_" + std::to_string(::getpid()));
+  const auto dir = temp_dir();
   std::filesystem::create_directories(dir);
   const std::string path = (dir / name).string();
   std::ofstream(path, std::ios::binary) << text;
