@@ -1,0 +1,59 @@
+#!/usr/bin/python3
+"""Runs scripts/sweep.py on a tiny deck with P in {1, 2} and checks what it wrote.
+
+Oracles: the CSV header is exactly the documented column list, there is one row per
+(method, P), the rows' numbers are sane (speedup 1 at P = 1, imports > 0, efficiency in
+(0, 1.5]), the model CSV covers the asked rank counts, and every PNG is a real image
+(PNG signature, decodable by matplotlib, non-trivial size).
+usage: check_sweep.py SCANMD REPO_ROOT WORKDIR
+"""
+import csv
+import os
+import subprocess
+import sys
+
+import matplotlib.image as mpimg
+
+scanmd, root, work = sys.argv[1:4]
+out = os.path.join(work, "sweep-out")
+cmd = ["/usr/bin/python3", os.path.join(root, "scripts", "sweep.py"),
+       os.path.join(root, "tests", "scripts", "tiny.toml"), "--ranks", "1,2",
+       "--methods", "half-shell,neutral-territory", "--model-ranks", "1,2,8",
+       "--out", out, "--scanmd", scanmd]
+done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+print(done.stdout)
+if done.returncode != 0:
+    sys.exit(f"sweep.py exited {done.returncode}")
+
+expected = ["method", "ranks", "grid", "particles", "steps", "seconds_per_step",
+            "particle_steps_per_s", "speedup", "efficiency", "pair_s_per_step",
+            "neigh_s_per_step", "comm_s_per_step", "output_s_per_step", "other_s_per_step",
+            "imports_mean", "imports_min", "imports_max", "tower_mean", "plate_mean",
+            "bytes_per_step_mean", "analytic"]
+with open(os.path.join(out, "sweep.csv")) as f:
+    reader = csv.DictReader(f)
+    assert reader.fieldnames == expected, f"sweep.csv columns: {reader.fieldnames}"
+    rows = list(reader)
+assert sorted((r["method"], int(r["ranks"])) for r in rows) == \
+    [("half-shell", 1), ("half-shell", 2), ("neutral-territory", 1), ("neutral-territory", 2)], rows
+for r in rows:
+    assert int(r["particles"]) == 864 and int(r["steps"]) == 20, r
+    assert float(r["imports_mean"]) > 0 and float(r["analytic"]) > 0, r
+    assert 0 < float(r["efficiency"]) <= 1.5, r
+    if r["ranks"] == "1":
+        assert abs(float(r["speedup"]) - 1.0) < 1e-12, r
+    if r["method"] == "neutral-territory":
+        assert float(r["tower_mean"]) + float(r["plate_mean"]) > 0, r
+
+with open(os.path.join(out, "model.csv")) as f:
+    model = list(csv.DictReader(f))
+assert sorted((m["method"], int(m["ranks"])) for m in model) == \
+    sorted((m, p) for m in ["half-shell", "neutral-territory"] for p in [1, 2, 8]), model
+
+for name in ["imports.png", "scaling.png", "phases.png"]:
+    path = os.path.join(out, name)
+    with open(path, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n", f"{name}: not a PNG"
+    img = mpimg.imread(path)
+    assert img.shape[0] > 100 and img.shape[1] > 100, f"{name}: {img.shape}"
+print("sweep outputs OK")
