@@ -1,0 +1,73 @@
+// The virtual decomposition (`scanmd model`) against real runs, under mpiexec -n P.
+//
+// Oracle 1: the real run. For every method, P ranks set up the same fcc melt; each rank's
+// import count at the first rebuild (Simulation::imports()) and its pair count within the
+// cutoff (Simulation::local_pairs()) must equal, rank by rank, what model_decomposition()
+// computes for P virtual ranks in one process from the same positions.
+// Oracle 2: the analytic column equals ρ·V from the DESIGN.md §4 formulas, written out here
+// independently of decomposition/rank_grid.cpp.
+#include <mpi.h>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "core/lattice.hpp"
+#include "core/simulation.hpp"
+#include "decomposition/communicator.hpp"
+#include "decomposition/virtual_decomposition.hpp"
+
+namespace scanmd {
+namespace {
+
+double oracle_volume(Method m, Vec3 b, double R) {
+  constexpr double pi = std::numbers::pi;
+  const double faces = b.x * b.y + b.y * b.z + b.z * b.x, edges = b.x + b.y + b.z;
+  switch (m) {
+    case Method::HalfShell: return R * faces + pi / 2 * R * R * edges + 2.0 / 3 * pi * R * R * R;
+    case Method::NeutralTerritory:
+      return 2 * R * b.x * b.y + R * (b.x + b.y) * b.z + pi / 2 * R * R * b.z;
+    case Method::FullShell: return 2 * R * faces + pi * R * R * edges + 4.0 / 3 * pi * R * R * R;
+    case Method::EighthShell:
+    case Method::Midpoint: return R * faces + pi / 4 * R * R * edges + pi / 6 * R * R * R;
+  }
+  return -1;
+}
+
+TEST(ModelVsRun, ImportsAndPairsPerRankEqualTheRealRun) {
+  Communicator comm(MPI_COMM_WORLD);
+  SimulationConfig config;
+  config.cells = {8, 8, 8};  // 2048 particles, L = 13.4 ≥ 2R
+  config.steps = 0;
+  const FccLattice lattice = FccLattice::from_density(config.density, config.cells);
+  std::vector<Vec3> positions(lattice.site_count());
+  lattice.for_each_site({0, 0, 0}, lattice.box().length, [](Vec3) { return true; },
+                        [&](std::uint64_t id, Vec3 x) { positions[id - 1] = x; });
+  for (Method m : kAllMethods) {
+    config.method = m;
+    Simulation sim(comm, config);
+    sim.setup();
+    ASSERT_FALSE(sim.imports().empty());
+    const std::vector<long long>& imports = sim.imports().front().per_rank;
+    const std::vector<long long> pairs = comm.all_gather(sim.local_pairs());
+
+    const ModelResult model = model_decomposition(positions, sim.box(), m, config.cutoff,
+                                                  config.skin, comm.size());
+    EXPECT_EQ(model.grid, sim.grid().dims()) << method_name(m);
+    ASSERT_EQ(model.imports_per_rank.size(), imports.size());
+    for (std::size_t r = 0; r < imports.size(); ++r) {
+      EXPECT_EQ(model.imports_per_rank[r], imports[r]) << method_name(m) << " rank " << r;
+      EXPECT_EQ(model.pairs_per_rank[r], pairs[r]) << method_name(m) << " rank " << r;
+    }
+    const double density = static_cast<double>(positions.size()) / sim.box().volume();
+    const double R = config.cutoff + config.skin;
+    EXPECT_NEAR(model.analytic, density * oracle_volume(m, model.box_edge, R),
+                1e-9 * model.analytic)
+        << method_name(m);
+  }
+}
+
+}  // namespace
+}  // namespace scanmd
