@@ -49,8 +49,8 @@ std::vector<TimingRow> timing_table(const Simulation& sim, const Communicator& c
                                     double loop_seconds, double output_seconds) {
   const Timers& t = sim.timers();
   const double output = t.get(Phase::Output) + output_seconds;
-  const double comm_time = t.get(Phase::Forward) + t.get(Phase::Reverse) +
-                           t.get(Phase::Migrate) + t.get(Phase::Plan);
+  const double comm_time =
+      t.get(Phase::Forward) + t.get(Phase::Reverse) + t.get(Phase::Migrate) + t.get(Phase::Plan);
   const double other =
       std::max(0.0, loop_seconds - comm_time - t.get(Phase::Pair) - t.get(Phase::Neigh) - output);
   const Spread total = spread(comm, loop_seconds);

@@ -251,8 +251,7 @@ int run_command(const RunOptions& options) {
         const long long expected =
             deck.system.data_file.empty()
                 ? static_cast<long long>(
-                      FccLattice::from_density(deck.system.density, deck.system.cells)
-                          .site_count())
+                      FccLattice::from_density(deck.system.density, deck.system.cells).site_count())
                 : static_cast<long long>(initial.size());
         restart = load_restart(comm, options.restart, *sim, expected);
         std::vector<InitialParticle>().swap(initial);
@@ -270,10 +269,9 @@ int run_command(const RunOptions& options) {
     if (restart) {
       sim->setup(restart->particles_here, restart->step);
       if (sim->total_particles() != restart->particles)
-        throw std::runtime_error(fmt::format("{}: {} of its {} particles lie outside the box",
-                                             restart->path,
-                                             restart->particles - sim->total_particles(),
-                                             restart->particles));
+        throw std::runtime_error(
+            fmt::format("{}: {} of its {} particles lie outside the box", restart->path,
+                        restart->particles - sim->total_particles(), restart->particles));
       std::vector<InitialParticle>().swap(restart->particles_here);
       spdlog::info("restart from {} at step {}", restart->path, restart->step);
     } else if (deck.system.data_file.empty()) {

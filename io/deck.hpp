@@ -62,7 +62,7 @@ struct OutputSection {
   std::string trajectory;          // empty: no trajectory
   std::int64_t trajectory_every = 0;
   bool trajectory_force = false;  // forces in the trajectory too
-  std::string checkpoint;  // empty: no checkpoint
+  std::string checkpoint;         // empty: no checkpoint
   std::int64_t checkpoint_every = 0;
   bool overwrite = false;
   std::string imports;  // CSV of per-rank import counts at every rebuild; empty: not written
