@@ -131,7 +131,9 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   if (append) {
     trajectory_ = std::make_unique<io::H5mdWriter>(
         io::H5mdWriter::append(comm.get(), out.trajectory, layout, first_step_));
-    first_frame_ = false;  // the frames up to the restart step stay, none written twice
+    // The frames up to the restart step stay, none is written twice; a file left with no
+    // frame at all starts again with the first step.
+    first_frame_ = trajectory_->frames() == 0;
     spdlog::info("trajectory: appending to {} after its {} frames up to step {}", out.trajectory,
                  trajectory_->frames(), first_step_);
   }
