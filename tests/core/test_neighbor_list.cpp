@@ -4,7 +4,8 @@
 // The list is built from the public pieces exactly as Simulation::rebuild builds it
 // (test_support.hpp: listed_pairs); the Simulation does not expose its NeighborList.
 // Oracle: brute_pairs_within — every minimum-image pair of ids closer than R = r_c + skin.
-// Half shell and neutral territory: every such pair listed exactly once in the union of rows,
+// Half shell, neutral territory, eighth shell and midpoint: every such pair listed exactly
+// once in the union of rows,
 // under the right periodic image, and nothing at distance >= R. Full shell: a pair is listed
 // once when both particles are owned and interact directly, twice when it goes through a ghost
 // (periodic image on one rank): each side lists it.
@@ -77,8 +78,7 @@ TEST_P(NeighborListCompleteness, EveryPairWithinROnceNothingBeyond) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, NeighborListCompleteness,
-                         ::testing::Values(Method::HalfShell, Method::NeutralTerritory,
-                                           Method::FullShell),
+                         ::testing::ValuesIn(kAllMethods),
                          [](const auto& info) {
                            std::string s(method_name(info.param));
                            std::erase(s, '-');

@@ -1,7 +1,7 @@
 # State-hash equality of `scanmd run` across rank counts and decomposition methods (DESIGN.md §5).
 # Runs the deck once on one rank (half-shell: the reference), then on RANKS ranks with each of
-# half-shell, neutral-territory and full-shell, and requires every `state hash:` to equal the
-# reference. One ctest entry per rank count; together they cover the whole matrix (all hashes
+# half-shell, neutral-territory, full-shell, eighth-shell and midpoint, and requires every
+# `state hash:` to equal the reference. One ctest entry per rank count; together they cover the whole matrix (all hashes
 # equal the same one-rank hash). Also checks the `import:` line names the method and a grid
 # whose product is the rank count.
 # Usage: cmake -DEXE=<scanmd> -DMPIEXEC=<mpiexec> -DNP_FLAG=-n "-DPRE_FLAGS=--oversubscribe ..."
@@ -44,7 +44,7 @@ endfunction()
 
 scanmd_hash(1 half-shell reference)
 set(bad "")
-foreach(method half-shell neutral-territory full-shell)
+foreach(method half-shell neutral-territory full-shell eighth-shell midpoint)
   if(RANKS EQUAL 1 AND method STREQUAL "half-shell")
     continue()
   endif()

@@ -9,8 +9,8 @@
 //    into a random grid (boxes possibly thinner than R), each box holds its owned particles and
 //    the images its ImportRegion accepts (tried for all 27 shifts, homes = owner box + S·grid,
 //    as DESIGN.md §4 defines them); count the boxes that list the pair among their held images
-//    within R. Half shell and neutral territory: exactly 1. Full shell: 1 when both particles
-//    share an owner and interact without a periodic shift, else 2 (each side).
+//    within R. Half shell, neutral territory, eighth shell, midpoint: exactly 1. Full shell: 1
+//    when both particles share an owner and interact without a periodic shift, else 2.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,7 +24,7 @@
 namespace scanmd {
 namespace {
 
-constexpr Method kMethods[] = {Method::HalfShell, Method::NeutralTerritory, Method::FullShell};
+constexpr auto& kMethods = kAllMethods;
 
 Int3 random_int3(test::Rng& rng, int lo, int hi) {
   return {rng.integer(lo, hi), rng.integer(lo, hi), rng.integer(lo, hi)};
@@ -32,21 +32,29 @@ Int3 random_int3(test::Rng& rng, int lo, int hi) {
 
 TEST(PairRule, NeverBothOrders) {
   test::Rng rng(1);
+  const Vec3 L{9.0, 10.0, 12.5};
   for (Method m : kMethods)
-    for (int t = 0; t < 200000; ++t) {
-      const PairRule rule{m, random_int3(rng, 0, 3)};
-      const Int3 hi = random_int3(rng, -1, 4), hj = random_int3(rng, -1, 4);
-      const bool oi = rng.uniform() < 0.5, oj = rng.uniform() < 0.5;
-      std::uint64_t ki = rng.integer(0, 50), kj = rng.integer(0, 50);
-      if (ki == kj) ++kj;
-      const bool ij = rule.lists_pair(oi, oj, hi, hj, ki, kj);
-      const bool ji = rule.lists_pair(oj, oi, hj, hi, kj, ki);
+    for (int t = 0; t < 100000; ++t) {
+      const Int3 dims = random_int3(rng, 1, 4);
+      const PairRule rule{m, {rng.integer(0, dims.x - 1), rng.integer(0, dims.y - 1), rng.integer(0, dims.z - 1)},
+                          dims, L};
+      PairSide i{rng.uniform() < 0.5, random_int3(rng, -1, 4), static_cast<std::uint64_t>(rng.integer(0, 50)),
+                 static_cast<std::uint64_t>(rng.integer(1, 50)), {rng.uniform() * L.x, rng.uniform() * L.y, rng.uniform() * L.z}};
+      PairSide j{rng.uniform() < 0.5, random_int3(rng, -1, 4), static_cast<std::uint64_t>(rng.integer(0, 50)),
+                 static_cast<std::uint64_t>(rng.integer(1, 50)), {rng.uniform() * L.x, rng.uniform() * L.y, rng.uniform() * L.z}};
+      if (i.order == j.order) ++j.order;
+      if (i.id == j.id) ++j.id;
+      const bool ij = rule.lists_pair(i, j);
+      const bool ji = rule.lists_pair(j, i);
       ASSERT_FALSE(ij && ji) << method_name(m);
-      if (m != Method::NeutralTerritory && oi && oj) {
+      if ((m == Method::HalfShell || m == Method::FullShell) && i.owned && j.owned) {
         ASSERT_TRUE(ij || ji) << "two owned particles: one order must list the pair";
       }
       if (ij) {
-        ASSERT_TRUE(rule.can_head(oi, hi)) << method_name(m) << ": listed under a particle that cannot head a row";
+        ASSERT_TRUE(rule.can_head(i.owned, i.home)) << method_name(m) << ": listed under a particle that cannot head a row";
+      }
+      if (m != Method::Midpoint) {  // the short form agrees with the PairSide form
+        ASSERT_EQ(ij, rule.lists_pair(i.owned, j.owned, i.home, j.home, i.order, j.order));
       }
     }
 }
@@ -114,16 +122,17 @@ TEST(ImportRegion, ClassifyFollowsTheMethodDefinitions) {
 // ---- the whole selection, geometrically --------------------------------------------------
 
 struct Image {
-  Vec3 q;
+  Vec3 q;  // binning position x + S·L
   Int3 home;
   bool owned;
+  Vec3 x;  // wrapped position
 };
 
 std::vector<Image> images_held(const ImportRegion& region, const RankGrid& grid, Vec3 x, Vec3 L) {
   std::vector<Image> out;
   const Int3 owner = grid.box_of(x);
   const Int3 dims = grid.dims();
-  if (owner == region.coord) out.push_back({x, owner, true});
+  if (owner == region.coord) out.push_back({x, owner, true, x});
   for (int sz = -1; sz <= 1; ++sz)
     for (int sy = -1; sy <= 1; ++sy)
       for (int sx = -1; sx <= 1; ++sx) {
@@ -131,7 +140,7 @@ std::vector<Image> images_held(const ImportRegion& region, const RankGrid& grid,
         if (owner == region.coord && S == Int3{0, 0, 0}) continue;
         const Vec3 q{x.x + sx * L.x, x.y + sy * L.y, x.z + sz * L.z};
         const Int3 home = owner + S * dims;
-        if (region.classify(q, home) != ImportKind::None) out.push_back({q, home, false});
+        if (region.classify(q, home) != ImportKind::None) out.push_back({q, home, false, x});
       }
   return out;
 }
@@ -160,14 +169,14 @@ TEST(ImportAndPairRules, EachPairComputedByExactlyOneBox) {
       for (int r = 0; r < grid.size(); ++r) {
         const Int3 C = grid.coord_of(r);
         const ImportRegion region{m, C, grid.lo(C), grid.hi(C), R * R * (1 + 1e-12), R * (1 + 1e-12)};
-        const PairRule rule{m, C};
+        const PairRule rule{m, C, dims, L};
         for (const Image& ia : images_held(region, grid, a, L))
           for (const Image& ib : images_held(region, grid, b, L)) {
             const double ex = ia.q.x - ib.q.x, ey = ia.q.y - ib.q.y, ez = ia.q.z - ib.q.z;
             if (ex * ex + ey * ey + ez * ez >= R * R) continue;
-            // The particles' order on this box: any antisymmetric tie-break (ids 1 < 2).
-            boxes += rule.lists_pair(ia.owned, ib.owned, ia.home, ib.home, 1, 2) ||
-                     rule.lists_pair(ib.owned, ia.owned, ib.home, ia.home, 2, 1);
+            // The particles' order on this box: any antisymmetric tie-break; ids a = 1, b = 2.
+            const PairSide sa{ia.owned, ia.home, 1, 1, ia.x}, sb{ib.owned, ib.home, 2, 2, ib.x};
+            boxes += rule.lists_pair(sa, sb) || rule.lists_pair(sb, sa);
           }
       }
       const bool same_owner = grid.box_of(a) == grid.box_of(b);

@@ -3,12 +3,12 @@
 //
 // Checks and oracles:
 //  PairCounts      Σ over ranks of Simulation::local_pairs() after setup vs the O(N²) count of
-//                  pairs within r_c of the same random configuration. HS and NT: equal (each pair
-//                  on exactly one rank). Full shell: a pair is computed once when both particles
-//                  have the same owner and interact without a periodic shift, twice otherwise
-//                  (each side), so Σ = N_same_direct + 2·(N − N_same_direct).
+//                  pairs within r_c of the same random configuration. HS, NT, eighth shell,
+//                  midpoint: equal (each pair on exactly one rank). Full shell: a pair is
+//                  computed once when both particles have the same owner and interact without a
+//                  periodic shift, twice otherwise (each side): Σ = N_sd + 2·(N − N_sd).
 //  ListedPairs     the union over ranks of the neighbour-list rows (built from the public pieces as
-//                  Simulation::rebuild does) vs the brute-force pairs within R: HS/NT once each,
+//                  Simulation::rebuild does) vs the brute-force pairs within R: once each,
 //                  full shell once/twice as above; nothing at distance >= R.
 //  StepZeroBits    per-particle forces and thermo at setup, gathered by id, bitwise equal to a
 //                  true one-rank reference (Simulation on a sub-communicator of rank 0 alone).
@@ -24,6 +24,7 @@
 //                  definitions typed from DESIGN.md §4); reverse() with ghost forces {1,1,1}
 //                  gives each owner exactly its number of ghost copies (full shell: no reverse,
 //                  forces stay 0).
+// All five methods run (half shell, neutral territory, full shell, eighth shell, midpoint).
 // Every rank runs every check; results are combined so all ranks agree before asserting.
 #include <mpi.h>
 
@@ -44,7 +45,7 @@
 namespace scanmd {
 namespace {
 
-constexpr Method kMethods[] = {Method::HalfShell, Method::NeutralTerritory, Method::FullShell};
+constexpr auto& kMethods = kAllMethods;
 
 int world_rank() {
   int r = 0;
@@ -297,9 +298,11 @@ TEST(MpiDecomposition, MeasuredImportWithinTenPercentOfAnalytic) {
     // Oracle for analytic_import(): ρ·V with the DESIGN.md formula.
     const Vec3 b = sim.grid().sub_length();
     const double R = sim.import_cutoff(), pi = 3.14159265358979323846;
-    double v = R * (b.x * b.y + b.y * b.z + b.z * b.x) + pi / 2 * R * R * (b.x + b.y + b.z) + 2.0 / 3.0 * pi * R * R * R;
+    const double faces = b.x * b.y + b.y * b.z + b.z * b.x, edges = b.x + b.y + b.z;
+    double v = R * faces + pi / 2 * R * R * edges + 2.0 / 3.0 * pi * R * R * R;  // half shell
     if (m == Method::FullShell) v *= 2;
     if (m == Method::NeutralTerritory) v = 2 * R * b.x * b.y + R * (b.x + b.y) * b.z + pi / 2 * R * R * b.z;
+    if (m == Method::EighthShell || m == Method::Midpoint) v = R * faces + pi / 4 * R * R * edges + pi / 6 * R * R * R;
     EXPECT_NEAR(analytic, 32000 / (big.L.x * big.L.y * big.L.z) * v, 1e-9 * analytic);
     EXPECT_NEAR(s.mean, analytic, 0.10 * analytic) << "grid " << sim.grid().to_string();
     // Snapshot bookkeeping.
@@ -337,6 +340,8 @@ bool imports_image(Method m, const RankGrid& grid, Int3 X, Vec3 q, Int3 H, doubl
     case Method::NeutralTerritory:
       if (o.x == 0 && o.y == 0) return o.z != 0 && gz < R;
       return o.z == 0 && lex({o.x, o.y, 0}) > 0 && gx * gx + gy * gy < R * R;
+    case Method::EighthShell: return o.x >= 0 && o.y >= 0 && o.z >= 0 && gx * gx + gy * gy + gz * gz < R * R;
+    case Method::Midpoint: return gx * gx + gy * gy + gz * gz < R * R / 4;
   }
   return false;
 }

@@ -3,7 +3,8 @@
 //
 // Oracles:
 //  * the import-volume formulas of DESIGN.md §4, typed in again here (HS, NT; full shell = 2·HS,
-//    the whole rounded shell), plus their cube special cases and the P → ∞ limit;
+//    the whole rounded shell; eighth shell and midpoint), plus their cube special cases and the
+//    P → ∞ limit;
 //  * a numerical integration of the import region *as ImportRegion::classify defines it* for a
 //    box in an infinite grid (home of a point = the box holding it): its volume must be the
 //    analytic one, tying the formulas to the region the code really imports;
@@ -21,6 +22,7 @@
 
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
+#include "tests/core/test_support.hpp"
 
 namespace scanmd {
 namespace {
@@ -34,16 +36,24 @@ double v_hs(Vec3 b, double R) {
 double v_nt(Vec3 b, double R) {
   return 2 * R * b.x * b.y + R * (b.x + b.y) * b.z + (kPi / 2) * R * R * b.z;
 }
+// Eighth shell (upper octant) and midpoint (full shell of thickness R/2) share the volume
+// R·(faces) + (π/4)R²·(edges) + (π/6)R³ (DESIGN.md §4: 3b²R + (3/4)πbR² + (π/6)R³ for a cube).
+double v_es(Vec3 b, double R) {
+  return R * (b.x * b.y + b.y * b.z + b.z * b.x) + (kPi / 4) * R * R * (b.x + b.y + b.z) +
+         (kPi / 6) * R * R * R;
+}
 double v_oracle(Method m, Vec3 b, double R) {
   switch (m) {
     case Method::HalfShell: return v_hs(b, R);
     case Method::NeutralTerritory: return v_nt(b, R);
     case Method::FullShell: return 2 * v_hs(b, R);
+    case Method::EighthShell:
+    case Method::Midpoint: return v_es(b, R);
   }
   return -1;
 }
 
-constexpr Method kMethods[] = {Method::HalfShell, Method::NeutralTerritory, Method::FullShell};
+constexpr auto& kMethods = kAllMethods;
 
 TEST(AnalyticImportVolume, MatchesDesignFormulas) {
   const Vec3 boxes[] = {{1, 1, 1}, {2, 3, 5}, {16.8, 16.8, 8.4}, {0.5, 7, 2.25}, {33.59, 33.59, 33.59}};
@@ -61,6 +71,11 @@ TEST(AnalyticImportVolume, MatchesDesignFormulas) {
   const double bxy = 4.1, bz = 2.3;
   EXPECT_NEAR(analytic_import_volume(Method::NeutralTerritory, {bxy, bxy, bz}, R),
               2 * R * bxy * bxy + 2 * R * bxy * bz + (kPi / 2) * R * R * bz, 1e-10);
+  EXPECT_NEAR(analytic_import_volume(Method::EighthShell, {b, b, b}, R),
+              3 * b * b * R + 0.75 * kPi * b * R * R + kPi / 6 * R * R * R, 1e-10);
+  // Midpoint = full shell of thickness R/2.
+  EXPECT_NEAR(analytic_import_volume(Method::Midpoint, {2, 3, 5}, R),
+              analytic_import_volume(Method::FullShell, {2, 3, 5}, R / 2), 1e-10);
   // P → ∞: the half shell tends to (2/3)πR³, neutral territory to 0.
   EXPECT_NEAR(analytic_import_volume(Method::HalfShell, {1e-9, 1e-9, 1e-9}, R),
               (2.0 / 3.0) * kPi * R * R * R, 1e-6);
@@ -68,9 +83,9 @@ TEST(AnalyticImportVolume, MatchesDesignFormulas) {
 }
 
 // Volume of {q : classify(q, home(q)) != None} for the box C = (0,0,0) of edge b in an infinite
-// grid, points of C itself excluded (those are owned, not imported), by the midpoint rule on a
-// lattice whose cell faces fall on the box faces (so box-aligned boundaries are exact), about
-// `per_edge` points across the largest padded edge.
+// grid, points of C itself excluded (those are owned, not imported), by stratified sampling: one
+// uniformly random point in each cell of a lattice whose cell faces fall on the box faces, about
+// `per_edge` cells across the largest padded edge (unbiased; no lattice aliasing against R).
 double integrated_region_volume(Method m, Vec3 b, double R, int per_edge) {
   const ImportRegion region{m, {0, 0, 0}, {0, 0, 0}, b, R * R, R};
   const double h0 = (std::max({b.x, b.y, b.z}) + 2 * R) / per_edge;
@@ -86,10 +101,12 @@ double integrated_region_volume(Method m, Vec3 b, double R, int per_edge) {
   axis(b.y, hy, py, ny);
   axis(b.z, hz, pz, nz);
   long long inside = 0;
+  test::Rng rng(static_cast<std::uint64_t>(m) + 17);
   for (int k = 0; k < nz; ++k)
     for (int j = 0; j < ny; ++j)
       for (int i = 0; i < nx; ++i) {
-        const Vec3 q{(i - px + 0.5) * hx, (j - py + 0.5) * hy, (k - pz + 0.5) * hz};
+        const Vec3 q{(i - px + rng.uniform()) * hx, (j - py + rng.uniform()) * hy,
+                     (k - pz + rng.uniform()) * hz};
         const Int3 home{static_cast<int>(std::floor(q.x / b.x)), static_cast<int>(std::floor(q.y / b.y)),
                         static_cast<int>(std::floor(q.z / b.z))};
         if (home == Int3{0, 0, 0}) continue;
@@ -103,14 +120,17 @@ TEST(AnalyticImportVolume, EqualsVolumeOfClassifiedRegion) {
     Vec3 b;
     double R;
   };
+  double worst = 0;
   for (const Case& c : {Case{{3.0, 4.0, 5.0}, 2.0}, Case{{1.5, 2.0, 1.0}, 2.8}}) {
     for (Method m : kMethods) {
       const double got = integrated_region_volume(m, c.b, c.R, 100);
       const double want = v_oracle(m, c.b, c.R);
+      worst = std::max(worst, std::fabs(got / want - 1));
       EXPECT_NEAR(got, want, 0.01 * want)
           << method_name(m) << " b = " << c.b.x << "," << c.b.y << "," << c.b.z << " R = " << c.R;
     }
   }
+  RecordProperty("max_relative_deviation", test::sci(worst));
 }
 
 TEST(ChooseGrid, ProductIsRankCountAndVolumeIsMinimal) {
