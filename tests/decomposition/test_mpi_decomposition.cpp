@@ -11,7 +11,8 @@
 //                  Simulation::rebuild does) vs the brute-force pairs within R: once each,
 //                  full shell once/twice as above; nothing at distance >= R.
 //  StepZeroBits    per-particle forces and thermo at setup, gathered by id, bitwise equal to a
-//                  true one-rank reference (Simulation on a sub-communicator of rank 0 alone).
+//                  true one-rank reference (Simulation on a sub-communicator of rank 0 alone);
+//                  likewise the state hash (positions, velocities) after the lattice setup().
 //  ThinBoxes       R larger than the rank box along z (grid 1×1×P, and 1×2×4 with r_c 4 on 8
 //                  ranks): the state hash and thermo bits after a short run equal the one-rank run.
 //  ImportVolume    mean received ghosts (imports() of the first rebuild) within 10% of
@@ -215,6 +216,31 @@ TEST(MpiDecomposition, StepZeroForcesAndThermoBitwiseEqualToOneRank) {
     EXPECT_EQ(all.size(), sys.x.size());
     EXPECT_EQ(force_hash(all), ref.force_hash) << "forces differ from one rank, grid " << sim.grid().to_string();
     EXPECT_TRUE(thermo_bits(sim.thermo()) == ref.thermo) << "thermo bits differ from one rank";
+  }
+}
+
+// Lattice and velocities from setup() (a function of id and seed only): the step-0 state hash
+// (ids, positions, velocities) and thermo bits equal the one-rank ones for every method.
+TEST(MpiDecomposition, SetupStateBitwiseEqualToOneRank) {
+  Communicator comm(MPI_COMM_WORLD);
+  SimulationConfig cfg;
+  cfg.cells = {8, 8, 8};
+  struct Ref {
+    std::uint64_t hash;
+    ThermoBits thermo;
+  };
+  const Ref ref = on_rank0_alone<Ref>([&](const Communicator& one) {
+    Simulation sim(one, cfg);
+    sim.setup();
+    return Ref{sim.state_hash(), thermo_bits(sim.thermo())};
+  });
+  for (Method m : kMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    cfg.method = m;
+    Simulation sim(comm, cfg);
+    sim.setup();
+    EXPECT_EQ(sim.state_hash(), ref.hash) << "grid " << sim.grid().to_string();
+    EXPECT_TRUE(thermo_bits(sim.thermo()) == ref.thermo);
   }
 }
 
