@@ -125,27 +125,29 @@ std::vector<InitialParticle> read_data_file(const std::string& file, SimulationC
   return particles;
 }
 
-// Resolves backend = auto | host | cuda. Only the host time step exists so far.
-void choose_backend(io::Backend requested) {
-  const GpuInventory gpus = query_gpus();
+// Resolves backend = auto | host | cuda: `auto` takes the GPU when one is usable and says why
+// not otherwise; `cuda` without a usable GPU (none, driver too old, no kernel image for it, or
+// a build without CUDA) is an error.
+Backend choose_backend(io::Backend requested) {
+  std::string why;
+  const bool gpu = device_usable(&why);
   switch (requested) {
     case io::Backend::Host:
       spdlog::info("backend: host");
-      return;
+      return Backend::Host;
     case io::Backend::Auto:
-      if (gpus.devices.empty())
-        spdlog::info("backend: auto -> host ({})", gpus.why_none);
-      else
-        spdlog::info("backend: auto -> host (a GPU is present, but the CUDA time step is not "
-                     "part of this version yet)");
-      return;
+      if (!gpu) {
+        spdlog::info("backend: auto -> host (no usable GPU: {})", why);
+        return Backend::Host;
+      }
+      spdlog::info("backend: auto -> cuda ({})", device_backend_summary());
+      return Backend::Cuda;
     case io::Backend::Cuda:
-      if (gpus.devices.empty())
-        throw std::runtime_error("backend cuda requested, but no usable GPU: " + gpus.why_none);
-      throw std::runtime_error(
-          "backend cuda requested: the CUDA time step is not part of this version yet; use "
-          "backend = \"host\" or \"auto\"");
+      if (!gpu) throw std::runtime_error("backend cuda requested, but no usable GPU: " + why);
+      spdlog::info("backend: cuda ({})", device_backend_summary());
+      return Backend::Cuda;
   }
+  return Backend::Host;
 }
 
 std::string thermo_header() {
@@ -238,8 +240,9 @@ int run_command(const RunOptions& options) {
   std::optional<Simulation> sim;
   std::vector<InitialParticle> initial;  // from system.data_file
   if (!agree(comm, [&] {
-        choose_backend(deck.run.backend);
+        const Backend backend = choose_backend(deck.run.backend);
         SimulationConfig config = to_config(deck);
+        config.backend = backend;
         if (!deck.system.data_file.empty()) initial = read_data_file(deck.system.data_file, config);
         sim.emplace(comm, config);
         if (!deck.output.imports.empty() && comm.rank() == 0) check_writable(deck.output.imports);

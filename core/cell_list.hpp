@@ -9,6 +9,7 @@
 // within a cell).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -19,6 +20,32 @@
 namespace scanmd {
 
 SCANMD_HD inline int clamp_cell(int c, int n) { return c < 0 ? 0 : (c >= n ? n - 1 : c); }
+
+// The cell geometry of one build, shared by the host CellList and the CUDA binning
+// (core/cuda/neighbors.cu) so that both put every particle in the same cell.
+struct CellGrid {
+  Vec3 origin;  // lo − pad
+  Vec3 inv;     // cells per unit length along each axis
+  Int3 dims;
+
+  // Cells of edge >= search_radius / 2 over [lo − pad, hi + pad).
+  static CellGrid make(Vec3 lo, Vec3 hi, double pad, double search_radius);
+
+  // Binning position of a particle: its wrapped position shifted by its image shift.
+  SCANMD_HD static Vec3 binning_position(Vec3 x, Int3 s, const Vec3& length) {
+    return {x.x + s.x * length.x, x.y + s.y * length.y, x.z + s.z * length.z};
+  }
+  // Unclamped cell coordinate along one axis (may lie outside [0, dims)).
+  SCANMD_HD static double raw_cell(double q, double origin, double inv) {
+    return floor((q - origin) * inv);
+  }
+  SCANMD_HD Int3 cell_of(Vec3 q) const {
+    return {clamp_cell(static_cast<int>(raw_cell(q.x, origin.x, inv.x)), dims.x),
+            clamp_cell(static_cast<int>(raw_cell(q.y, origin.y, inv.y)), dims.y),
+            clamp_cell(static_cast<int>(raw_cell(q.z, origin.z, inv.z)), dims.z)};
+  }
+  SCANMD_HD int flat(Int3 c) const { return c.x + dims.x * (c.y + dims.y * c.z); }
+};
 
 class CellList {
  public:

@@ -5,6 +5,10 @@
 //   v ← v + (dt / 2m) F                                                (final_integrate)
 // F is the fixed-point force converted once to double. Each update is a function of the
 // particle's own state only, so its bits do not depend on the decomposition.
+//
+// The per-particle updates (verlet_initial, verlet_final, moved_beyond_limit) are SCANMD_HD:
+// the host loops below and the CUDA kernels (core/cuda/integrate.cu) run the same code, so
+// both backends produce the same bits (no FMA contraction on either side, DESIGN.md §5).
 #pragma once
 
 #include "core/box.hpp"
@@ -14,32 +18,45 @@
 
 namespace scanmd {
 
+// Half kick, drift and wrap of one particle. dtf = dt / 2m.
+SCANMD_HD inline void verlet_initial(Vec3& x, Vec3& v, Int3& image, Fix3 f, double dt, double dtf,
+                                     const Vec3& length) {
+  v.x += dtf * fixed::to_double(f.x);
+  v.y += dtf * fixed::to_double(f.y);
+  v.z += dtf * fixed::to_double(f.z);
+  x.x += dt * v.x;
+  x.y += dt * v.y;
+  x.z += dt * v.z;
+  wrap(x, image, length);
+}
+
+// Second half kick of one particle.
+SCANMD_HD inline void verlet_final(Vec3& v, Fix3 f, double dtf) {
+  v.x += dtf * fixed::to_double(f.x);
+  v.y += dtf * fixed::to_double(f.y);
+  v.z += dtf * fixed::to_double(f.z);
+}
+
+// Has a particle at x moved farther than sqrt(limit_sq) from x_build (minimum image)?
+SCANMD_HD inline bool moved_beyond_limit(Vec3 x, Vec3 x_build, const Box& box, double limit_sq) {
+  const Vec3 d = pair_displacement(x, x_build, box.length, box.half_length);
+  return d.x * d.x + d.y * d.y + d.z * d.z > limit_sq;
+}
+
 class VelocityVerlet {
  public:
   VelocityVerlet(double dt, double mass) : dt_(dt), dtf_(0.5 * dt / mass) {}
 
+  double dt() const { return dt_; }
+  double dtf() const { return dtf_; }
+
   void initial_integrate(ParticleStore& p, const Box& box) const {
-    for (std::size_t i = 0; i < p.n_owned; ++i) {
-      Vec3& v = p.v[i];
-      Vec3& x = p.x[i];
-      const Fix3 f = p.f[i];
-      v.x += dtf_ * fixed::to_double(f.x);
-      v.y += dtf_ * fixed::to_double(f.y);
-      v.z += dtf_ * fixed::to_double(f.z);
-      x.x += dt_ * v.x;
-      x.y += dt_ * v.y;
-      x.z += dt_ * v.z;
-      wrap(x, p.image[i], box.length);
-    }
+    for (std::size_t i = 0; i < p.n_owned; ++i)
+      verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_, box.length);
   }
 
   void final_integrate(ParticleStore& p) const {
-    for (std::size_t i = 0; i < p.n_owned; ++i) {
-      const Fix3 f = p.f[i];
-      p.v[i].x += dtf_ * fixed::to_double(f.x);
-      p.v[i].y += dtf_ * fixed::to_double(f.y);
-      p.v[i].z += dtf_ * fixed::to_double(f.z);
-    }
+    for (std::size_t i = 0; i < p.n_owned; ++i) verlet_final(p.v[i], p.f[i], dtf_);
   }
 
  private:
@@ -49,10 +66,8 @@ class VelocityVerlet {
 // Has any owned particle moved more than `limit` since the last neighbour build?
 inline bool moved_beyond(const ParticleStore& p, const Box& box, double limit) {
   const double limit_sq = limit * limit;
-  for (std::size_t i = 0; i < p.n_owned; ++i) {
-    const Vec3 d = pair_displacement(p.x[i], p.x_build[i], box.length, box.half_length);
-    if (d.x * d.x + d.y * d.y + d.z * d.z > limit_sq) return true;
-  }
+  for (std::size_t i = 0; i < p.n_owned; ++i)
+    if (moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq)) return true;
   return false;
 }
 

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/fixed_terms.hpp"
+
 namespace scanmd {
 
 namespace {
@@ -23,9 +25,7 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
   ForceTotals totals;
   fixed::Wide energy = 0, virial = 0;
   // Per-term bound, a power of two ≤ 2^63 / (max_terms + 1), in fixed-point units.
-  double limit = 0x1p62;
-  while (limit * (list.max_terms() + 1.0) > 0x1p63) limit *= 0.5;
-  const double limit_sq = limit * limit;
+  const double limit_sq = pair_term_limit_sq(list.max_terms());
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t begin = offsets[i], end = offsets[i + 1];
     if (begin == end) continue;
@@ -40,13 +40,9 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
       // because it skips the division for the third of the list beyond r_c.
       if (r2 >= lj.cutoff_sq) continue;
       ++totals.pairs;
-      const PairTerms t = lj_pair(r2, lj);
-      // (fpair·2^40)·d == (fpair·d)·2^40 bit for bit: scaling by a power of two is exact.
-      const double fs = t.fpair * fixed::kScale;
-      overflow |= !(fs * fs * r2 < limit_sq);  // |F| < limit, so every component is
-      const std::int64_t Fx = static_cast<std::int64_t>(fs * d.x);
-      const std::int64_t Fy = static_cast<std::int64_t>(fs * d.y);
-      const std::int64_t Fz = static_cast<std::int64_t>(fs * d.z);
+      const PairFixed pf = lj_pair_fixed(d, r2, lj, limit_sq, overflow);
+      const PairTerms& t = pf.terms;
+      const std::int64_t Fx = pf.f.x, Fy = pf.f.y, Fz = pf.f.z;
       fx += Fx;
       fy += Fy;
       fz += Fz;
@@ -54,8 +50,8 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
       f[j].y -= Fy;
       f[j].z -= Fz;
       if constexpr (WithEnergy) {
-        const std::int64_t e = fixed::to_fixed(t.energy, overflow);
-        const std::int64_t w = fixed::to_fixed(t.fpair * r2, overflow);
+        const std::int64_t e = lj_energy_fixed(t, overflow);
+        const std::int64_t w = lj_virial_fixed(t, r2, overflow);
         if constexpr (OwnedSharesOnly) {
           if (j >= n_owned) {
             const bool i_lower = p.id[i] < p.id[j];

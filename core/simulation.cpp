@@ -39,6 +39,21 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
     if (l < 2.0 * R)
       throw std::invalid_argument("box edge " + std::to_string(l) +
                                   " is smaller than 2*(cutoff+skin) = " + std::to_string(2 * R));
+  if (config_.backend == Backend::Cuda) {
+    DeviceConfig d;
+    d.box = box_;
+    d.lj = lj_;
+    d.dt = config_.dt;
+    d.mass = config_.mass;
+    d.skin = config_.skin;
+    d.import_cutoff = R;
+    d.method = config_.method;
+    d.rule = rule_;
+    d.lo = grid_.lo(halo_.coord());
+    d.hi = grid_.hi(halo_.coord());
+    d.fill = config_.cuda_fill;
+    device_ = make_device_backend(comm_, d);
+  }
 }
 
 void Simulation::setup() {
@@ -87,9 +102,21 @@ void Simulation::finish_setup(long long start_step) {
   compute_forces();
 }
 
+void Simulation::sync_host() const {
+  if (!device_ || !host_stale_) return;
+  device_->download_owned(particles_);
+  host_stale_ = false;
+}
+
+const ParticleStore& Simulation::particles() const {
+  sync_host();
+  return particles_;
+}
+
 void Simulation::rebuild() {
   {
     ScopedTimer t(timers_, Phase::Migrate);
+    sync_host();
     halo_.migrate(particles_);
     check_census(comm_, particles_, census_, step_);
   }
@@ -105,7 +132,9 @@ void Simulation::rebuild() {
     ScopedTimer t(timers_, Phase::Plan);
     counts = halo_.build(particles_);
   }
-  {
+  if (device_) {
+    device_->upload(particles_, halo_, timers_);  // bins and builds the list on the device
+  } else {
     ScopedTimer t(timers_, Phase::Neigh);
     cells_.build(ws_, particles_, box_, grid_.lo(halo_.coord()), grid_.hi(halo_.coord()),
                  import_cutoff(), import_cutoff());
@@ -134,6 +163,13 @@ void Simulation::rebuild() {
 }
 
 void Simulation::compute_forces(bool with_energy) {
+  if (device_) {
+    device_->compute_forces(with_energy, timers_);
+    if (with_energy) energy_step_ = step_;
+    device_->reverse(timers_);
+    host_stale_ = true;
+    return;
+  }
   {
     ScopedTimer t(timers_, Phase::Pair);
     forces_ = compute_lj_forces(particles_, neighbors_, lj_, box_,
@@ -152,26 +188,39 @@ bool Simulation::thermo_due(long long step) const {
 
 void Simulation::run(StepObserver& observer) {
   observer.after_step(*this);
+  if (device_) device_->synchronize(timers_);  // setup's device timings land before the reset
   timers_.reset();  // the table covers the step loop
   const double half_skin = 0.5 * config_.skin;
   while (step_ < config_.steps) {
     ++step_;
-    integrator_.initial_integrate(particles_, box_);
     bool need_rebuild;
-    {
+    if (device_) {
+      // Half kick + drift + the skin/2 test in one kernel; one flag comes back.
+      const bool moved = device_->initial_integrate(timers_);
+      host_stale_ = true;
+      ScopedTimer t(timers_, Phase::Neigh);
+      need_rebuild = comm_.any(moved);
+    } else {
+      integrator_.initial_integrate(particles_, box_);
       ScopedTimer t(timers_, Phase::Neigh);
       need_rebuild = comm_.any(moved_beyond(particles_, box_, half_skin));
     }
     if (need_rebuild) {
       rebuild();
+    } else if (device_) {
+      device_->forward(timers_);
     } else {
       ScopedTimer t(timers_, Phase::Forward);
       halo_.forward(particles_);
     }
     compute_forces(observer.wants_energy(step_));
-    integrator_.final_integrate(particles_);
+    if (device_)
+      device_->final_integrate();
+    else
+      integrator_.final_integrate(particles_);
     observer.after_step(*this);
   }
+  if (device_) device_->synchronize(timers_);  // last errors and timings
 }
 
 void Simulation::run(const std::function<void(const ThermoSample&)>& on_thermo) {
@@ -191,8 +240,40 @@ void Simulation::run(const std::function<void(const ThermoSample&)>& on_thermo) 
 }
 
 ThermoSample Simulation::thermo() const {
+  if (device_) {
+    const DeviceForceTotals t = device_->force_totals();
+    return thermo_from_sums(step_, comm_, n_total_, box_.volume(), device_->twice_kinetic(),
+                            t.energy, t.virial);
+  }
   return thermo_sample(step_, particles_, comm_, config_.mass, n_total_, box_.volume(),
                        forces_.energy, forces_.virial);
+}
+
+long long Simulation::local_pairs() const {
+  return device_ ? device_->force_totals().pairs : last_pairs_;
+}
+
+std::string Simulation::backend_description() const {
+  return device_ ? device_->description() : std::string("host");
+}
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> Simulation::neighbor_entries() const {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  auto collect = [&out](const auto& offsets, const std::vector<std::uint32_t>& nbr) {
+    out.reserve(nbr.size());
+    for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
+      for (auto k = offsets[i]; k < offsets[i + 1]; ++k)
+        out.emplace_back(static_cast<std::uint32_t>(i), nbr[k]);
+  };
+  if (device_) {
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::uint32_t> nbr;
+    device_->neighbor_list(offsets, nbr);
+    collect(offsets, nbr);
+  } else {
+    collect(neighbors_.offsets(), neighbors_.neighbors());
+  }
+  return out;
 }
 
 double Simulation::analytic_import() const {
@@ -203,6 +284,7 @@ double Simulation::analytic_import() const {
 std::uint64_t Simulation::state_hash() const {
   // Record: id, x, y, z, vx, vy, vz as raw 64-bit patterns; gathered to rank 0, sorted by id,
   // hashed with FNV-1a (64 bit), broadcast.
+  sync_host();
   constexpr int kWords = 7;
   const int n = static_cast<int>(particles_.n_owned);
   std::vector<std::uint64_t> mine(static_cast<std::size_t>(n) * kWords);

@@ -4,6 +4,13 @@
 //   half kick + drift → [rebuild: migrate → census → halo plan → bin → neighbour list]
 //   or forward exchange → forces → reverse exchange → half kick → thermo
 // Each phase runs inside a ScopedTimer whose name is a row of the end-of-run table.
+//
+// Backends: the host backend runs the phases on `particles_` with the host kernels; the CUDA
+// backend (config.backend = Backend::Cuda) keeps the particles on the device between steps and
+// runs every phase there (core/cuda/device_backend.hpp), except the host part of a rebuild
+// (migration, census, the owned particles' cell order and the halo plan), for which the owned
+// particles come back to the host. `particles()` then refreshes the host copy on demand. Both
+// backends give the same bits (DESIGN.md §5), so the same state hash.
 #pragma once
 
 #include <array>
@@ -12,9 +19,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/cell_list.hpp"
+#include "core/cuda/device_backend.hpp"
 #include "core/integrator.hpp"
 #include "core/lj.hpp"
 #include "core/lj_force.hpp"
@@ -38,6 +47,9 @@ struct InitialParticle {
   Int3 image;
 };
 
+// Where the time step runs (the deck's `auto` is resolved before: app/run_command.cpp).
+enum class Backend { Host, Cuda };
+
 struct SimulationConfig {
   double density = 0.8442;
   std::array<int, 3> cells{20, 20, 20};
@@ -53,6 +65,8 @@ struct SimulationConfig {
   Int3 grid{0, 0, 0};
   long long thermo_every = 50;
   std::optional<Vec3> box_length;  // set: this box instead of the lattice's
+  Backend backend = Backend::Host;
+  NeighborFill cuda_fill = NeighborFill::SegmentedScan;  // CUDA neighbour-list placement
 };
 
 // Import statistics over ranks at one rebuild.
@@ -105,10 +119,17 @@ class Simulation {
   long long total_particles() const { return n_total_; }
   long long step() const { return step_; }
   const Timers& timers() const { return timers_; }
-  const ParticleStore& particles() const { return particles_; }
+  // Owned particles are current (CUDA: copied back from the device on demand); ghosts are
+  // those of the last rebuild.
+  const ParticleStore& particles() const;
   const std::vector<ImportSnapshot>& imports() const { return imports_; }
   long long rebuilds() const { return rebuilds_; }
-  long long local_pairs() const { return last_pairs_; }
+  long long local_pairs() const;  // pairs within the cutoff of the last force call
+  Backend backend() const { return config_.backend; }
+  std::string backend_description() const;  // "host", or the CUDA device / MPI path / fill
+  // The neighbour list of the last rebuild as (row, neighbour) particle indices (owned, then
+  // ghosts, as in particles()), in row order; for tests comparing backends.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> neighbor_entries() const;
   double analytic_import() const;  // ρ·V of the method's formula for this grid
 
   // Recomputes forces from the current state; energy and virial only when asked (thermo
@@ -118,6 +139,7 @@ class Simulation {
  private:
   void rebuild();
   void finish_setup(long long start_step);
+  void sync_host() const;  // CUDA: owned particles device → host when the host copy is stale
 
   const Communicator& comm_;
   SimulationConfig config_;
@@ -127,7 +149,7 @@ class Simulation {
   VelocityVerlet integrator_;
   HaloExchange halo_;
   PairRule rule_;
-  ParticleStore particles_;
+  mutable ParticleStore particles_;  // CUDA: refreshed lazily by sync_host()
   CellList cells_;
   NeighborList neighbors_;
   kernels::Workspace ws_;
@@ -140,6 +162,8 @@ class Simulation {
   long long last_pairs_ = 0;
   long long energy_step_ = -1;
   std::vector<ImportSnapshot> imports_;
+  std::unique_ptr<DeviceBackend> device_;  // set for Backend::Cuda
+  mutable bool host_stale_ = false;        // the device holds a newer owned state
 };
 
 }  // namespace scanmd

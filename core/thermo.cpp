@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/fixed_terms.hpp"
+
 namespace scanmd {
 
 fixed::Wide twice_kinetic_fixed(const ParticleStore& p, double mass) {
@@ -9,7 +11,7 @@ fixed::Wide twice_kinetic_fixed(const ParticleStore& p, double mass) {
   fixed::Wide sum = 0;
   for (std::size_t i = 0; i < p.n_owned; ++i) {
     const Vec3 v = p.v[i];
-    sum += fixed::to_fixed(mass * (v.x * v.x + v.y * v.y + v.z * v.z), overflow);
+    sum += twice_kinetic_term(v, mass, overflow);
     if (overflow)
       throw std::overflow_error("kinetic energy overflow: particle " + std::to_string(p.id[i]) +
                                 " moves too fast");
@@ -30,7 +32,14 @@ double kinetic_temperature(const ParticleStore& p, const Communicator& comm, dou
 ThermoSample thermo_sample(long long step, const ParticleStore& p, const Communicator& comm,
                            double mass, long long n_total, double volume,
                            fixed::Wide local_energy, fixed::Wide local_virial) {
-  fixed::Wide sums[3] = {twice_kinetic_fixed(p, mass), local_energy, local_virial};
+  return thermo_from_sums(step, comm, n_total, volume, twice_kinetic_fixed(p, mass), local_energy,
+                          local_virial);
+}
+
+ThermoSample thermo_from_sums(long long step, const Communicator& comm, long long n_total,
+                              double volume, fixed::Wide local_two_ke, fixed::Wide local_energy,
+                              fixed::Wide local_virial) {
+  fixed::Wide sums[3] = {local_two_ke, local_energy, local_virial};
   comm.sum(std::span<fixed::Wide>(sums, 3));
   const double two_ke = fixed::to_double(sums[0]);
   const double pe = fixed::to_double(sums[1]);

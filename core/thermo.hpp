@@ -27,4 +27,10 @@ ThermoSample thermo_sample(long long step, const ParticleStore& p, const Communi
                            double mass, long long n_total, double volume,
                            fixed::Wide local_energy, fixed::Wide local_virial);
 
+// The same from this rank's local sums (Σ m v² over owned particles, energy, virial), e.g. as
+// the CUDA backend computes them on the device.
+ThermoSample thermo_from_sums(long long step, const Communicator& comm, long long n_total,
+                              double volume, fixed::Wide local_two_ke, fixed::Wide local_energy,
+                              fixed::Wide local_virial);
+
 }  // namespace scanmd

@@ -13,8 +13,8 @@ namespace scanmd {
 namespace {
 constexpr int kTagMigrate = 101;
 constexpr int kTagGhosts = 102;
-constexpr int kTagForward = 103;
-constexpr int kTagReverse = 104;
+constexpr int kTagForward = HaloExchange::kForwardTag;
+constexpr int kTagReverse = HaloExchange::kReverseTag;
 }  // namespace
 
 HaloExchange::HaloExchange(const Communicator& comm, const RankGrid& grid, const Box& box,

@@ -48,6 +48,17 @@ class HaloExchange {
   void reverse(ParticleStore& p);
 
   Int3 coord() const { return coord_; }
+  Method method() const { return method_; }
+
+  // The plan of the last build(), for other executors of it (the CUDA backend runs forward()
+  // and reverse() on device buffers): the send buffer holds entry k = owned particle
+  // export_index()[k], laid out by destination rank; ghosts are received in plan().recvs order.
+  const ExchangePlan& plan() const { return plan_; }
+  const std::vector<std::uint32_t>& export_index() const { return export_index_; }
+
+  // Message tags of the forward and reverse exchanges.
+  static constexpr int kForwardTag = 103;
+  static constexpr int kReverseTag = 104;
 
  private:
   struct GhostRecord {

@@ -1,0 +1,102 @@
+// core/cuda/forces.cu — Lennard-Jones forces over the CSR neighbour list, in 64-bit fixed point.
+//
+// One thread per row i (owned + ghost rows; rows the rule gives nothing are empty). For each
+// listed j within r_c: the pair term of core/fixed_terms.hpp (the host's function), F summed
+// into i's register accumulator and −F atomically into j; i's total is added atomically at
+// the end (i may also be some other row's j). Integer atomics are associative, so the result
+// is bit-identical to the host loop's whatever the schedule.
+// Overflow: the per-pair bound of the host (limit_sq from max_terms) keeps every accumulator in
+// range, so the adds need no checks; a pair that fails the bound (or whose energy or virial does
+// not fit) raises flags->pair_overflow with its list entry (lowest wins).
+// Energy and virial (thermo steps): per-thread __int128 sums of the int64 terms, split between
+// the two particles as on the host for full shell; block sums in __int128, one 128-bit
+// two-word atomic add per block. Pair counts: warp sums, one atomic per warp.
+#include <cuda_runtime.h>
+
+#include "core/cuda/device_math.cuh"
+#include "core/cuda/launch.hpp"
+#include "core/fixed_terms.hpp"
+#include "kernels/cuda/api.hpp"
+
+namespace scanmd::cuda_step {
+
+namespace {
+
+constexpr int kThreads = 128;
+
+template <bool kEnergy, bool kOwnedShares>
+__global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  __int128 energy = 0, virial = 0;
+  unsigned long long pairs = 0;
+  if (i < a.n) {
+    const std::uint64_t begin = a.offsets[i], end = a.offsets[i + 1];
+    if (begin != end) {
+      const Vec3 xi = a.x[i];
+      // Wrapping unsigned sums: the same bits as the signed sums the bound keeps in range.
+      unsigned long long fx = 0, fy = 0, fz = 0;
+      for (std::uint64_t k = begin; k < end; ++k) {
+        const std::uint32_t j = a.neighbors[k];
+        const Vec3 d = pair_displacement(xi, a.x[j], a.length, a.half_length);
+        const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
+        if (r2 >= a.lj.cutoff_sq) continue;
+        ++pairs;
+        bool overflow = false;
+        const PairFixed pf = lj_pair_fixed(d, r2, a.lj, a.limit_sq, overflow);
+        fx += static_cast<unsigned long long>(pf.f.x);
+        fy += static_cast<unsigned long long>(pf.f.y);
+        fz += static_cast<unsigned long long>(pf.f.z);
+        atomic_add_fixed(&a.f[j].x,
+                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(pf.f.x)));
+        atomic_add_fixed(&a.f[j].y,
+                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(pf.f.y)));
+        atomic_add_fixed(&a.f[j].z,
+                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(pf.f.z)));
+        if constexpr (kEnergy) {
+          const std::int64_t e = lj_energy_fixed(pf.terms, overflow);
+          const std::int64_t w = lj_virial_fixed(pf.terms, r2, overflow);
+          if (kOwnedShares && j >= a.n_owned) {
+            const bool i_lower = a.id[i] < a.id[j];
+            const std::int64_t e_lo = fixed::lower_share(e), w_lo = fixed::lower_share(w);
+            energy += i_lower ? e_lo : e - e_lo;
+            virial += i_lower ? w_lo : w - w_lo;
+          } else {
+            energy += e;
+            virial += w;
+          }
+        }
+        if (overflow) atomic_min_index(&a.flags->pair_overflow, k);
+      }
+      atomic_add_fixed(&a.f[i].x, static_cast<std::int64_t>(fx));
+      atomic_add_fixed(&a.f[i].y, static_cast<std::int64_t>(fy));
+      atomic_add_fixed(&a.f[i].z, static_cast<std::int64_t>(fz));
+    }
+  }
+  pairs = warp_sum_u64(pairs);
+  if ((threadIdx.x & 31u) == 0 && pairs != 0) atomicAdd(&a.flags->pairs, pairs);
+  if constexpr (kEnergy) {
+    energy = block_sum_wide<kThreads>(energy);
+    virial = block_sum_wide<kThreads>(virial);
+    if (threadIdx.x == 0) {
+      atomic_add_wide(a.flags->energy, energy);
+      atomic_add_wide(a.flags->virial, virial);
+    }
+  }
+}
+
+}  // namespace
+
+void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_only,
+                      cudaStream_t stream) {
+  if (a.n == 0) return;
+  const unsigned blocks = (a.n + kThreads - 1) / kThreads;
+  if (with_energy && owned_shares_only)
+    lj_force_kernel<true, true><<<blocks, kThreads, 0, stream>>>(a);
+  else if (with_energy)
+    lj_force_kernel<true, false><<<blocks, kThreads, 0, stream>>>(a);
+  else
+    lj_force_kernel<false, false><<<blocks, kThreads, 0, stream>>>(a);
+  kernels::cuda::check(cudaGetLastError(), "lj_force_kernel launch");
+}
+
+}  // namespace scanmd::cuda_step

@@ -1,0 +1,75 @@
+// core/cuda/halo.cu — the device side of HaloExchange::forward / reverse, on the host's plan.
+//
+// forward   send[k] = x[export_index[k]]: the send buffer in destination-rank order, as the
+//           host packs it. The entries a rank sends to itself (periodic images of its own
+//           particles) go straight into their ghost slots too, so a single rank never leaves
+//           the device; the remote parts cross to the host (or go to MPI directly when it is
+//           CUDA-aware) in device_backend.cpp.
+// reverse   f[export_index[k]] += force on the ghost of entry k: read from the ghost slot for
+//           self entries, from `recv` (what the other ranks sent back) otherwise. Several
+//           entries can name one owned particle, hence atomics; each add is checked for int64
+//           overflow (flags->sum_overflow = lowest such entry). Owned slots (< n_owned) and
+//           ghost slots (>= n_owned) never overlap, so reading ghost forces while adding into
+//           owners is race-free.
+#include <cuda_runtime.h>
+
+#include "core/cuda/device_math.cuh"
+#include "core/cuda/launch.hpp"
+#include "kernels/cuda/api.hpp"
+
+namespace scanmd::cuda_step {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(std::uint64_t n) {
+  return static_cast<unsigned>((n + kThreads - 1) / kThreads);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    pack_positions_kernel(const Vec3* x, const std::uint32_t* export_index, std::uint32_t m,
+                          SelfPart self, Vec3* send, Vec3* ghost_x) {
+  const std::uint32_t k = blockIdx.x * kThreads + threadIdx.x;
+  if (k >= m) return;
+  const Vec3 xk = x[export_index[k]];
+  send[k] = xk;
+  const std::uint32_t s = k - self.send_offset;  // wraps for k < send_offset
+  if (s < self.count) ghost_x[self.recv_offset + s] = xk;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    sum_ghost_forces_kernel(Fix3* f, const Fix3* ghost_f, const Fix3* recv,
+                            const std::uint32_t* export_index, std::uint32_t m, SelfPart self,
+                            DeviceFlags* flags) {
+  const std::uint32_t k = blockIdx.x * kThreads + threadIdx.x;
+  if (k >= m) return;
+  const std::uint32_t s = k - self.send_offset;
+  const Fix3 add = s < self.count ? ghost_f[self.recv_offset + s] : recv[k];
+  Fix3& target = f[export_index[k]];
+  bool overflow = atomic_add_checked(&target.x, add.x);
+  overflow |= atomic_add_checked(&target.y, add.y);
+  overflow |= atomic_add_checked(&target.z, add.z);
+  if (overflow) atomic_min_index(&flags->sum_overflow, k);
+}
+
+}  // namespace
+
+void launch_pack_positions(const Vec3* x, const std::uint32_t* export_index, std::uint32_t m,
+                           SelfPart self, Vec3* send, Vec3* ghost_x, cudaStream_t stream) {
+  if (m == 0) return;
+  pack_positions_kernel<<<blocks_for(m), kThreads, 0, stream>>>(x, export_index, m, self, send,
+                                                                ghost_x);
+  kernels::cuda::check(cudaGetLastError(), "pack_positions_kernel launch");
+}
+
+void launch_sum_ghost_forces(Fix3* f, const Fix3* ghost_f, const Fix3* recv,
+                             const std::uint32_t* export_index, std::uint32_t m, SelfPart self,
+                             DeviceFlags* flags, cudaStream_t stream) {
+  if (m == 0) return;
+  sum_ghost_forces_kernel<<<blocks_for(m), kThreads, 0, stream>>>(f, ghost_f, recv, export_index, m,
+                                                                  self, flags);
+  kernels::cuda::check(cudaGetLastError(), "sum_ghost_forces_kernel launch");
+}
+
+}  // namespace scanmd::cuda_step

@@ -1,0 +1,97 @@
+// core/cuda/integrate.cu — velocity Verlet on the device (one thread per owned particle), the
+// skin/2 rebuild test fused into the first half step, and the Σ m v² reduction.
+//
+// The per-particle arithmetic is core/integrator.hpp's verlet_initial / verlet_final /
+// moved_beyond_limit and core/fixed_terms.hpp's twice_kinetic_term: the host backend runs the
+// same functions, so the bits agree (--fmad=false, IEEE division).
+// Position check: after the wrap a valid particle lies in [0, L) on every axis; a non-finite
+// position or a drift of a box length or more in one step fails the test and raises
+// flags->bad_position with the particle's index (lowest wins).
+#include <cuda_runtime.h>
+
+#include "core/cuda/device_math.cuh"
+#include "core/cuda/launch.hpp"
+#include "core/fixed_terms.hpp"
+#include "core/integrator.hpp"
+#include "kernels/cuda/api.hpp"
+
+namespace scanmd::cuda_step {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned blocks_for(std::uint64_t n) {
+  return static_cast<unsigned>((n + kThreads - 1) / kThreads);
+}
+
+__device__ __forceinline__ bool inside(double x, double length) {
+  return x >= 0.0 && x < length;
+}
+
+__global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateArgs a) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  bool moved = false;
+  if (i < a.n_owned) {
+    Vec3 x = a.x[i];
+    Vec3 v = a.v[i];
+    Int3 image = a.image[i];
+    verlet_initial(x, v, image, a.f[i], a.dt, a.dtf, a.box.length);
+    a.x[i] = x;
+    a.v[i] = v;
+    a.image[i] = image;
+    const Vec3& L = a.box.length;
+    if (!(inside(x.x, L.x) && inside(x.y, L.y) && inside(x.z, L.z)))
+      atomic_min_index(&a.flags->bad_position, i);
+    moved = moved_beyond_limit(x, a.x_build[i], a.box, a.moved_sq);
+  }
+  // One atomic per warp that saw a mover (a max-reduction of 0/1 flags).
+  if (__any_sync(kFullMask, moved) && (threadIdx.x & 31u) == 0) atomicOr(&a.flags->moved, 1ull);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    final_integrate_kernel(Vec3* v, const Fix3* f, std::uint32_t n_owned, double dtf) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (i < n_owned) {
+    Vec3 vi = v[i];
+    verlet_final(vi, f[i], dtf);
+    v[i] = vi;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    twice_kinetic_kernel(const Vec3* v, std::uint32_t n_owned, double mass, DeviceFlags* flags) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  __int128 sum = 0;
+  if (i < n_owned) {
+    bool overflow = false;
+    sum = twice_kinetic_term(v[i], mass, overflow);
+    if (overflow) atomic_min_index(&flags->kinetic_overflow, i);
+  }
+  sum = block_sum_wide<kThreads>(sum);
+  if (threadIdx.x == 0) atomic_add_wide(flags->kinetic, sum);
+}
+
+}  // namespace
+
+void launch_initial_integrate(const IntegrateArgs& a, cudaStream_t stream) {
+  if (a.n_owned == 0) return;
+  initial_integrate_kernel<<<blocks_for(a.n_owned), kThreads, 0, stream>>>(a);
+  kernels::cuda::check(cudaGetLastError(), "initial_integrate_kernel launch");
+}
+
+void launch_final_integrate(Vec3* v, const Fix3* f, std::uint32_t n_owned, double dtf,
+                            cudaStream_t stream) {
+  if (n_owned == 0) return;
+  final_integrate_kernel<<<blocks_for(n_owned), kThreads, 0, stream>>>(v, f, n_owned, dtf);
+  kernels::cuda::check(cudaGetLastError(), "final_integrate_kernel launch");
+}
+
+void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, double mass, DeviceFlags* flags,
+                          cudaStream_t stream) {
+  if (n_owned == 0) return;
+  twice_kinetic_kernel<<<blocks_for(n_owned), kThreads, 0, stream>>>(v, n_owned, mass, flags);
+  kernels::cuda::check(cudaGetLastError(), "twice_kinetic_kernel launch");
+}
+
+}  // namespace scanmd::cuda_step

@@ -1,0 +1,156 @@
+// core/cuda/launch.hpp — the kernels of the CUDA time step as plain C++ launchers (internal to
+// core/cuda: device_backend.cpp calls them; the .cu files define them).
+//
+// Conventions: all pointers are device pointers; every launcher is asynchronous on `stream`,
+// returns at once for an empty range (a zero-block grid is a launch error) and throws
+// std::runtime_error naming the kernel when the launch fails. Particle counts fit in uint32
+// (checked by the caller). Fixed-point forces (Fix3) are updated with 64-bit integer atomics on
+// their unsigned bit patterns: two's complement addition is the same operation, and integer
+// sums do not depend on the order of the atomics, so the bits equal the host's.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "core/box.hpp"
+#include "core/cell_list.hpp"
+#include "core/lj.hpp"
+#include "core/vec3.hpp"
+#include "decomposition/import_rule.hpp"
+
+namespace scanmd::cuda_step {
+
+inline constexpr unsigned long long kNone = ~0ull;  // "no offending index"
+
+// Flags and sums the kernels write, one instance in device memory, mirrored to pinned host
+// memory at the synchronisation points. Error fields hold the lowest offending index
+// (atomicMin), kNone when none; they are set once at construction and never cleared (the run
+// stops at the first error). 128-bit sums are two words (lo, hi) added with carry.
+struct DeviceFlags {
+  unsigned long long moved;          // some owned particle moved more than skin/2 (reset per step)
+  unsigned long long pairs;          // pairs within the cutoff          (reset per force call)
+  unsigned long long energy[2];      // Σ U, units 2^-40                 (reset per force call)
+  unsigned long long virial[2];      // Σ r·F, units 2^-40               (reset per force call)
+  unsigned long long kinetic[2];     // Σ m v², units 2^-40              (reset per kinetic sum)
+  unsigned long long max_terms;      // most list entries of one particle (reset per build)
+  unsigned long long bad_position;   // owned index: non-finite or outside [0, L) after the drift
+  unsigned long long bad_cell;       // particle index: far outside the local domain when binned
+  unsigned long long pair_overflow;  // neighbour-list entry whose pair term does not fit
+  unsigned long long sum_overflow;   // export entry whose reverse force sum overflowed
+  unsigned long long kinetic_overflow;  // owned index whose m v² does not fit
+};
+
+// ---- integrate.cu ------------------------------------------------------------------------------
+struct IntegrateArgs {
+  Vec3* x;
+  Vec3* v;
+  Int3* image;
+  const Fix3* f;
+  const Vec3* x_build;
+  std::uint32_t n_owned;
+  double dt, dtf;   // dtf = dt / 2m
+  double moved_sq;  // (skin/2)²
+  Box box;
+  DeviceFlags* flags;
+};
+// verlet_initial + wrap + position check + moved_beyond_limit (flags->moved).
+void launch_initial_integrate(const IntegrateArgs& a, cudaStream_t stream);
+void launch_final_integrate(Vec3* v, const Fix3* f, std::uint32_t n_owned, double dtf,
+                            cudaStream_t stream);
+// flags->kinetic += Σ m v² (fixed point) over the owned particles.
+void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, double mass, DeviceFlags* flags,
+                          cudaStream_t stream);
+
+// ---- neighbors.cu ------------------------------------------------------------------------------
+// Cell binning: q = x + shift·L, cell = grid.cell_of(q), key = flat cell index.
+struct BinArgs {
+  const Vec3* x;
+  const Int3* shift;
+  std::uint32_t n;
+  Vec3 length;
+  CellGrid grid;
+  Vec3* q;
+  Int3* cell;
+  std::uint32_t* key;
+  DeviceFlags* flags;
+};
+void launch_bin(const BinArgs& a, cudaStream_t stream);
+// After the counting sort: rank[order[k]] = k, q_sorted[k] = q[order[k]], home_sorted[k] = ...
+void launch_gather_sorted(const std::uint32_t* order, const Vec3* q, const Int3* home,
+                          std::uint32_t n, std::uint32_t* rank, Vec3* q_sorted, Int3* home_sorted,
+                          cudaStream_t stream);
+
+inline constexpr int kStencilReach = 2;                          // cells of edge >= R/2
+inline constexpr int kStencilSide = 2 * kStencilReach + 1;       // 5
+inline constexpr int kRunsPerRow = kStencilSide * kStencilSide;  // 25 (dy, dz) runs per row
+
+// What the neighbour kernels read. Element e = i · 25 + r is row i's stencil run r: the cells
+// (cx−2 … cx+2, cy + r%5 − 2, cz + r/5 − 2), one contiguous range of the cell order.
+struct NeighborArgs {
+  const Vec3* x;               // wrapped positions (index order; the midpoint rule needs them)
+  const std::uint64_t* id;     // index order
+  const Int3* home;            // index order
+  const Int3* cell;            // index order
+  const std::uint32_t* rank;   // index → position in the cell order
+  const Vec3* q_sorted;        // cell order
+  const Int3* home_sorted;     // cell order
+  const std::uint32_t* order;  // cell order → index
+  const std::uint32_t* cell_offsets;
+  Int3 dims;
+  std::uint32_t n, n_owned;
+  PairRule rule;
+  bool general_rule;  // false: the half / full shell rule, inlined
+  double r_sq;
+};
+// Pass 1: accepted candidates per element. Segmented mode (row_len == nullptr): writes
+// run_count[e] and heads[e] = (e % 25 == 0). Atomic mode: run_offset[e] = atomicAdd(row_len[i],
+// count) (row_len zeroed by the caller).
+void launch_neighbor_count(const NeighborArgs& a, std::uint32_t* run_count, std::uint8_t* heads,
+                           std::uint32_t* run_offset, std::uint64_t* row_len, cudaStream_t stream);
+// Segmented mode (run_count != nullptr): row_len[i] = run_offset[last] + run_count[last] of
+// row i. Both modes: terms[i] = row_len[i].
+void launch_neighbor_rows(std::uint32_t n, const std::uint32_t* run_count,
+                          const std::uint32_t* run_offset, std::uint64_t* row_len,
+                          std::uint32_t* terms, cudaStream_t stream);
+// Pass 2: neighbors[row_offset[i] + run_offset[e] + c] = c-th accepted j of element e;
+// terms[j] += 1 for each.
+void launch_neighbor_fill(const NeighborArgs& a, const std::uint32_t* run_offset,
+                          const std::uint64_t* row_offset, std::uint32_t* neighbors,
+                          std::uint32_t* terms, cudaStream_t stream);
+// flags->max_terms = max(flags->max_terms, max terms[i]).
+void launch_max_terms(const std::uint32_t* terms, std::uint32_t n, DeviceFlags* flags,
+                      cudaStream_t stream);
+
+// ---- forces.cu ---------------------------------------------------------------------------------
+struct ForceArgs {
+  const Vec3* x;
+  const std::uint64_t* id;
+  const std::uint64_t* offsets;  // n + 1
+  const std::uint32_t* neighbors;
+  Fix3* f;  // zeroed by the caller
+  std::uint32_t n, n_owned;
+  Vec3 length, half_length;
+  LJParams lj;
+  double limit_sq;  // pair_term_limit_sq(max_terms)
+  DeviceFlags* flags;
+};
+// One thread per row; flags->pairs (and energy, virial when with_energy) accumulate.
+void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_only,
+                      cudaStream_t stream);
+
+// ---- halo.cu -----------------------------------------------------------------------------------
+// The part of a halo plan a rank sends to itself (periodic images of its own particles): send
+// entries [send_offset, send_offset + count) are ghost slots [recv_offset, recv_offset + count).
+struct SelfPart {
+  std::uint32_t send_offset, recv_offset, count;
+};
+// send[k] = x[export_index[k]] for k < m; self entries also straight into ghost_x.
+void launch_pack_positions(const Vec3* x, const std::uint32_t* export_index, std::uint32_t m,
+                           SelfPart self, Vec3* send, Vec3* ghost_x, cudaStream_t stream);
+// f[export_index[k]] += (self entry ? ghost_f[recv slot] : recv[k]), overflow-checked.
+void launch_sum_ghost_forces(Fix3* f, const Fix3* ghost_f, const Fix3* recv,
+                             const std::uint32_t* export_index, std::uint32_t m, SelfPart self,
+                             DeviceFlags* flags, cudaStream_t stream);
+
+}  // namespace scanmd::cuda_step

@@ -1,0 +1,60 @@
+// The fixed-point terms every backend adds up, written once for the host loops and the CUDA
+// kernels (SCANMD_HD): one Lennard-Jones pair (force, energy, virial) and one particle's m v².
+//
+// Pair force. For a listed pair with displacement d (minimum image of x_i − x_j) and
+// r² = d·d < r_c²:  fs = fpair · 2^40 (exact: a power of two), F = trunc(fs · d) per component,
+// added to i and subtracted from j. Truncation is symmetric, so whichever particle is "i" on
+// whichever rank or backend, the bits agree.
+//
+// Overflow bound. One particle's accumulator receives at most `max_terms` pair terms (a
+// property of the neighbour list), so if every term is below 2^63 / (max_terms + 1) no
+// accumulator can leave the int64 range and the adds need no checks: each pair is tested once,
+// |F|² = fs² r² against limit² (NaN fails the test too). pair_term_limit_sq gives limit², limit
+// being the largest power of two ≤ 2^62 with limit · (max_terms + 1) ≤ 2^63.
+#pragma once
+
+#include <cstdint>
+
+#include "core/fixed_point.hpp"
+#include "core/lj.hpp"
+#include "core/vec3.hpp"
+
+namespace scanmd {
+
+SCANMD_HD inline double pair_term_limit_sq(double max_terms) {
+  double limit = 4611686018427387904.0;                                    // 2^62
+  while (limit * (max_terms + 1.0) > 9223372036854775808.0) limit *= 0.5;  // 2^63
+  return limit * limit;
+}
+
+struct PairFixed {
+  Fix3 f;           // force on i (j gets −f)
+  PairTerms terms;  // fpair, energy (double)
+};
+
+// The force term of a pair with r² < r_c²; raises `overflow` when |F| is not below the limit.
+SCANMD_HD inline PairFixed lj_pair_fixed(Vec3 d, double r2, const LJParams& lj, double limit_sq,
+                                         bool& overflow) {
+  const PairTerms t = lj_pair(r2, lj);
+  // (fpair·2^40)·d == (fpair·d)·2^40 bit for bit: scaling by a power of two is exact.
+  const double fs = t.fpair * fixed::kScale;
+  overflow |= !(fs * fs * r2 < limit_sq);  // |F| < limit, so every component is
+  return {{static_cast<std::int64_t>(fs * d.x), static_cast<std::int64_t>(fs * d.y),
+           static_cast<std::int64_t>(fs * d.z)},
+          t};
+}
+
+// Energy and virial (r·F = fpair r²) of a pair in fixed point.
+SCANMD_HD inline std::int64_t lj_energy_fixed(const PairTerms& t, bool& overflow) {
+  return fixed::to_fixed(t.energy, overflow);
+}
+SCANMD_HD inline std::int64_t lj_virial_fixed(const PairTerms& t, double r2, bool& overflow) {
+  return fixed::to_fixed(t.fpair * r2, overflow);
+}
+
+// One particle's m v² in fixed point.
+SCANMD_HD inline std::int64_t twice_kinetic_term(Vec3 v, double mass, bool& overflow) {
+  return fixed::to_fixed(mass * (v.x * v.x + v.y * v.y + v.z * v.z), overflow);
+}
+
+}  // namespace scanmd
