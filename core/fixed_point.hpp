@@ -5,13 +5,17 @@
 // resolution AMBER's SPFP uses) and summed as an integer, so the total is the same whatever
 // the rank count, the decomposition, the neighbour order or the backend.
 //
-// Conversion truncates toward zero, which is symmetric: to_fixed(-v) == -to_fixed(v). That
-// makes the force on the second particle of a pair exactly the negation of the first.
+// to_fixed rounds to nearest (ties to even): symmetric, to_fixed(-v) == -to_fixed(v), and
+// unbiased, which matters for sums of positive terms (m v², a truncating conversion would make
+// every kinetic energy ~N·2^-41 low). Pair forces are converted by truncation in the force
+// loops (also symmetric, and cheaper); either way the force on the second particle of a pair
+// is exactly the negation of the first.
 // A magnitude at or above 2^62 units (≈ 4.2e6) is an overflow: the caller raises a flag and
 // the host reports the particle id. Global sums use 128-bit integers (10^9 particles × 2^62
 // cannot overflow them).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "kernels/hd.hpp"
@@ -26,12 +30,16 @@ inline constexpr double kLimit = 4611686018427387904.0;     // 2^62 units
 using Wide = __int128;
 
 // Converts v to fixed point; sets overflow (never clears it) when |v| is too large or NaN.
-// Branch-free: an out-of-range value converts to garbage but raises the flag.
+// An out-of-range value (or NaN) converts to 0 and raises the flag.
 SCANMD_HD inline std::int64_t to_fixed(double v, bool& overflow) {
   const double t = v * kScale;  // power-of-two scaling: exact
   const bool ok = (t < kLimit) & (t > -kLimit);  // false for NaN
   overflow |= !ok;
-  return static_cast<std::int64_t>(ok ? t : 0.0);
+#if defined(__CUDA_ARCH__)
+  return __double2ll_rn(ok ? t : 0.0);
+#else
+  return std::llrint(ok ? t : 0.0);  // default rounding mode: to nearest, ties to even
+#endif
 }
 
 SCANMD_HD inline double to_double(std::int64_t f) { return static_cast<double>(f) * kInvScale; }

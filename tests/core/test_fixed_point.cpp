@@ -21,15 +21,23 @@ namespace {
 
 constexpr long double kUnit = 1099511627776.0L;  // 2^40, written out independently
 
-std::int64_t oracle_fixed(double v) { return static_cast<std::int64_t>(std::trunc(v * kUnit)); }
+// Round to nearest, ties to even (independent of the library: a tie is detected exactly).
+std::int64_t oracle_fixed(double v) {
+  const long double t = static_cast<long double>(v) * kUnit;
+  long double r = std::floor(t + 0.5L);
+  if (r - t == 0.5L && std::fmod(r, 2.0L) != 0) r -= 1;  // tie: to even
+  return static_cast<std::int64_t>(r);
+}
 
-TEST(FixedPoint, TruncatesTowardZeroAndIsSymmetric) {
+TEST(FixedPoint, RoundsToNearestEvenAndIsSymmetric) {
   bool overflow = false;
-  const double u = std::ldexp(1.0, -40);  // one unit
-  EXPECT_EQ(fixed::to_fixed(1.5 * u, overflow), 1);
-  EXPECT_EQ(fixed::to_fixed(-1.5 * u, overflow), -1);
-  EXPECT_EQ(fixed::to_fixed(0.999 * u, overflow), 0);
-  EXPECT_EQ(fixed::to_fixed(-0.999 * u, overflow), 0);
+  const double u = std::ldexp(1.0, -40);             // one unit
+  EXPECT_EQ(fixed::to_fixed(1.5 * u, overflow), 2);  // tie: to even
+  EXPECT_EQ(fixed::to_fixed(-1.5 * u, overflow), -2);
+  EXPECT_EQ(fixed::to_fixed(2.5 * u, overflow), 2);
+  EXPECT_EQ(fixed::to_fixed(1.4 * u, overflow), 1);
+  EXPECT_EQ(fixed::to_fixed(0.499 * u, overflow), 0);
+  EXPECT_EQ(fixed::to_fixed(-0.999 * u, overflow), -1);
   EXPECT_EQ(fixed::to_fixed(1.0, overflow), std::int64_t{1} << 40);
   EXPECT_EQ(fixed::to_fixed(-2.75, overflow), -(std::int64_t{11} << 38));
   EXPECT_FALSE(overflow);
@@ -42,16 +50,16 @@ TEST(FixedPoint, TruncatesTowardZeroAndIsSymmetric) {
     const std::int64_t f = fixed::to_fixed(v, overflow);
     ASSERT_EQ(f, oracle_fixed(v)) << "v = " << v;
     ASSERT_EQ(fixed::to_fixed(-v, overflow), -f) << "v = " << v;
-    // Truncation: |to_double(f)| <= |v| and within one unit.
-    ASSERT_LE(std::fabs(fixed::to_double(f)), std::fabs(v));
-    ASSERT_LT(std::fabs(v - fixed::to_double(f)), u);
+    // Nearest: within half a unit.
+    ASSERT_LE(std::fabs(v - fixed::to_double(f)), 0.5 * u);
   }
   EXPECT_FALSE(overflow);
 }
 
 TEST(FixedPoint, ToDoubleIsExactOnRepresentableValues) {
-  for (std::int64_t f : {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, std::int64_t{123456789},
-                         -(std::int64_t{1} << 52), (std::int64_t{1} << 53) - 1}) {
+  for (std::int64_t f :
+       {std::int64_t{0}, std::int64_t{1}, std::int64_t{-1}, std::int64_t{123456789},
+        -(std::int64_t{1} << 52), (std::int64_t{1} << 53) - 1}) {
     EXPECT_EQ(static_cast<long double>(fixed::to_double(f)), static_cast<long double>(f) / kUnit);
     bool overflow = false;
     EXPECT_EQ(fixed::to_fixed(fixed::to_double(f), overflow), f);
@@ -69,8 +77,14 @@ TEST(FixedPoint, OverflowFlagOnHugeInfAndNaN) {
     bool overflows;
   };
   const std::vector<Case> cases = {
-      {limit * 0.999, false}, {-limit * 0.999, false}, {limit, true},     {-limit, true},
-      {1e7, true},           {-1e7, true},            {1e300, true},     {-1e300, true},
+      {limit * 0.999, false},
+      {-limit * 0.999, false},
+      {limit, true},
+      {-limit, true},
+      {1e7, true},
+      {-1e7, true},
+      {1e300, true},
+      {-1e300, true},
       {std::numeric_limits<double>::infinity(), true},
       {-std::numeric_limits<double>::infinity(), true},
       {std::numeric_limits<double>::quiet_NaN(), true},
@@ -131,9 +145,11 @@ TEST(FixedPoint, AddCheckedFlagsSignedOverflow) {
 TEST(FixedPoint, LowerSharePartsAddUp) {
   constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
   constexpr std::int64_t min = std::numeric_limits<std::int64_t>::min();
-  std::vector<std::int64_t> values = {0, 1, -1, 2, -2, 3, -3, 12345, -12345, max, min, max - 1, min + 1};
+  std::vector<std::int64_t> values = {0,     1,      -1,  2,   -2,      3,      -3,
+                                      12345, -12345, max, min, max - 1, min + 1};
   test::Rng rng(5);
-  for (int k = 0; k < 10000; ++k) values.push_back(static_cast<std::int64_t>(rng.next()) >> rng.integer(0, 62));
+  for (int k = 0; k < 10000; ++k)
+    values.push_back(static_cast<std::int64_t>(rng.next()) >> rng.integer(0, 62));
   for (std::int64_t w : values) {
     const std::int64_t lo = fixed::lower_share(w);
     const __int128 hi = static_cast<__int128>(w) - lo;

@@ -37,22 +37,17 @@ TEST(LammpsInLj, StepZero) {
   EXPECT_NEAR(s.pe, -6.773368053, 1e-9);
   EXPECT_NEAR(s.press, -5.0197073, 1e-6);
   EXPECT_NEAR(s.press, -5.019707259, 2e-9);  // LAMMPS prints 10 digits
-  // Spec: 1.44 within 1e-12 — see DISABLED_StepZeroTemperatureExact below (known bias, 2.5e-12).
-  EXPECT_NEAR(s.temp, 1.44, 1e-11);
+  EXPECT_NEAR(s.temp, 1.44, 1e-12);
   EXPECT_NEAR(s.ke, 2.1599325, 1e-7);
   EXPECT_NEAR(s.etotal, s.pe + s.ke, 1e-14);
   RecordProperty("pe", test::sci(s.pe));
   RecordProperty("press", test::sci(s.press));
 }
 
-// BUG (reported): create_velocities() scales the velocities by sqrt(T / T_now) with T_now from
-// the fixed-point kinetic sum, in which every particle's m·v² is *truncated* to 2^-40: all terms
-// are positive, so the sum is biased low by ~N·2^-41, i.e. by 2^-41 / <m v²> ≈ 1.8e-12 relative
-// for the unscaled uniform velocities (<m v²> ≈ 0.25). The velocities come out hot by that much:
-// T = 1.4400000000025 instead of 1.44 ± 1e-12 (the velocities themselves, summed in long double,
-// give 1.440000000002704). Enable once the kinetic sum is unbiased (round to nearest, or a finer
-// resolution for the velocity scaling).
-TEST(LammpsInLj, DISABLED_StepZeroTemperatureExact) {
+// Regression: the kinetic sum used to truncate every (positive) m·v² to 2^-40, biasing it low by
+// ~N·2^-41 and the scaled velocities hot by ~1.8e-12 relative. The velocities themselves, summed
+// in long double, must give exactly the target temperature.
+TEST(LammpsInLj, StepZeroTemperatureExact) {
   Communicator comm(MPI_COMM_WORLD);
   Simulation sim(comm, SimulationConfig{});
   sim.setup();
@@ -119,20 +114,16 @@ TEST(Thermo, InitialVelocitiesHaveZeroMomentumAndExactTemperature) {
     EXPECT_LT(static_cast<double>(std::fabs(pz) / n), 1e-12);
     RecordProperty("net_momentum_" + std::to_string(temperature),
                    test::sci(static_cast<double>(std::sqrt(px * px + py * py + pz * pz))));
-    // Temperature with 3N − 3 dof, from the velocities (oracle) and from thermo(). Spec: 1e-12;
-    // 1e-11 here because of the known bias (LammpsInLj.DISABLED_StepZeroTemperatureExact).
-    EXPECT_NEAR(static_cast<double>(two_ke / (3 * n - 3)), temperature, 1e-11 * temperature);
-    EXPECT_NEAR(sim.thermo().temp, temperature, 1e-11 * temperature);
+    // Temperature with 3N − 3 dof, from the velocities (oracle) and from thermo().
+    EXPECT_NEAR(static_cast<double>(two_ke / (3 * n - 3)), temperature, 1e-12 * temperature);
+    EXPECT_NEAR(sim.thermo().temp, temperature, 1e-12 * temperature);
     EXPECT_GT(vmax, 0.1L);  // not degenerate
   }
 }
 
-// Precision note (reported): the total momentum after setup is ~2e-11 for 864 atoms (per atom
-// ~3e-14, checked above). The centre-of-mass velocity is computed from m·v truncated to 2^-40
-// per particle, so the residual is ~sqrt(N)·2^-41 before the temperature scaling. A spec
-// reading of "zero net momentum to 1e-12" as the *total* momentum fails; enable if that is the
-// intended requirement.
-TEST(Thermo, DISABLED_TotalMomentumBelow1em12) {
+// Zero net momentum, total (not per atom), to 1e-12: the centre-of-mass velocity comes from a
+// 2^-64-resolution integer sum, so only the rounding of the subtraction remains.
+TEST(Thermo, TotalMomentumBelow1em12) {
   Communicator comm(MPI_COMM_WORLD);
   SimulationConfig cfg;
   cfg.cells = {6, 6, 6};
