@@ -2,12 +2,13 @@
 """Runs scripts/sweep.py on a tiny deck with P in {1, 2} and checks what it wrote.
 
 Oracles: the CSV header is exactly the documented column list, there is one row per
-(method, P), the rows' numbers are sane (speedup 1 at P = 1, imports > 0, efficiency in
-(0, 1.5]), the model CSV covers the asked rank counts, and every PNG is a real image
+(method, P), the rows' numbers are sane (speedup 1 at P = 1, imports > 0, positive finite
+timings — no timing thresholds: speed lives in benchmarks), the model CSV covers the asked rank counts, and every PNG is a real image
 (PNG signature, decodable by matplotlib, non-trivial size).
 usage: check_sweep.py SCANMD REPO_ROOT WORKDIR
 """
 import csv
+import math
 import os
 import subprocess
 import sys
@@ -39,7 +40,9 @@ assert sorted((r["method"], int(r["ranks"])) for r in rows) == \
 for r in rows:
     assert int(r["particles"]) == 864 and int(r["steps"]) == 20, r
     assert float(r["imports_mean"]) > 0 and float(r["analytic"]) > 0, r
-    assert 0 < float(r["efficiency"]) <= 1.5, r
+    # Timings vary with load: only that they are real numbers, never how fast.
+    assert math.isfinite(float(r["efficiency"])) and float(r["efficiency"]) > 0, r
+    assert float(r["seconds_per_step"]) > 0, r
     if r["ranks"] == "1":
         assert abs(float(r["speedup"]) - 1.0) < 1e-12, r
     if r["method"] == "neutral-territory":
