@@ -100,6 +100,7 @@ void Simulation::finish_setup(long long start_step) {
   step_ = start_step;
   rebuild();
   compute_forces();
+  if (device_) device_->synchronize(timers_);  // first-force errors surface here, as on the host
 }
 
 void Simulation::sync_host() const {

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# tests/gpu/sanitize.sh TOOL PROBE GPU_SIM — compute-sanitizer (memcheck or racecheck) on the
+# short CUDA run CudaSanitize.* of gpu_sim (every kernel of the CUDA time step and the
+# kernels/cuda primitives it calls). Exit 0: clean; 1: errors reported; 77: skipped (no usable
+# GPU, or no compute-sanitizer), with the reason on stdout.
+# compute-sanitizer is looked up as $SCANMD_COMPUTE_SANITIZER, then on PATH, then in
+# /usr/local/cuda/bin.
+set -uo pipefail
+tool=${1:?tool}; probe=${2:?gpu_probe}; sim=${3:?gpu_sim}
+if ! reason=$("$probe"); then
+  echo "SKIPPED: $reason"
+  exit 77
+fi
+san=${SCANMD_COMPUTE_SANITIZER:-}
+[[ -n $san ]] || san=$(command -v compute-sanitizer || true)
+[[ -n $san ]] || { [[ -x /usr/local/cuda/bin/compute-sanitizer ]] && san=/usr/local/cuda/bin/compute-sanitizer; }
+if [[ -z $san || ! -x $san ]]; then
+  echo "SKIPPED: no compute-sanitizer (set SCANMD_COMPUTE_SANITIZER, or install the CUDA toolkit's)"
+  exit 77
+fi
+echo "$reason; $san --tool $tool"
+extra=()
+[[ $tool == racecheck ]] && extra=(--racecheck-report all)
+[[ $tool == memcheck ]] && extra=(--leak-check full)
+"$san" --tool "$tool" "${extra[@]}" --error-exitcode 1 --print-limit 50 \
+  "$sim" --gtest_filter='CudaSanitize.*' --gtest_color=no
+rc=$?
+[[ $rc -eq 0 ]] && echo "compute-sanitizer $tool: clean" || echo "compute-sanitizer $tool: FAILED ($rc)"
+exit $rc

@@ -1,0 +1,324 @@
+// tests/gpu/test_cuda_backend.cpp — the CUDA time step against the host one (label `gpu`).
+//
+// Oracle: the host backend of the same Simulation, same deck, same communicator. DESIGN.md §5
+// promises the same bits, so everything is compared exactly: state hash, every thermo sample
+// (temp, pe, ke, press as doubles), rebuild and pair counts, and the fixed-point forces of every
+// particle. The neighbour list must hold the same entries as the host list (as a set, and in
+// the host's row order for the segmented-scan placement). Error paths: overlapping particles,
+// a particle leaving the box, a kinetic overflow name the particle ids.
+// Every test skips with "no CUDA device: <reason>" without a usable GPU, except
+// WithoutDeviceFailsCleanly, which checks exactly that case. The same binary runs on one rank
+// (ctest, gpu_sim) and on two under mpiexec (gpu_sim.np2, the tests that make sense there);
+// CudaSanitize.* is the short run tests/gpu/sanitize.sh hands to compute-sanitizer.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/cuda/device_backend.hpp"
+#include "core/simulation.hpp"
+#include "tests/core/test_support.hpp"
+
+namespace scanmd {
+namespace {
+
+std::string no_gpu_reason() {
+  std::string why;
+  return device_usable(&why) ? std::string() : why.empty() ? "unknown reason" : why;
+}
+
+// Order-independent checksum of the owned particles' fixed-point forces, keyed by id, summed
+// over ranks (wrapping uint64 sums).
+std::uint64_t force_checksum(const Communicator& comm, const Simulation& sim) {
+  const ParticleStore& p = sim.particles();
+  std::uint64_t local = 0;
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    std::uint64_t h = p.id[i] * 0x9e3779b97f4a7c15ull;
+    for (std::int64_t c : {p.f[i].x, p.f[i].y, p.f[i].z}) {
+      h ^= static_cast<std::uint64_t>(c) + 0x632be59bd9b4e019ull + (h << 6) + (h >> 2);
+    }
+    local += h;
+  }
+  std::uint64_t total = 0;
+  MPI_Allreduce(&local, &total, 1, MPI_UINT64_T, MPI_SUM, comm.get());
+  return total;
+}
+
+struct RunResult {
+  std::uint64_t hash = 0;
+  std::uint64_t forces = 0;
+  std::vector<ThermoSample> thermo;
+  long long rebuilds = 0;
+  long long pairs = 0;
+};
+
+RunResult run(const Communicator& comm, SimulationConfig cfg, Backend backend) {
+  cfg.backend = backend;
+  Simulation sim(comm, cfg);
+  sim.setup();
+  RunResult r;
+  sim.run([&](const ThermoSample& s) { r.thermo.push_back(s); });
+  r.hash = sim.state_hash();
+  r.forces = force_checksum(comm, sim);
+  r.rebuilds = sim.rebuilds();
+  r.pairs = comm.sum(sim.local_pairs());
+  return r;
+}
+
+void expect_same_run(const RunResult& host, const RunResult& cuda) {
+  EXPECT_EQ(cuda.hash, host.hash);
+  EXPECT_EQ(cuda.forces, host.forces);
+  EXPECT_EQ(cuda.rebuilds, host.rebuilds);
+  EXPECT_EQ(cuda.pairs, host.pairs);
+  ASSERT_EQ(cuda.thermo.size(), host.thermo.size());
+  for (std::size_t k = 0; k < host.thermo.size(); ++k) {
+    const ThermoSample &h = host.thermo[k], &c = cuda.thermo[k];
+    EXPECT_EQ(c.step, h.step);
+    // Bitwise: the same integers were summed.
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(c.temp), std::bit_cast<std::uint64_t>(h.temp))
+        << "step " << h.step << ": temp " << c.temp << " vs " << h.temp;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(c.pe), std::bit_cast<std::uint64_t>(h.pe))
+        << "step " << h.step << ": pe " << c.pe << " vs " << h.pe;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(c.press), std::bit_cast<std::uint64_t>(h.press))
+        << "step " << h.step << ": press " << c.press << " vs " << h.press;
+  }
+}
+
+SimulationConfig melt(int cells, long long steps, long long thermo_every) {
+  SimulationConfig cfg;  // LAMMPS bench/in.lj: density 0.8442, T 1.44, r_c 2.5, skin 0.3
+  cfg.cells = {cells, cells, cells};
+  cfg.steps = steps;
+  cfg.thermo_every = thermo_every;
+  return cfg;
+}
+
+// ---- bitwise equality with the host -------------------------------------------------------
+
+TEST(CudaBackend, HashEqualsHostMelt864) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  const SimulationConfig cfg = melt(6, 100, 10);
+  const RunResult host = run(comm, cfg, Backend::Host);
+  const RunResult cuda = run(comm, cfg, Backend::Cuda);
+  EXPECT_GT(host.rebuilds, 2);  // the rebuild path runs several times
+  expect_same_run(host, cuda);
+  RecordProperty("state_hash", std::to_string(cuda.hash));
+}
+
+TEST(CudaBackend, HashEqualsHostMelt32000) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  const SimulationConfig cfg = melt(20, 100, 25);
+  expect_same_run(run(comm, cfg, Backend::Host), run(comm, cfg, Backend::Cuda));
+}
+
+// Every decomposition method (their pair rules run on the device), and the atomic placement.
+TEST(CudaBackend, HashEqualsHostAllMethodsAndFills) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  for (Method m : kAllMethods)
+    for (NeighborFill fill : {NeighborFill::SegmentedScan, NeighborFill::AtomicCounters}) {
+      SCOPED_TRACE(std::string(method_name(m)) +
+                   (fill == NeighborFill::SegmentedScan ? " segmented" : " atomic"));
+      SimulationConfig cfg = melt(6, 40, 5);
+      cfg.method = m;
+      cfg.cuda_fill = fill;
+      cfg.shift = m == Method::Midpoint;  // the shifted potential too
+      expect_same_run(run(comm, cfg, Backend::Host), run(comm, cfg, Backend::Cuda));
+    }
+}
+
+// A configuration given particle by particle (data files, restarts), not cubic, with a
+// non-default potential: setup(particles) on the device.
+TEST(CudaBackend, HashEqualsHostFromParticles) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  const Vec3 L{6.0, 7.5, 11.3};
+  const std::vector<InitialParticle> particles =
+      test::make_particles(test::random_positions(400, L, 0.85, 4242), 1.5, 99);
+  SimulationConfig cfg;
+  cfg.box_length = L;
+  cfg.epsilon = 1.3;
+  cfg.sigma = 0.9;
+  cfg.cutoff = 2.2;
+  cfg.skin = 0.4;
+  cfg.steps = 60;
+  cfg.thermo_every = 1;  // energy and virial on every step
+  auto run_from = [&](Backend b) {
+    SimulationConfig c = cfg;
+    c.backend = b;
+    Simulation sim(comm, c);
+    sim.setup(particles, 0);
+    RunResult r;
+    sim.run([&](const ThermoSample& s) { r.thermo.push_back(s); });
+    r.hash = sim.state_hash();
+    r.forces = force_checksum(comm, sim);
+    r.rebuilds = sim.rebuilds();
+    r.pairs = comm.sum(sim.local_pairs());
+    return r;
+  };
+  expect_same_run(run_from(Backend::Host), run_from(Backend::Cuda));
+}
+
+// ---- the neighbour list -------------------------------------------------------------------
+
+TEST(CudaNeighborList, SameEntriesAsHost) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  Vec3 L{};
+  const std::vector<InitialParticle> particles =
+      test::make_particles(test::perturbed_fcc({7, 6, 8}, 0.8442, 0.2, 5, L));
+  for (Method m : kAllMethods)
+    for (NeighborFill fill : {NeighborFill::SegmentedScan, NeighborFill::AtomicCounters}) {
+      SCOPED_TRACE(std::string(method_name(m)) +
+                   (fill == NeighborFill::SegmentedScan ? " segmented" : " atomic"));
+      SimulationConfig cfg;
+      cfg.box_length = L;
+      cfg.method = m;
+      cfg.cuda_fill = fill;
+      Simulation host(comm, cfg);
+      host.setup(particles, 0);
+      cfg.backend = Backend::Cuda;
+      Simulation cuda(comm, cfg);
+      cuda.setup(particles, 0);
+      auto want = host.neighbor_entries();
+      auto got = cuda.neighbor_entries();
+      ASSERT_FALSE(want.empty());
+      // The host's particle layout is the device's (the same host rebuild made both), so the
+      // entries compare as (row, neighbour) index pairs.
+      if (fill == NeighborFill::SegmentedScan) {
+        EXPECT_TRUE(got == want) << "row order differs";
+      }
+      std::sort(want.begin(), want.end());
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got.size(), want.size());
+      EXPECT_TRUE(got == want) << "the entry sets differ";
+      EXPECT_EQ(cuda.local_pairs(), host.local_pairs());
+    }
+}
+
+// ---- errors -------------------------------------------------------------------------------
+
+std::vector<InitialParticle> small_lattice(Vec3& L) {
+  return test::make_particles(test::perturbed_fcc({4, 4, 4}, 0.8442, 0.0, 1, L));
+}
+
+TEST(CudaErrors, OverlapNamesBothParticles) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
+  Vec3 L{};
+  std::vector<InitialParticle> particles = small_lattice(L);
+  particles[1].x = {particles[0].x.x + 0.05, particles[0].x.y, particles[0].x.z};  // ids 1, 2
+  SimulationConfig cfg;
+  cfg.box_length = L;
+  cfg.backend = Backend::Cuda;
+  Simulation sim(comm, cfg);
+  try {
+    sim.setup(particles, 0);
+    FAIL() << "no overflow reported";
+  } catch (const std::overflow_error& e) {
+    EXPECT_TRUE(std::regex_search(e.what(), std::regex("between particles (1 and 2|2 and 1)")))
+        << e.what();
+  }
+}
+
+TEST(CudaErrors, ParticleLeavingTheBoxNamesIt) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
+  Vec3 L{};
+  std::vector<InitialParticle> particles = small_lattice(L);
+  particles[6].v = {3500.0, 0, 0};  // id 7: 17.5 per step, more than two box lengths
+  SimulationConfig cfg;
+  cfg.box_length = L;
+  cfg.backend = Backend::Cuda;
+  cfg.steps = 3;
+  Simulation sim(comm, cfg);
+  sim.setup(particles, 0);
+  try {
+    sim.run(std::function<void(const ThermoSample&)>{});
+    FAIL() << "no error reported";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(std::regex_search(e.what(), std::regex("particle 7 .*left the box"))) << e.what();
+  }
+}
+
+TEST(CudaErrors, KineticOverflowMatchesHost) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
+  Vec3 L{};
+  std::vector<InitialParticle> particles = small_lattice(L);
+  particles[9].v = {0, 3000.0, 0};  // id 10: m v² = 9e6 > 2^62 · 2^-40
+  auto message = [&](Backend b) {
+    SimulationConfig cfg;
+    cfg.box_length = L;
+    cfg.backend = b;
+    Simulation sim(comm, cfg);
+    sim.setup(particles, 0);
+    try {
+      sim.thermo();
+    } catch (const std::overflow_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string host = message(Backend::Host);
+  EXPECT_NE(host.find("particle 10"), std::string::npos) << host;
+  EXPECT_EQ(message(Backend::Cuda), host);
+}
+
+TEST(CudaBackend, WithoutDeviceFailsCleanly) {
+  const std::string why = no_gpu_reason();
+  if (why.empty()) GTEST_SKIP() << "a CUDA device is present: the error path is not reachable";
+  Communicator comm(MPI_COMM_WORLD);
+  SimulationConfig cfg = melt(6, 1, 1);
+  cfg.backend = Backend::Cuda;
+  try {
+    Simulation sim(comm, cfg);
+    FAIL() << "constructing a CUDA simulation without a device did not throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no usable GPU"), std::string::npos) << e.what();
+  }
+}
+
+// ---- for compute-sanitizer (tests/gpu/sanitize.sh): short, every kernel ------------------------
+
+TEST(CudaSanitize, ShortRunEveryKernel) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  for (Method m : {Method::HalfShell, Method::NeutralTerritory, Method::FullShell})
+    for (NeighborFill fill : {NeighborFill::SegmentedScan, NeighborFill::AtomicCounters}) {
+      SimulationConfig cfg = melt(4, 12, 3);
+      cfg.method = m;
+      cfg.cuda_fill = fill;
+      cfg.skin = 0.1;  // rebuilds every few steps
+      cfg.backend = Backend::Cuda;
+      Simulation sim(comm, cfg);
+      sim.setup();
+      long long samples = 0;
+      sim.run([&](const ThermoSample&) { ++samples; });
+      EXPECT_GT(samples, 0);
+      EXPECT_GT(sim.rebuilds(), 1);
+      EXPECT_NE(sim.state_hash(), 0u);
+      EXPECT_FALSE(sim.neighbor_entries().empty());
+    }
+}
+
+}  // namespace
+}  // namespace scanmd
