@@ -25,7 +25,8 @@ best() { sort -g | tail -n 1; }
 
 scanmd_run() {  # ranks method → "psteps/s mem_MiB"
   mpirun --oversubscribe -np "$1" build/app/scanmd run inputs/lj_melt.toml \
-    --set run.steps="$steps" --set decomposition.method="$2" --set run.backend=host >"$tmp/s.log"
+    --set run.steps="$steps" --set decomposition.method="$2" --set run.backend=host \
+    --set output.trajectory=\"\" --set output.checkpoint=\"\" >"$tmp/s.log"
   local ps mem
   ps=$(awk '/^Performance:/ {print $2}' "$tmp/s.log")
   mem=$(awk '/^Peak memory per rank:/ {print $9}' "$tmp/s.log")

@@ -1,6 +1,7 @@
 #include "core/neighbor_list.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "kernels/scan.hpp"
 
@@ -8,13 +9,14 @@ namespace scanmd {
 
 template <bool GeneralRule>
 void NeighborList::collect(const ParticleStore& p, const CellList& cells, const PairRule& rule,
-                           double r_sq) {
+                           double r_sq, double inner_sq) {
   const std::size_t n = p.size();
   const std::uint32_t n_owned = static_cast<std::uint32_t>(p.n_owned);
   const auto& order = cells.order();
   const auto& offsets = cells.offsets();
   const Int3 dims = cells.dims();
   const int reach = cells.reach();
+  if (reach > 2) throw std::logic_error("NeighborList: cell reach above 2 is not supported");
   // Candidates are written unconditionally and kept by advancing `at` (stream compaction
   // without branches: about three quarters of the candidates are rejected, at random).
   std::size_t at = 0;
@@ -29,38 +31,62 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     const std::uint32_t k_i = rank_[i];
     const Vec3 qi = q_sorted_[k_i];
     const Int3 ci = cells.cell_of(i);
+    // The row's candidate runs (contiguous x-runs of cells) and their total length.
+    std::uint32_t run_begin[25], run_end[25];
+    int runs = 0;
+    std::size_t capacity = 0;
     const int x0 = std::max(0, ci.x - reach), x1 = std::min(dims.x - 1, ci.x + reach);
     for (int cz = std::max(0, ci.z - reach); cz <= std::min(dims.z - 1, ci.z + reach); ++cz)
       for (int cy = std::max(0, ci.y - reach); cy <= std::min(dims.y - 1, ci.y + reach); ++cy) {
-        const std::uint32_t begin = offsets[cells.flat({x0, cy, cz})];
-        const std::uint32_t end = offsets[cells.flat({x1, cy, cz}) + 1];
-        if (at + (end - begin) > candidates_.size())
-          candidates_.resize(std::max<std::size_t>(2 * candidates_.size(), at + (end - begin)));
-        std::uint32_t* out = candidates_.data();
-        for (std::uint32_t k = begin; k < end; ++k) {
-          const std::uint32_t j = order[k];
-          const Vec3 qj = q_sorted_[k];
-          const double dx = qi.x - qj.x, dy = qi.y - qj.y, dz = qi.z - qj.z;
-          bool keep = dx * dx + dy * dy + dz * dz < r_sq;
-          if constexpr (!GeneralRule) {
-            // i owned: every ghost pair is ours; owned pairs once, by cell order.
-            keep &= (j >= n_owned) | (k > k_i);
-          } else {
-            if (!keep || k == k_i) continue;
-            keep = rule.lists_pair(PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]},
-                                   PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]});
-          }
-          out[at] = j;
-          at += keep;
-        }
+        run_begin[runs] = offsets[cells.flat({x0, cy, cz})];
+        run_end[runs] = offsets[cells.flat({x1, cy, cz}) + 1];
+        capacity += run_end[runs] - run_begin[runs];
+        ++runs;
       }
+    if (at + capacity > candidates_.size())
+      candidates_.resize(std::max<std::size_t>(2 * candidates_.size(), at + capacity));
+    std::uint32_t* out = candidates_.data();
+    for (int r = 0; r < runs; ++r)
+      for (std::uint32_t k = run_begin[r]; k < run_end[r]; ++k) {
+        const std::uint32_t j = order[k];
+        const Vec3 qj = q_sorted_[k];
+        const double dx = qi.x - qj.x, dy = qi.y - qj.y, dz = qi.z - qj.z;
+        bool keep = dx * dx + dy * dy + dz * dz < r_sq;
+        if constexpr (!GeneralRule) {
+          // i owned: every ghost pair is ours; owned pairs once, by cell order.
+          keep &= (j >= n_owned) | (k > k_i);
+        } else {
+          if (!keep || k == k_i) continue;
+          keep = rule.lists_pair(PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]},
+                                 PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]});
+        }
+        out[at] = j;  // kept or not, advancing only when kept: compaction without branches
+        at += keep;
+      }
+    // Row order: inside the interaction cutoff first (stable, branch-free), the rest after.
+    if (inner_sq < r_sq) {
+      const std::size_t row = at - before;
+      if (far_.size() < row) far_.resize(2 * row);
+      std::size_t near = before, n_far = 0;
+      for (std::size_t k = before; k < at; ++k) {
+        const std::uint32_t j = out[k];
+        const Vec3 qj = cells.position(j);
+        const double dx = qi.x - qj.x, dy = qi.y - qj.y, dz = qi.z - qj.z;
+        const bool inside = dx * dx + dy * dy + dz * dz < inner_sq;
+        out[near] = j;
+        near += inside;
+        far_[n_far] = j;
+        n_far += !inside;
+      }
+      std::copy(far_.begin(), far_.begin() + static_cast<std::ptrdiff_t>(n_far), out + near);
+    }
     counts_[i] = static_cast<std::uint32_t>(at - before);
   }
   candidates_.resize(at);
 }
 
 void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const CellList& cells,
-                         const PairRule& rule, double import_cutoff) {
+                         const PairRule& rule, double import_cutoff, double inner_cutoff) {
   const std::size_t n = p.size();
   const auto& order = cells.order();
   rank_.resize(n);
@@ -74,11 +100,13 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   }
   counts_.resize(n);
   const double r_sq = import_cutoff * import_cutoff;
+  // Without an inner cutoff every neighbour counts as near: rows keep the cell order.
+  const double inner_sq = inner_cutoff > 0.0 ? inner_cutoff * inner_cutoff : r_sq;
   // Half and full shell have a two-line rule, inlined; the other methods ask the PairRule.
   if (rule.method == Method::HalfShell || rule.method == Method::FullShell)
-    collect<false>(p, cells, rule, r_sq);
+    collect<false>(p, cells, rule, r_sq, inner_sq);
   else
-    collect<true>(p, cells, rule, r_sq);
+    collect<true>(p, cells, rule, r_sq, inner_sq);
 
   // Rows were collected in row order, so the scanned counts are their offsets.
   offsets_.resize(n + 1);

@@ -6,6 +6,11 @@
 // (ghosts in the shell methods) are empty. Built on rebuild steps only; between rebuilds
 // the pair set within the cutoff is covered as long as no particle moved more than skin/2.
 //
+// Row order: when given the interaction cutoff r_c, each row lists the neighbours inside r_c
+// at build time first and the rest (within the skin) after. Between rebuilds particles move
+// little, so the force loop's "r < r_c?" test then follows a predictable pattern instead of a
+// random one (about a third of the entries lie beyond r_c): measured ~25% off the pair time.
+//
 // Search: the cell list has cells of edge >= R/2 sorted x-fastest, so the cells
 // (cx−2 … cx+2, cy+dy, cz+dz) are one contiguous run of the cell-sorted particle order:
 // 25 contiguous scans per particle, over ~60% of the volume a 27-cell stencil of edge R
@@ -25,8 +30,9 @@ namespace scanmd {
 
 class NeighborList {
  public:
+  // inner_cutoff > 0: order each row as described above.
   void build(kernels::Workspace& ws, const ParticleStore& p, const CellList& cells,
-             const PairRule& rule, double import_cutoff);
+             const PairRule& rule, double import_cutoff, double inner_cutoff = 0.0);
 
   const std::vector<std::uint32_t>& offsets() const { return offsets_; }
   const std::vector<std::uint32_t>& neighbors() const { return neighbors_; }
@@ -37,9 +43,10 @@ class NeighborList {
 
  private:
   template <bool GeneralRule>
-  void collect(const ParticleStore& p, const CellList& cells, const PairRule& rule, double r_sq);
+  void collect(const ParticleStore& p, const CellList& cells, const PairRule& rule, double r_sq,
+               double inner_sq);
 
-  std::vector<std::uint32_t> counts_, offsets_, neighbors_, candidates_;
+  std::vector<std::uint32_t> counts_, offsets_, neighbors_, candidates_, far_;
   std::uint32_t max_terms_ = 0;
   std::vector<std::uint32_t> rank_;  // particle index → position in cell order
   std::vector<Vec3> q_sorted_;

@@ -139,7 +139,7 @@ void Simulation::rebuild() {
     ScopedTimer t(timers_, Phase::Neigh);
     cells_.build(ws_, particles_, box_, grid_.lo(halo_.coord()), grid_.hi(halo_.coord()),
                  import_cutoff(), import_cutoff());
-    neighbors_.build(ws_, particles_, cells_, rule_, import_cutoff());
+    neighbors_.build(ws_, particles_, cells_, rule_, import_cutoff(), config_.cutoff);
   }
   ++rebuilds_;
   ImportSnapshot snap;
