@@ -1,33 +1,59 @@
 #!/usr/bin/env bash
-# scripts/gpu-check.sh — build the kernels/ tests and benchmarks as a self-contained folder, and
-# run them on a machine that has only the NVIDIA driver and glibc.
+# scripts/gpu-check.sh — check scanmd's CUDA code on a borrowed GPU machine in ONE command.
+#
+# The GPU machine has glibc and the NVIDIA driver, nothing else (no MPI, HDF5, spdlog, fmt,
+# toml++, GoogleTest, CUDA toolkit). So everything is built here, for sm_90 (H100/H200), into
+# one self-contained folder, BUILD_DIR/dist (default build-gpu/dist, git-ignored, < 64 MiB):
+#   scanmd, gpu_sim (tests/gpu), gpu_probe, bench_md_neighbors, the kernels/ tests and
+#   benchmarks; lib/ with every shared library they need that is not glibc or the driver (found
+#   through DT_RPATH $ORIGIN/lib); openmpi/ and pmix/ — the Open MPI 4.1 runtime relocated
+#   (orted, mpirun, MCA components, help files, mca-params.conf; used through OPAL_PREFIX & co.);
+#   sanitizer/ — compute-sanitizer from NVIDIA's nvidia-cuda-sanitizer-api wheel when pip can
+#   fetch it (optional: the sanitizer checks skip without it).
+# Decks and scripts are not copied: the run uses the repository's (tests/gpu/*.toml,
+# bench/md/, tests/gpu/sanitize.sh), so run it from a checkout of the same commit.
+#
+# With the session's `device` tool:
+#   1. here:    bash scripts/gpu-check.sh build            (~15 min on 2 cores)
+#               bash scripts/gpu-check.sh verify           (optional: runs `run` in a minimal
+#                                                           Debian chroot without the system
+#                                                           libraries: proves dist is complete)
+#   2. device:  run(command="bash scripts/gpu-check.sh run", carry=["build-gpu/dist"],
+#                   timeout_s=600)
+#   3. read the one result file: gpu-check.txt under the returned files_at ($OUT/gpu-check.txt
+#      on the device). Its last lines are the summary: OK or the list of FAILED sections.
+# Sections of `run` (SECTIONS, default all, in this order; each under a time limit, the file is
+# written as it goes, so a timeout still returns what ran):
+#   env       GPU, driver, gpu_probe, `scanmd info`
+#   kernels   kernels/ tests (scan, segmented scan, compaction, counting sort) on the GPU
+#   gpu       tests/gpu: gpu_sim on 1 rank (host vs CUDA: state hash, thermo and force bits,
+#             neighbour lists, all methods, both fills, errors) and the comparisons on 2 ranks
+#   compare   `scanmd run` host vs `--backend cuda`, `state hash:` lines side by side: 864 and
+#             32 000 atoms, 1 and 2 ranks, half shell and neutral territory
+#   sanitize  compute-sanitizer memcheck and racecheck on gpu_sim's CudaSanitize.* run
+#   bench     bench/md/run.sh: 64 000 / 1 M / 8 M MDPairLJ, steps/s, particle-steps/s, phases,
+#             vs the HOOMD-blue anchor and the targets; neighbour-list placement comparison
+#   kbench    kernels/ benchmarks (ours vs CUB vs copy bandwidth)
 #
 # Usage:
-#   scripts/gpu-check.sh build [BUILD_DIR]        (here; default BUILD_DIR = build-gpu)
-#       Configures BUILD_DIR with -DSCANMD_KERNELS_ONLY=ON -DCMAKE_CUDA_ARCHITECTURES=90, static
-#       cudart, -static-libstdc++ -static-libgcc, static GoogleTest, and builds the kernel tests
-#       and benchmarks into BUILD_DIR/dist.  Shared libraries that cannot be linked statically
-#       (Debian ships Google Benchmark only as libbenchmark.so; libgomp) are copied into
-#       BUILD_DIR/dist/lib and found through DT_RPATH $ORIGIN/lib (old-style RPATH, which also
-#       applies to the bundled libraries' own dependencies).  Finally ldd checks that each
-#       binary needs nothing outside dist/lib, glibc (libc/libm/libdl/libpthread/librt/ld-linux)
-#       and libcuda; the build fails otherwise.
-#   scripts/gpu-check.sh run [OUTFILE] [BUILD_DIR]  (on the GPU machine)
-#       Runs every test and benchmark from BUILD_DIR/dist and writes everything to ONE file:
-#       OUTFILE, default $OUT/gpu-check.txt when $OUT is set, else BUILD_DIR/gpu-check.txt.
-#       Without a GPU the CUDA tests report SKIPPED ("no CUDA device: <reason>") and the CUDA
-#       benchmark prints why it skipped; the host parts still run.  Exit status: 0 unless a test
-#       failed.
-# Typical round trip: `scripts/gpu-check.sh build` here, carry build-gpu/dist to the GPU machine
-# (it is git-ignored), run `scripts/gpu-check.sh run` there, read gpu-check.txt.
+#   scripts/gpu-check.sh build [BUILD_DIR]
+#   scripts/gpu-check.sh verify [BUILD_DIR]          (root; debootstrap; no GPU needed)
+#   scripts/gpu-check.sh run [OUTFILE] [BUILD_DIR]   (OUTFILE default $OUT/gpu-check.txt, else
+#                                                     BUILD_DIR/gpu-check.txt)
+# Exit status of run: 0 when every section passed (skips without a GPU count as passed).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MODE=${1:-}
-TESTS=(kernels_test_scan kernels_test_segmented kernels_test_compact kernels_test_counting_sort)
-BENCHES=(bench_kernels_host bench_kernels_cuda)
-# Libraries the GPU machine provides (glibc + driver); everything else must come from dist/lib.
-ALLOWED='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libcuda)\.so'
+KTESTS=(kernels_test_scan kernels_test_segmented kernels_test_compact kernels_test_counting_sort)
+KBENCHES=(bench_kernels_host bench_kernels_cuda)
+PROGRAMS=(scanmd gpu_sim gpu_probe bench_md_neighbors)
+# What the GPU machine provides (glibc + driver); everything else must come from dist.
+ALLOWED='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libcuda|libnvidia-ml)\.so'
+MPI_LIBDIR=/usr/lib/x86_64-linux-gnu/openmpi/lib
+PMIX_DIR=/usr/lib/x86_64-linux-gnu/pmix2
+SANITIZER_WHEEL="nvidia-cuda-sanitizer-api==13.0.85"  # matches nvcc 13.0
+DIST_LIMIT_MIB=62
 
 resolve_build() { # BUILD_DIR argument → absolute path
   local b=${1:-$ROOT/build-gpu}
@@ -35,16 +61,18 @@ resolve_build() { # BUILD_DIR argument → absolute path
   echo "$b"
 }
 
-bundle_deps() { # copy non-allowed shared deps of $1 into $2 (ldd resolves transitively)
+# ---- build -----------------------------------------------------------------------------------
+
+bundle_deps() { # copy the non-allowed shared deps of $1 (ldd: transitive) into $2
   local bin=$1 lib=$2 name path
   while read -r name _ path _; do
     [[ $name =~ $ALLOWED ]] && continue
     [[ -n $path && -f $path ]] || continue
-    cp -L -n "$path" "$lib/$name"
-  done < <(ldd "$bin" | awk '/=>/ {print $1, $2, $3}')
+    [[ -e $lib/$name ]] || cp -L "$path" "$lib/$name"
+  done < <(ldd "$bin" 2>/dev/null | awk '/=>/ {print $1, $2, $3}')
 }
 
-verify_deps() { # every dep of $1 is allowed or resolved inside $2
+verify_deps() { # every dep of $1 is allowed or resolved inside $2 (with LD_LIBRARY_PATH=$2)
   local bin=$1 lib=$2 bad=0 name path
   while read -r name _ path _; do
     [[ $name =~ $ALLOWED ]] && continue
@@ -52,72 +80,260 @@ verify_deps() { # every dep of $1 is allowed or resolved inside $2
       echo "gpu-check: $(basename "$bin") needs $name -> ${path:-not found}" >&2
       bad=1
     fi
-  done < <(ldd "$bin" | awk '/=>/ {print $1, $2, $3}')
+  done < <(LD_LIBRARY_PATH=$lib ldd "$bin" | awk '/=>/ {print $1, $2, $3}')
   return $bad
 }
 
+# The Open MPI 4.1 runtime, relocated under $1/openmpi (OPAL_PREFIX layout) and $1/pmix.
+bundle_openmpi() {
+  local dist=$1 om=$1/openmpi pm=$1/pmix f
+  mkdir -p "$om/bin" "$om/lib/openmpi3" "$om/share/openmpi" "$om/etc" "$pm/lib/pmix" "$pm/share"
+  for f in orted orterun; do cp -L "$(command -v $f || echo /usr/bin/$f)" "$om/bin/$f"; done
+  ln -sf orterun "$om/bin/mpirun"
+  ln -sf orterun "$om/bin/mpiexec"
+  cp -L "$MPI_LIBDIR"/openmpi3/*.so "$om/lib/openmpi3/"
+  cp -L /usr/share/openmpi/help-*.txt /usr/share/openmpi/*.ini "$om/share/openmpi/" 2>/dev/null || true
+  cp -rL /usr/share/openmpi/amca-param-sets "$om/share/openmpi/" 2>/dev/null || true
+  cp -L /etc/openmpi/openmpi-mca-params.conf /etc/openmpi/openmpi-default-hostfile "$om/etc/"
+  cp -L "$PMIX_DIR"/lib/pmix/*.so "$pm/lib/pmix/"
+  cp -rL "$PMIX_DIR"/share/pmix "$pm/share/"
+  cp -L "$PMIX_DIR"/share/pmix-mca-params.conf "$pm/share/" 2>/dev/null || true
+  # Their own dependencies (libfabric, libucx, libpsm2, ... for the network components).
+  for f in "$om"/bin/* "$om"/lib/openmpi3/*.so "$pm"/lib/pmix/*.so; do
+    [[ -L $f ]] || bundle_deps "$f" "$dist/lib"
+  done
+}
+
+bundle_sanitizer() { # compute-sanitizer from NVIDIA's wheel (optional)
+  local dist=$1 tmp
+  tmp=$(mktemp -d)
+  if timeout 300 python3 -m pip download --no-deps --quiet -d "$tmp" "$SANITIZER_WHEEL" >/dev/null 2>&1; then
+    mkdir -p "$dist/sanitizer"
+    (cd "$tmp" && python3 -m zipfile -e ./*.whl x >/dev/null)
+    cp "$tmp"/x/nvidia/cu13/bin/compute-sanitizer "$tmp"/x/nvidia/cu13/bin/libsanitizer-collection.so \
+      "$tmp"/x/nvidia/cu13/lib/libInterceptorInjectionTarget.so \
+      "$tmp"/x/nvidia/cu13/lib/libTreeLauncher*.so "$dist/sanitizer/"
+    chmod +x "$dist/sanitizer/compute-sanitizer"
+    echo "gpu-check: bundled compute-sanitizer ($SANITIZER_WHEEL)"
+  else
+    echo "gpu-check: could not fetch $SANITIZER_WHEEL: the sanitize section will skip" >&2
+  fi
+  rm -rf "$tmp"
+}
+
 do_build() {
-  local build dist
+  local build dist f
   build=$(resolve_build "${1:-}")
   dist=$build/dist
   cmake -S "$ROOT" -B "$build" \
-    -DSCANMD_KERNELS_ONLY=ON \
+    -DSCANMD_KERNELS_ONLY=OFF \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_CUDA_RUNTIME_LIBRARY=Static \
-    -DCMAKE_EXE_LINKER_FLAGS="-static-libstdc++ -static-libgcc -Wl,--disable-new-dtags" \
+    -DCMAKE_EXE_LINKER_FLAGS="-Wl,--disable-new-dtags" \
     -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON \
     -DCMAKE_INSTALL_RPATH='$ORIGIN/lib' \
     -DSCANMD_BUILD_TESTS=ON -DSCANMD_BUILD_BENCH=ON
-  if ! cmake --build "$build" --target help | grep -q scanmd_kernels_cuda; then
-    echo "gpu-check: CUDA is not enabled in $build (nvcc not found?)" >&2
+  if ! cmake --build "$build" --target help | grep -q scanmd_core_cuda; then
+    echo "gpu-check: the CUDA backend is not enabled in $build (nvcc not found?)" >&2
     exit 1
   fi
-  cmake --build "$build" -j"$(nproc)" --target "${TESTS[@]}" "${BENCHES[@]}"
+  cmake --build "$build" -j"$(nproc)" --target "${KTESTS[@]}" "${KBENCHES[@]}" "${PROGRAMS[@]}"
   rm -rf "$dist"
   mkdir -p "$dist/lib"
-  for t in "${TESTS[@]}"; do cp "$build/tests/kernels/$t" "$dist/"; done
-  for b in "${BENCHES[@]}"; do cp "$build/bench/kernels/$b" "$dist/"; done
-  for f in "$dist"/kernels_* "$dist"/bench_*; do bundle_deps "$f" "$dist/lib"; done
+  for f in "${KTESTS[@]}"; do cp "$build/tests/kernels/$f" "$dist/"; done
+  for f in "${KBENCHES[@]}"; do cp "$build/bench/kernels/$f" "$dist/"; done
+  cp "$build/app/scanmd" "$build/tests/gpu/gpu_sim" "$build/tests/gpu/gpu_probe" \
+    "$build/bench/md/bench_md_neighbors" "$dist/"
+  strip --strip-unneeded "$dist"/scanmd "$dist"/gpu_* "$dist"/bench_* "$dist"/kernels_* 2>/dev/null || true
+  for f in "$dist"/scanmd "$dist"/gpu_* "$dist"/bench_* "$dist"/kernels_*; do bundle_deps "$f" "$dist/lib"; done
+  bundle_openmpi "$dist"
+  bundle_sanitizer "$dist"
   local ok=0
-  for f in "$dist"/kernels_* "$dist"/bench_*; do verify_deps "$f" "$dist/lib" || ok=1; done
+  for f in "$dist"/scanmd "$dist"/gpu_* "$dist"/bench_* "$dist"/kernels_* "$dist"/openmpi/bin/orted \
+    "$dist"/openmpi/bin/orterun "$dist"/openmpi/lib/openmpi3/*.so "$dist"/pmix/lib/pmix/*.so; do
+    verify_deps "$f" "$dist/lib" || ok=1
+  done
   [[ $ok -eq 0 ]] || { echo "gpu-check: dist is not self-contained" >&2; exit 1; }
-  cp "${BASH_SOURCE[0]}" "$dist/gpu-check.sh"
-  echo "gpu-check: built $dist ($(du -sh "$dist" | cut -f1)); bundled: $(ls "$dist/lib" | tr '\n' ' ')"
+  git -C "$ROOT" rev-parse HEAD >"$dist/COMMIT" 2>/dev/null || echo unknown >"$dist/COMMIT"
+  local mib
+  mib=$(du -sm "$dist" | cut -f1)
+  echo "gpu-check: built $dist (${mib} MiB, commit $(cut -c1-12 "$dist/COMMIT")); lib: $(ls "$dist/lib" | wc -l) libraries"
+  if [[ $mib -gt $DIST_LIMIT_MIB ]]; then
+    echo "gpu-check: dist is ${mib} MiB, over the ${DIST_LIMIT_MIB} MiB the device tool carries" >&2
+    exit 1
+  fi
+}
+
+# ---- run -------------------------------------------------------------------------------------
+
+# Environment for the relocated Open MPI / PMIx and the bundled libraries.
+dist_env() {
+  local dist=$1 om=$1/openmpi
+  export LD_LIBRARY_PATH=$dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export PATH=$om/bin:$PATH
+  export OPAL_PREFIX=$om OPAL_EXEC_PREFIX=$om OPAL_BINDIR=$om/bin OPAL_SBINDIR=$om/bin
+  export OPAL_LIBDIR=$om/lib OPAL_PKGLIBDIR=$om/lib/openmpi3 OPAL_LIBEXECDIR=$om/bin
+  export OPAL_DATAROOTDIR=$om/share OPAL_DATADIR=$om/share OPAL_PKGDATADIR=$om/share/openmpi
+  export OPAL_SYSCONFDIR=$om/etc OPAL_INCLUDEDIR=$om/include
+  export OMPI_MCA_mca_base_component_path=$om/lib/openmpi3
+  export OMPI_MCA_mca_base_param_files=$om/etc/openmpi-mca-params.conf
+  export OMPI_MCA_orte_default_hostfile=$om/etc/openmpi-default-hostfile
+  export PMIX_PREFIX=$dist/pmix PMIX_INSTALL_PREFIX=$dist/pmix
+  export PMIX_MCA_mca_base_component_path=$dist/pmix/lib/pmix
+  # One node, maybe no ssh, maybe root, maybe more ranks than cores.
+  export OMPI_MCA_plm=isolated OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none
 }
 
 do_run() {
-  local build dist out status=0
+  local build dist out
   build=$(resolve_build "${2:-}")
   dist=$build/dist
-  [[ -d $dist ]] || { echo "gpu-check: no $dist; run 'scripts/gpu-check.sh build' first" >&2; exit 2; }
+  [[ -d $dist ]] || { echo "gpu-check: no $dist; run 'scripts/gpu-check.sh build' first (here) and carry it" >&2; exit 2; }
   if [[ -n ${1:-} ]]; then out=$1; elif [[ -n ${OUT:-} ]]; then out=$OUT/gpu-check.txt; else out=$build/gpu-check.txt; fi
   mkdir -p "$(dirname "$out")"
-  {
-    echo "== scanmd gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
-    echo "== commit: $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-    if command -v nvidia-smi >/dev/null 2>&1; then
-      nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv || true
-    else
-      echo "== no GPU: nvidia-smi not found (CUDA tests will be skipped)"
+  : >"$out"
+  dist_env "$dist"
+  local sections=${SECTIONS:-"env kernels gpu compare sanitize bench kbench"}
+  local failed=() s
+  local mpirun=("$dist/openmpi/bin/mpirun" -np 2)
+  local work
+  work=$(mktemp -d /tmp/gpu-check.XXXXXX)
+  log() { echo "$@" >>"$out"; }
+  # step NAME LIMIT_S CMD...: runs CMD with its output appended, records failures
+  step() {
+    local name=$1 limit=$2 rc=0
+    shift 2
+    log ""
+    log "== $name ($(date -u +%H:%M:%S), limit ${limit}s): $*"
+    (cd "$work" && timeout -k 10 "$limit" "$@") >>"$out" 2>&1 || rc=$?
+    if [[ $rc -ne 0 ]]; then
+      log "== FAILED ($rc): $name"
+      failed+=("$name")
     fi
-    for t in "${TESTS[@]}"; do
-      echo; echo "== test $t"
-      "$dist/$t" --gtest_color=no || { echo "== FAILED: $t"; status=1; }
-    done
-    echo; echo "== bench bench_kernels_cuda"
-    "$dist/bench_kernels_cuda" --benchmark_color=false --benchmark_min_time=0.2 || status=1
-    echo; echo "== bench bench_kernels_host"
-    "$dist/bench_kernels_host" --benchmark_color=false --benchmark_min_time=0.1 || status=1
-    echo; echo "== summary: $([[ $status -eq 0 ]] && echo OK || echo FAILURES)"
-  } >"$out" 2>&1 || true
-  grep -E '^== (summary|no GPU|FAILED)|SKIPPED \]|PASSED|FAILED  \]|skipped, no CUDA' "$out" | sort | uniq -c | head -20
+    return 0
+  }
+  # compare_hash NAME RANKS DECK ARGS...: host vs cuda `state hash:` lines
+  compare_hash() {
+    local name=$1 ranks=$2 deck=$3 h c
+    shift 3
+    local launch=()
+    [[ $ranks -gt 1 ]] && launch=("$dist/openmpi/bin/mpirun" -np "$ranks")
+    log ""
+    log "== compare $name: $ranks rank(s), $(basename "$deck") $*"
+    (cd "$work" && timeout 300 "${launch[@]}" "$dist/scanmd" run "$deck" --backend host "$@") >"$work/host.log" 2>&1 || true
+    (cd "$work" && timeout 300 "${launch[@]}" "$dist/scanmd" run "$deck" --backend cuda "$@") >"$work/cuda.log" 2>&1 || true
+    h=$(grep -o 'state hash: [0-9a-f]*' "$work/host.log" | tail -1)
+    c=$(grep -o 'state hash: [0-9a-f]*' "$work/cuda.log" | tail -1)
+    grep -E 'backend:|Performance:|Neighbor list rebuilds' "$work/cuda.log" | sed 's/^/   cuda: /' >>"$out" || true
+    log "   host: ${h:-none}"
+    log "   cuda: ${c:-none}"
+    if grep -q "no usable GPU" "$work/cuda.log" && [[ -n $h ]]; then
+      log "   SKIPPED (no GPU): $(grep -m1 -o 'no usable GPU.*' "$work/cuda.log")"
+    elif [[ -z $h || $h != "$c" ]]; then
+      log "== FAILED: compare $name"
+      tail -n 20 "$work/host.log" | sed 's/^/   host| /' >>"$out"
+      tail -n 20 "$work/cuda.log" | sed 's/^/   cuda| /' >>"$out"
+      failed+=("compare-$name")
+    else
+      log "   equal"
+    fi
+  }
+
+  log "== scanmd gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname 2>/dev/null || echo '?')"
+  log "== dist built from commit $(cat "$dist/COMMIT" 2>/dev/null || echo unknown); checkout $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo 'unknown (no git)')"
+  log "== sections: $sections"
+  for s in $sections; do
+    case $s in
+      env)
+        if command -v nvidia-smi >/dev/null 2>&1; then
+          step nvidia-smi 60 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.memory --format=csv
+        else
+          log "== no nvidia-smi on this machine"
+        fi
+        step gpu_probe 60 bash -c "'$dist/gpu_probe'; rc=\$?; [[ \$rc -eq 0 || \$rc -eq 77 ]]"
+        step "scanmd info" 60 "$dist/scanmd" info
+        ;;
+      kernels)
+        for t in "${KTESTS[@]}"; do step "$t" 300 "$dist/$t" --gtest_color=no; done
+        ;;
+      gpu)
+        step "gpu_sim (1 rank)" 400 "$dist/gpu_sim" --gtest_color=no
+        step "gpu_sim (2 ranks)" 400 "${mpirun[@]}" "$dist/gpu_sim" --gtest_color=no \
+          --gtest_filter='CudaBackend.HashEquals*:CudaNeighborList.*'
+        ;;
+      compare)
+        compare_hash melt864 1 "$ROOT/tests/gpu/melt_864.toml"
+        compare_hash melt864-np2 2 "$ROOT/tests/gpu/melt_864.toml"
+        compare_hash melt864-np2-nt 2 "$ROOT/tests/gpu/melt_864.toml" --set decomposition.method=neutral-territory
+        compare_hash melt32000 1 "$ROOT/tests/gpu/melt_864.toml" --set 'system.cells=[20,20,20]'
+        compare_hash melt32000-np2 2 "$ROOT/tests/gpu/melt_864.toml" --set 'system.cells=[20,20,20]'
+        ;;
+      sanitize)
+        if [[ -x $dist/sanitizer/compute-sanitizer ]]; then export SCANMD_COMPUTE_SANITIZER=$dist/sanitizer/compute-sanitizer; fi
+        for tool in memcheck racecheck; do
+          step "compute-sanitizer $tool" 600 bash -c "bash '$ROOT/tests/gpu/sanitize.sh' $tool '$dist/gpu_probe' '$dist/gpu_sim'; rc=\$?; [[ \$rc -eq 0 || \$rc -eq 77 ]]"
+        done
+        ;;
+      bench)
+        step "bench/md" 900 env SCANMD="$dist/scanmd" NEIGHBORS="$dist/bench_md_neighbors" \
+          LOGDIR="$work/bench-md" bash "$ROOT/bench/md/run.sh"
+        ;;
+      kbench)
+        step bench_kernels_cuda 300 "$dist/bench_kernels_cuda" --benchmark_color=false --benchmark_min_time=0.1
+        step bench_kernels_host 200 "$dist/bench_kernels_host" --benchmark_color=false --benchmark_min_time=0.05
+        ;;
+      *) log "== unknown section $s"; failed+=("$s") ;;
+    esac
+  done
+  log ""
+  if [[ ${#failed[@]} -eq 0 ]]; then
+    log "== summary: OK ($(grep -c 'SKIPPED' "$out" || true) SKIPPED lines; see above for skips)"
+  else
+    log "== summary: FAILURES in: ${failed[*]}"
+  fi
+  rm -rf "$work"
+  grep -E '^== (summary|FAILED|no nvidia)|^   (host|cuda): state|no CUDA device|MEETS|misses|faster placement' "$out" | head -40
   echo "gpu-check: results in $out"
-  grep -q '^== summary: OK' "$out"
+  [[ ${#failed[@]} -eq 0 ]]
+}
+
+# ---- verify: `run` in a minimal Debian chroot (no GPU, no system MPI/HDF5/...) ----------------
+
+do_verify() {
+  local build dist root=${GPU_CHECK_CHROOT:-/tmp/gpu-check-root}
+  build=$(resolve_build "${1:-}")
+  dist=$build/dist
+  [[ -d $dist ]] || { echo "gpu-check: no $dist; build first" >&2; exit 2; }
+  [[ $(id -u) -eq 0 ]] || { echo "gpu-check verify: needs root (chroot)" >&2; exit 2; }
+  if [[ ! -x $root/bin/bash ]]; then
+    command -v debootstrap >/dev/null || { echo "gpu-check verify: apt-get install debootstrap" >&2; exit 2; }
+    debootstrap --variant=minbase bookworm "$root" http://deb.debian.org/debian
+  fi
+  # A copy of the working tree (tracked and untracked-not-ignored files, as the device gets it)
+  # plus dist, at /repo.
+  rm -rf "$root/repo"
+  mkdir -p "$root/repo/$(realpath --relative-to="$ROOT" "$build")"
+  (cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 cp --parents -t "$root/repo" 2>/dev/null) || true
+  cp -a "$dist" "$root/repo/$(realpath --relative-to="$ROOT" "$dist")"
+  for m in proc sys dev dev/shm; do
+    mountpoint -q "$root/$m" || mount --bind "/$m" "$root/$m"
+  done
+  local rc=0
+  chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    SECTIONS="${SECTIONS:-env kernels gpu compare sanitize bench}" \
+    bash -c "cd /repo && bash scripts/gpu-check.sh run /repo/gpu-check.txt" || rc=$?
+  for m in dev/shm dev sys proc; do umount "$root/$m" 2>/dev/null || true; done
+  cp "$root/repo/gpu-check.txt" "$build/gpu-check-verify.txt"
+  echo "gpu-check verify: chroot $root (Debian minbase: glibc, no MPI/HDF5/CUDA); full output in $build/gpu-check-verify.txt"
+  return $rc
 }
 
 case $MODE in
   build) shift; do_build "${1:-}" ;;
   run) shift; do_run "${1:-}" "${2:-}" ;;
-  *) sed -n '2,26p' "${BASH_SOURCE[0]}"; exit 2 ;;
+  verify) shift; do_verify "${1:-}" ;;
+  *) sed -n '2,45p' "${BASH_SOURCE[0]}"; exit 2 ;;
 esac

@@ -181,8 +181,8 @@ std::string_view fill_name(NeighborFill f) {
   return f == NeighborFill::SegmentedScan ? "segmented scan" : "atomic row counters";
 }
 
-// The device this rank uses: its rank among the ranks of its node, modulo the device count.
-int pick_device(const Communicator& comm) {
+// This rank's rank among the ranks of its node (collective over comm).
+int node_local_rank(const Communicator& comm) {
   MPI_Comm node = MPI_COMM_NULL;
   check_mpi(
       MPI_Comm_split_type(comm.get(), MPI_COMM_TYPE_SHARED, comm.rank(), MPI_INFO_NULL, &node),
@@ -190,10 +190,7 @@ int pick_device(const Communicator& comm) {
   int local = 0;
   MPI_Comm_rank(node, &local);
   MPI_Comm_free(&node);
-  int count = 0;
-  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
-  if (count <= 0) throw std::runtime_error("backend cuda: no CUDA device found");
-  return local % count;
+  return local;
 }
 
 std::string device_name(int device) {
@@ -227,11 +224,11 @@ fixed::Wide wide(const unsigned long long (&w)[2]) {
 
 class CudaBackend final : public DeviceBackend {
  public:
-  CudaBackend(const Communicator& comm, const DeviceConfig& config)
-      : comm_(comm), config_(config), fill_(resolve_fill(config.fill)) {
-    device_ = pick_device(comm);
-    check(cudaSetDevice(device_), "cudaSetDevice");
+  // `device` is current already (make_device_backend).
+  CudaBackend(const Communicator& comm, const DeviceConfig& config, int device)
+      : comm_(comm), config_(config), fill_(resolve_fill(config.fill)), device_(device) {
     check(cudaStreamCreate(&stream_), "cudaStreamCreate");
+    for (cudaEvent_t& e : build_events_) check(cudaEventCreate(&e), "cudaEventCreate");
     cuda_aware_ = mpi_cuda_aware();
     grid_ = CellGrid::make(config.lo, config.hi, config.import_cutoff, config.import_cutoff);
     flags_.grow(1);
@@ -251,6 +248,8 @@ class CudaBackend final : public DeviceBackend {
       cudaStreamSynchronize(stream_);
       cudaStreamDestroy(stream_);
     }
+    for (cudaEvent_t e : build_events_)
+      if (e) cudaEventDestroy(e);
   }
 
   std::string description() const override { return description_; }
@@ -299,11 +298,20 @@ class CudaBackend final : public DeviceBackend {
     upload_array(export_index_, export_index, m_);
     if (n > 0)
       check(cudaMemsetAsync(f_.data(), 0, n * sizeof(Fix3), stream_), "cudaMemsetAsync forces");
+    check(cudaEventRecord(build_events_[0], stream_), "cudaEventRecord");
     build_cells();
+    check(cudaEventRecord(build_events_[1], stream_), "cudaEventRecord");
     build_neighbors();
+    check(cudaEventRecord(build_events_[2], stream_), "cudaEventRecord");
     synchronize_only();
     raise_errors();
+    float ms[2] = {0, 0};
+    check(cudaEventElapsedTime(&ms[0], build_events_[0], build_events_[1]), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(&ms[1], build_events_[1], build_events_[2]), "cudaEventElapsedTime");
+    build_times_ = {ms[0], ms[1], list_size_};
   }
+
+  DeviceBuildTimes last_build_times() const override { return build_times_; }
 
   void download_owned(ParticleStore& p) override {
     synchronize_only();
@@ -640,8 +648,8 @@ class CudaBackend final : public DeviceBackend {
   const Communicator& comm_;
   DeviceConfig config_;
   NeighborFill fill_;
-  CellGrid grid_{};
   int device_ = 0;
+  CellGrid grid_{};
   cudaStream_t stream_ = nullptr;
   bool cuda_aware_ = false;
   std::string description_;
@@ -679,6 +687,8 @@ class CudaBackend final : public DeviceBackend {
   DeviceBuffer<DeviceFlags> flags_;
   PinnedBuffer<DeviceFlags> h_flags_;
   EventTimer events_;
+  cudaEvent_t build_events_[3] = {nullptr, nullptr, nullptr};
+  DeviceBuildTimes build_times_;
 };
 
 }  // namespace
@@ -689,9 +699,21 @@ bool device_usable(std::string* why) {
 
 std::unique_ptr<DeviceBackend> make_device_backend(const Communicator& comm,
                                                    const DeviceConfig& config) {
+  // Every rank takes part in the node split, even one that will fail below.
+  const int local = node_local_rank(comm);
   std::string why;
-  if (!device_usable(&why)) throw std::runtime_error("backend cuda: no usable GPU: " + why);
-  return std::make_unique<CudaBackend>(comm, config);
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) {
+    device_usable(&why);  // says why
+    throw std::runtime_error("backend cuda: no usable GPU: " + why);
+  }
+  // Ranks of a node take its devices round robin; the probe runs on the chosen one.
+  const int device = local % count;
+  check(cudaSetDevice(device), "cudaSetDevice");
+  if (!device_usable(&why))
+    throw std::runtime_error("backend cuda: no usable GPU (device " + std::to_string(device) +
+                             "): " + why);
+  return std::make_unique<CudaBackend>(comm, config, device);
 }
 
 std::string device_backend_summary(NeighborFill configured) {

@@ -66,6 +66,13 @@ struct DeviceForceTotals {
   long long pairs = 0;
 };
 
+// Device time of the last upload()'s list build (CUDA events), for benchmarks.
+struct DeviceBuildTimes {
+  double cells_ms = 0;      // binning + counting sort + cell-ordered copies
+  double neighbors_ms = 0;  // count → place → rows → scan → fill → max terms
+  std::uint64_t entries = 0;
+};
+
 class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;
@@ -96,6 +103,8 @@ class DeviceBackend {
 
   // Waits for the device, raises pending errors, books pending phase timings.
   virtual void synchronize(Timers& timers) = 0;
+
+  virtual DeviceBuildTimes last_build_times() const = 0;
 
   // The neighbour list (CSR over owned + ghost indices) of the last build, for tests.
   virtual void neighbor_list(std::vector<std::uint64_t>& offsets,

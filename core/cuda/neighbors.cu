@@ -17,8 +17,9 @@
 //   rows    row_len[i] = run_offset[i·25+24] + run_count[i·25+24]; exclusive scan → row offsets
 //   fill    the same candidates again, each accepted j written at
 //           row_offset[i] + run_offset[e] + (its rank among e's accepted candidates)
-// The segmented variant writes each row in the host's order (runs in (dz, dy) order, candidates
-// in cell order); the atomic one in run completion order — the same set either way.
+// The segmented variant writes each row in stencil order (runs in (dz, dy) order, candidates in
+// cell order), run to run the same; the atomic one in run completion order. Both hold the
+// host list's entries (the host may order a row differently); forces are the same bits.
 // Both passes run the same pure function of the inputs (visit_run), so they agree on every
 // decision. terms[i] counts the entries naming i (as row or neighbour) for the force bound.
 #include <cuda_runtime.h>
