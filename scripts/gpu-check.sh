@@ -8,8 +8,9 @@
 #   benchmarks; lib/ with every shared library they need that is not glibc or the driver (found
 #   through DT_RPATH $ORIGIN/lib); openmpi/ and pmix/ — the Open MPI 4.1 runtime relocated
 #   (orted, mpirun, MCA components, help files, mca-params.conf; used through OPAL_PREFIX & co.);
-#   sanitizer/ — compute-sanitizer from NVIDIA's nvidia-cuda-sanitizer-api wheel when pip can
-#   fetch it (optional: the sanitizer checks skip without it).
+#   and, with GPU_CHECK_BUNDLE_SANITIZER=1, sanitizer.tar.gz — compute-sanitizer from NVIDIA's
+#   wheel, for a GPU machine without one (the device tool's image has it; without any, the
+#   sanitizer checks skip).
 # Decks and scripts are not copied: the run uses the repository's (tests/gpu/*.toml,
 # bench/md/, tests/gpu/sanitize.sh), so run it from a checkout of the same commit.
 #
@@ -41,6 +42,10 @@
 #   scripts/gpu-check.sh run [OUTFILE] [BUILD_DIR]   (OUTFILE default $OUT/gpu-check.txt, else
 #                                                     BUILD_DIR/gpu-check.txt)
 # Exit status of run: 0 when every section passed (skips without a GPU count as passed).
+# Typical times on an H200 (estimates, not yet measured): env+kernels+gpu+compare ~2 min,
+# sanitize ~2-4 min, bench ~2-3 min, kbench ~1-2 min. If one 600 s call is too short, split it:
+#   SECTIONS="env kernels gpu compare sanitize" bash scripts/gpu-check.sh run
+#   SECTIONS="bench kbench" bash scripts/gpu-check.sh run
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -52,6 +57,7 @@ PROGRAMS=(scanmd gpu_sim gpu_probe bench_md_neighbors)
 ALLOWED='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libcuda|libnvidia-ml)\.so'
 MPI_LIBDIR=/usr/lib/x86_64-linux-gnu/openmpi/lib
 PMIX_DIR=/usr/lib/x86_64-linux-gnu/pmix2
+MCA_SKIP='^mca_(atomic|memheap|scoll|spml|sshmem|mtl|btl_ofi|btl_openib|osc_ucx|pml_ucx|pml_cm|reachable_netlink)'
 SANITIZER_WHEEL="nvidia-cuda-sanitizer-api==13.0.85"  # matches nvcc 13.0
 DIST_LIMIT_MIB=62
 
@@ -91,7 +97,11 @@ bundle_openmpi() {
   for f in orted orterun; do cp -L "$(command -v $f || echo /usr/bin/$f)" "$om/bin/$f"; done
   ln -sf orterun "$om/bin/mpirun"
   ln -sf orterun "$om/bin/mpiexec"
-  cp -L "$MPI_LIBDIR"/openmpi3/*.so "$om/lib/openmpi3/"
+  # Shared memory and TCP are all one node needs: leave out the components for InfiniBand,
+  # libfabric, UCX, PSM and OpenSHMEM (and the ~10 MB of libraries they would pull in).
+  for f in "$MPI_LIBDIR"/openmpi3/*.so; do
+    [[ $(basename "$f") =~ $MCA_SKIP ]] || cp -L "$f" "$om/lib/openmpi3/"
+  done
   cp -L /usr/share/openmpi/help-*.txt /usr/share/openmpi/*.ini "$om/share/openmpi/" 2>/dev/null || true
   cp -rL /usr/share/openmpi/amca-param-sets "$om/share/openmpi/" 2>/dev/null || true
   cp -L /etc/openmpi/openmpi-mca-params.conf /etc/openmpi/openmpi-default-hostfile "$om/etc/"
@@ -104,19 +114,24 @@ bundle_openmpi() {
   done
 }
 
-bundle_sanitizer() { # compute-sanitizer from NVIDIA's wheel (optional)
+# compute-sanitizer from NVIDIA's wheel, as sanitizer.tar.gz (~9 MB): only with
+# GPU_CHECK_BUNDLE_SANITIZER=1, for a GPU machine without the CUDA toolkit's (the device tool's
+# H200 image has one).
+bundle_sanitizer() {
   local dist=$1 tmp
+  [[ ${GPU_CHECK_BUNDLE_SANITIZER:-0} == 1 ]] || return 0
   tmp=$(mktemp -d)
   if timeout 300 python3 -m pip download --no-deps --quiet -d "$tmp" "$SANITIZER_WHEEL" >/dev/null 2>&1; then
-    mkdir -p "$dist/sanitizer"
+    mkdir -p "$tmp/sanitizer"
     (cd "$tmp" && python3 -m zipfile -e ./*.whl x >/dev/null)
     cp "$tmp"/x/nvidia/cu13/bin/compute-sanitizer "$tmp"/x/nvidia/cu13/bin/libsanitizer-collection.so \
       "$tmp"/x/nvidia/cu13/lib/libInterceptorInjectionTarget.so \
-      "$tmp"/x/nvidia/cu13/lib/libTreeLauncher*.so "$dist/sanitizer/"
-    chmod +x "$dist/sanitizer/compute-sanitizer"
-    echo "gpu-check: bundled compute-sanitizer ($SANITIZER_WHEEL)"
+      "$tmp"/x/nvidia/cu13/lib/libTreeLauncher*.so "$tmp/sanitizer/"
+    chmod +x "$tmp/sanitizer/compute-sanitizer"
+    tar -C "$tmp" -czf "$dist/sanitizer.tar.gz" sanitizer
+    echo "gpu-check: bundled compute-sanitizer ($SANITIZER_WHEEL) as sanitizer.tar.gz"
   else
-    echo "gpu-check: could not fetch $SANITIZER_WHEEL: the sanitize section will skip" >&2
+    echo "gpu-check: could not fetch $SANITIZER_WHEEL: not bundled" >&2
   fi
   rm -rf "$tmp"
 }
@@ -134,7 +149,8 @@ do_build() {
     -DCMAKE_BUILD_WITH_INSTALL_RPATH=ON \
     -DCMAKE_INSTALL_RPATH='$ORIGIN/lib' \
     -DSCANMD_BUILD_TESTS=ON -DSCANMD_BUILD_BENCH=ON
-  if ! cmake --build "$build" --target help | grep -q scanmd_core_cuda; then
+  cmake --build "$build" --target help >"$build/targets.txt"
+  if ! grep -q scanmd_core_cuda "$build/targets.txt"; then
     echo "gpu-check: the CUDA backend is not enabled in $build (nvcc not found?)" >&2
     exit 1
   fi
@@ -182,12 +198,14 @@ dist_env() {
   export PMIX_PREFIX=$dist/pmix PMIX_INSTALL_PREFIX=$dist/pmix
   export PMIX_MCA_mca_base_component_path=$dist/pmix/lib/pmix
   # One node, maybe no ssh, maybe root, maybe more ranks than cores.
-  export OMPI_MCA_plm=isolated OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader
+  export OMPI_MCA_plm=isolated OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader,tcp
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export OMPI_MCA_btl_vader_single_copy_mechanism=none
 }
 
 do_run() {
+  # Failures are recorded per section, never fatal: the run always reaches its summary.
+  set +e +o pipefail
   local build dist out
   build=$(resolve_build "${2:-}")
   dist=$build/dist
@@ -223,8 +241,8 @@ do_run() {
     [[ $ranks -gt 1 ]] && launch=("$dist/openmpi/bin/mpirun" -np "$ranks")
     log ""
     log "== compare $name: $ranks rank(s), $(basename "$deck") $*"
-    (cd "$work" && timeout 300 "${launch[@]}" "$dist/scanmd" run "$deck" --backend host "$@") >"$work/host.log" 2>&1 || true
-    (cd "$work" && timeout 300 "${launch[@]}" "$dist/scanmd" run "$deck" --backend cuda "$@") >"$work/cuda.log" 2>&1 || true
+    (cd "$work" && timeout 120 "${launch[@]}" "$dist/scanmd" run "$deck" --backend host "$@") >"$work/host.log" 2>&1 || true
+    (cd "$work" && timeout 120 "${launch[@]}" "$dist/scanmd" run "$deck" --backend cuda "$@") >"$work/cuda.log" 2>&1 || true
     h=$(grep -o 'state hash: [0-9a-f]*' "$work/host.log" | tail -1)
     c=$(grep -o 'state hash: [0-9a-f]*' "$work/cuda.log" | tail -1)
     grep -E 'backend:|Performance:|Neighbor list rebuilds' "$work/cuda.log" | sed 's/^/   cuda: /' >>"$out" || true
@@ -260,8 +278,8 @@ do_run() {
         for t in "${KTESTS[@]}"; do step "$t" 300 "$dist/$t" --gtest_color=no; done
         ;;
       gpu)
-        step "gpu_sim (1 rank)" 400 "$dist/gpu_sim" --gtest_color=no
-        step "gpu_sim (2 ranks)" 400 "${mpirun[@]}" "$dist/gpu_sim" --gtest_color=no \
+        step "gpu_sim (1 rank)" 300 "$dist/gpu_sim" --gtest_color=no
+        step "gpu_sim (2 ranks)" 300 "${mpirun[@]}" "$dist/gpu_sim" --gtest_color=no \
           --gtest_filter='CudaBackend.HashEquals*:CudaNeighborList.*'
         ;;
       compare)
@@ -272,18 +290,21 @@ do_run() {
         compare_hash melt32000-np2 2 "$ROOT/tests/gpu/melt_864.toml" --set 'system.cells=[20,20,20]'
         ;;
       sanitize)
-        if [[ -x $dist/sanitizer/compute-sanitizer ]]; then export SCANMD_COMPUTE_SANITIZER=$dist/sanitizer/compute-sanitizer; fi
+        if [[ -f $dist/sanitizer.tar.gz ]] && ! command -v compute-sanitizer >/dev/null &&
+          [[ ! -x /usr/local/cuda/bin/compute-sanitizer ]] && tar -C "$work" -xzf "$dist/sanitizer.tar.gz"; then
+          export SCANMD_COMPUTE_SANITIZER=$work/sanitizer/compute-sanitizer
+        fi
         for tool in memcheck racecheck; do
-          step "compute-sanitizer $tool" 600 bash -c "bash '$ROOT/tests/gpu/sanitize.sh' $tool '$dist/gpu_probe' '$dist/gpu_sim'; rc=\$?; [[ \$rc -eq 0 || \$rc -eq 77 ]]"
+          step "compute-sanitizer $tool" 240 bash -c "bash '$ROOT/tests/gpu/sanitize.sh' $tool '$dist/gpu_probe' '$dist/gpu_sim'; rc=\$?; [[ \$rc -eq 0 || \$rc -eq 77 ]]"
         done
         ;;
       bench)
-        step "bench/md" 900 env SCANMD="$dist/scanmd" NEIGHBORS="$dist/bench_md_neighbors" \
+        step "bench/md" 360 env SCANMD="$dist/scanmd" NEIGHBORS="$dist/bench_md_neighbors" \
           LOGDIR="$work/bench-md" bash "$ROOT/bench/md/run.sh"
         ;;
       kbench)
-        step bench_kernels_cuda 300 "$dist/bench_kernels_cuda" --benchmark_color=false --benchmark_min_time=0.1
-        step bench_kernels_host 200 "$dist/bench_kernels_host" --benchmark_color=false --benchmark_min_time=0.05
+        step bench_kernels_cuda 150 "$dist/bench_kernels_cuda" --benchmark_color=false --benchmark_min_time=0.1
+        step bench_kernels_host 60 "$dist/bench_kernels_host" --benchmark_color=false --benchmark_min_time=0.05
         ;;
       *) log "== unknown section $s"; failed+=("$s") ;;
     esac
@@ -295,7 +316,7 @@ do_run() {
     log "== summary: FAILURES in: ${failed[*]}"
   fi
   rm -rf "$work"
-  grep -E '^== (summary|FAILED|no nvidia)|^   (host|cuda): state|no CUDA device|MEETS|misses|faster placement' "$out" | head -40
+  grep -E '^== (summary|FAILED|no nvidia)|^   (host|cuda): state|^   (equal|SKIPPED)|MEETS|misses|faster placement|^-- ' "$out" | head -60
   echo "gpu-check: results in $out"
   [[ ${#failed[@]} -eq 0 ]]
 }
@@ -335,5 +356,5 @@ case $MODE in
   build) shift; do_build "${1:-}" ;;
   run) shift; do_run "${1:-}" "${2:-}" ;;
   verify) shift; do_verify "${1:-}" ;;
-  *) sed -n '2,45p' "${BASH_SOURCE[0]}"; exit 2 ;;
+  *) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d'; exit 2 ;;
 esac

@@ -3,8 +3,8 @@
 # short CUDA run CudaSanitize.* of gpu_sim (every kernel of the CUDA time step and the
 # kernels/cuda primitives it calls). Exit 0: clean; 1: errors reported; 77: skipped (no usable
 # GPU, or no compute-sanitizer), with the reason on stdout.
-# compute-sanitizer is looked up as $SCANMD_COMPUTE_SANITIZER, then on PATH, then in
-# /usr/local/cuda/bin.
+# compute-sanitizer is looked up as $SCANMD_COMPUTE_SANITIZER, then on PATH, then in the CUDA
+# toolkit's /usr/local/cuda/{bin,compute-sanitizer}.
 set -uo pipefail
 tool=${1:?tool}; probe=${2:?gpu_probe}; sim=${3:?gpu_sim}
 if ! reason=$("$probe"); then
@@ -13,7 +13,9 @@ if ! reason=$("$probe"); then
 fi
 san=${SCANMD_COMPUTE_SANITIZER:-}
 [[ -n $san ]] || san=$(command -v compute-sanitizer || true)
-[[ -n $san ]] || { [[ -x /usr/local/cuda/bin/compute-sanitizer ]] && san=/usr/local/cuda/bin/compute-sanitizer; }
+for c in /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+  [[ -z $san && -x $c ]] && san=$c
+done
 if [[ -z $san || ! -x $san ]]; then
   echo "SKIPPED: no compute-sanitizer (set SCANMD_COMPUTE_SANITIZER, or install the CUDA toolkit's)"
   exit 77
