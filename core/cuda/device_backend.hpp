@@ -47,7 +47,11 @@ class HaloExchange;
 //   AtomicCounters  one atomicAdd per (row, stencil run) on the row's counter: no scan pass,
 //                   row order depends on scheduling (forces are the same bits either way)
 // The environment variable SCANMD_CUDA_NL_FILL=segmented|atomic overrides the configured
-// value (bench/md compares the two).
+// value. Which is faster is the H200's to say: bench/md/bench_md_neighbors times both (it is
+// part of scripts/gpu-check.sh). SegmentedScan stays the default until that measurement says
+// otherwise: it costs one extra pass over 25·n small counts, but the atomic variant's counters
+// are contended (25 adds per row land on one word) and its rows come out in a different order
+// every run, which makes lists harder to compare and debug.
 enum class NeighborFill { SegmentedScan, AtomicCounters };
 
 struct DeviceConfig {

@@ -1,16 +1,17 @@
 // core/cuda/forces.cu — Lennard-Jones forces over the CSR neighbour list, in 64-bit fixed point.
 //
-// One thread per row i (owned + ghost rows; rows the rule gives nothing are empty). For each
-// listed j within r_c: the pair term of core/fixed_terms.hpp (the host's function), F summed
-// into i's register accumulator and −F atomically into j; i's total is added atomically at
-// the end (i may also be some other row's j). Integer atomics are associative, so the result
-// is bit-identical to the host loop's whatever the schedule.
-// Overflow: the per-pair bound of the host (limit_sq from max_terms) keeps every accumulator in
-// range, so the adds need no checks; a pair that fails the bound (or whose energy or virial does
-// not fit) raises flags->pair_overflow with its list entry (lowest wins).
-// Energy and virial (thermo steps): per-thread __int128 sums of the int64 terms, split between
-// the two particles as on the host for full shell; block sums in __int128, one 128-bit
-// two-word atomic add per block. Pair counts: warp sums, one atomic per warp.
+// Four threads per row i (owned + ghost rows; rows the rule gives nothing are empty), lane l
+// taking the row's entries l, l + 4, ...: coalesced index loads and enough threads to fill the
+// GPU at 64 000 particles. For each listed j within r_c: the pair term of core/fixed_terms.hpp
+// (the host's function), F summed into the lane's register accumulator and −F atomically into
+// j; the lane's total is added atomically into i at the end (i may also be some other row's j).
+// Integer atomics are associative, so the result is bit-identical to the host loop's whatever the
+// schedule. Overflow: the per-pair bound of the host (limit_sq from max_terms) keeps every
+// accumulator in range, so the adds need no checks; a pair that fails the bound (or whose energy or
+// virial does not fit) raises flags->pair_overflow with its list entry (lowest wins). Energy and
+// virial (thermo steps): per-thread __int128 sums of the int64 terms, split between the two
+// particles as on the host for full shell; block sums in __int128, one 128-bit two-word atomic add
+// per block. Pair counts: warp sums, one atomic per warp.
 #include <cuda_runtime.h>
 
 #include "core/cuda/device_math.cuh"
@@ -23,19 +24,23 @@ namespace scanmd::cuda_step {
 namespace {
 
 constexpr int kThreads = 128;
+constexpr int kRowLanes = 4;  // threads per row: entries k, k + 4, ... (coalesced, 4x the threads)
 
 template <bool kEnergy, bool kOwnedShares>
 __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
-  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  const std::uint64_t i = t / kRowLanes;
+  const unsigned lane = static_cast<unsigned>(t % kRowLanes);
   __int128 energy = 0, virial = 0;
   unsigned long long pairs = 0;
   if (i < a.n) {
-    const std::uint64_t begin = a.offsets[i], end = a.offsets[i + 1];
-    if (begin != end) {
+    const std::uint64_t begin = a.offsets[i] + lane, end = a.offsets[i + 1];
+    if (begin < end) {
       const Vec3 xi = a.x[i];
-      // Wrapping unsigned sums: the same bits as the signed sums the bound keeps in range.
+      // Wrapping unsigned sums of this lane's share of the row: the same bits as the signed
+      // sums, which the bound keeps in range (a share has at most max_terms terms too).
       unsigned long long fx = 0, fy = 0, fz = 0;
-      for (std::uint64_t k = begin; k < end; ++k) {
+      for (std::uint64_t k = begin; k < end; k += kRowLanes) {
         const std::uint32_t j = a.neighbors[k];
         const Vec3 d = pair_displacement(xi, a.x[j], a.length, a.half_length);
         const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
@@ -89,7 +94,8 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
 void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_only,
                       cudaStream_t stream) {
   if (a.n == 0) return;
-  const unsigned blocks = (a.n + kThreads - 1) / kThreads;
+  const unsigned blocks =
+      static_cast<unsigned>((std::uint64_t{a.n} * kRowLanes + kThreads - 1) / kThreads);
   if (with_energy && owned_shares_only)
     lj_force_kernel<true, true><<<blocks, kThreads, 0, stream>>>(a);
   else if (with_energy)
