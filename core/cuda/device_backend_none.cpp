@@ -21,7 +21,7 @@ std::string device_backend_summary(NeighborFill) {
 }
 
 std::unique_ptr<DeviceBackend> make_device_backend(const Communicator&, const DeviceConfig&) {
-  throw std::runtime_error(std::string("backend cuda: ") + kNoCuda);
+  throw std::runtime_error(std::string("backend cuda: no usable GPU: ") + kNoCuda);
 }
 
 }  // namespace scanmd
