@@ -52,6 +52,8 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
     d.lo = grid_.lo(halo_.coord());
     d.hi = grid_.hi(halo_.coord());
     d.fill = config_.cuda_fill;
+    d.local_rebuild = config_.cuda_local_rebuild;
+    d.region = ExportSelector(grid_, box_, config_.method, R).region(halo_.coord());
     device_ = make_device_backend(comm_, d);
   }
 }
@@ -115,6 +117,21 @@ const ParticleStore& Simulation::particles() const {
 }
 
 void Simulation::rebuild() {
+  ImportCounts counts;
+  if (device_ && device_->rebuilds_locally() && rebuilds_ > 0) {
+    // CUDA on one rank: nothing migrates and the halo is periodic images of our own particles,
+    // made on the device like the rest of the rebuild (the first build went through the host).
+    const DeviceImportCounts c = device_->rebuild_locally(timers_);
+    counts.ghosts = c.ghosts;
+    counts.tower = c.tower;
+    counts.plate = c.plate;
+  } else {
+    counts = rebuild_on_host();
+  }
+  record_imports(counts);
+}
+
+ImportCounts Simulation::rebuild_on_host() {
   {
     ScopedTimer t(timers_, Phase::Migrate);
     sync_host();
@@ -141,6 +158,10 @@ void Simulation::rebuild() {
                  import_cutoff(), import_cutoff());
     neighbors_.build(ws_, particles_, cells_, rule_, import_cutoff(), config_.cutoff);
   }
+  return counts;
+}
+
+void Simulation::record_imports(const ImportCounts& counts) {
   ++rebuilds_;
   ImportSnapshot snap;
   snap.step = step_;

@@ -9,8 +9,9 @@
 // backend (config.backend = Backend::Cuda) keeps the particles on the device between steps and
 // runs every phase there (core/cuda/device_backend.hpp), except the host part of a rebuild
 // (migration, census, the owned particles' cell order and the halo plan), for which the owned
-// particles come back to the host. `particles()` then refreshes the host copy on demand. Both
-// backends give the same bits (DESIGN.md §5), so the same state hash.
+// particles come back to the host — on several ranks, and for the first build of a single
+// rank, whose later rebuilds stay on the device. `particles()` then refreshes the host copy on
+// demand. Both backends give the same bits (DESIGN.md §5), so the same state hash.
 #pragma once
 
 #include <array>
@@ -67,6 +68,7 @@ struct SimulationConfig {
   std::optional<Vec3> box_length;  // set: this box instead of the lattice's
   Backend backend = Backend::Host;
   NeighborFill cuda_fill = NeighborFill::SegmentedScan;  // CUDA neighbour-list placement
+  bool cuda_local_rebuild = true;  // CUDA, one rank: rebuilds after the first on the device
 };
 
 // Import statistics over ranks at one rebuild.
@@ -138,6 +140,8 @@ class Simulation {
 
  private:
   void rebuild();
+  ImportCounts rebuild_on_host();  // migrate, census, cell order, halo plan, bin + list
+  void record_imports(const ImportCounts& counts);
   void finish_setup(long long start_step);
   void sync_host() const;  // CUDA: owned particles device → host when the host copy is stale
 

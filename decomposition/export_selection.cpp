@@ -18,13 +18,7 @@ void ExportSelector::select(std::span<const Vec3> x, Int3 owner, ExportList& out
   const Vec3 L = box_.length;
   const double r = r_;
   // Images that can come within R of [0, L) along one axis.
-  auto shifts_for = [r](double xa, double len, int* s) {
-    int m = 0;
-    if (xa > len - r - 1e-9 * len) s[m++] = -1;
-    s[m++] = 0;
-    if (xa < r + 1e-9 * len) s[m++] = 1;
-    return m;
-  };
+  auto shifts_for = [r](double xa, double len, int* s) { return image_shifts(xa, len, r, s); };
   // Boxes along one axis whose extent may come within R of q (one box of slack each side;
   // classify() makes the exact test).
   auto box_range = [r](double q, double bb, int np, int& lo, int& hi) {

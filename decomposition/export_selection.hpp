@@ -19,6 +19,18 @@
 
 namespace scanmd {
 
+// The periodic image shifts S along one axis that can bring a wrapped coordinate xa ∈ [0, len)
+// within r of [0, len): −1 when xa is within r of the upper edge, 0, +1 when within r of the
+// lower edge (a 1e-9·len margin each way). Writes them to s in that order; returns how many.
+// Shared by the host selection below and the CUDA backend's single-rank ghost creation.
+SCANMD_HD inline int image_shifts(double xa, double len, double r, int* s) {
+  int m = 0;
+  if (xa > len - r - 1e-9 * len) s[m++] = -1;
+  s[m++] = 0;
+  if (xa < r + 1e-9 * len) s[m++] = 1;
+  return m;
+}
+
 struct ExportList {
   std::vector<std::uint32_t> dest;      // destination rank (RankGrid::rank_of of the box)
   std::vector<std::uint32_t> particle;  // index into the owned particles given

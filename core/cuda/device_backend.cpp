@@ -167,6 +167,17 @@ std::string mpi_path_name(bool aware) {
 #endif
 }
 
+bool resolve_local_rebuild(bool configured, const Communicator& comm) {
+  if (comm.size() != 1) return false;
+  const char* env = std::getenv("SCANMD_CUDA_REBUILD");
+  if (env == nullptr || *env == '\0') return configured;
+  const std::string_view v(env);
+  if (v == "device") return true;
+  if (v == "host") return false;
+  throw std::runtime_error(
+      fmt::format("SCANMD_CUDA_REBUILD={}: expected \"device\" or \"host\"", v));
+}
+
 NeighborFill resolve_fill(NeighborFill configured) {
   const char* env = std::getenv("SCANMD_CUDA_NL_FILL");
   if (env == nullptr || *env == '\0') return configured;
@@ -226,7 +237,11 @@ class CudaBackend final : public DeviceBackend {
  public:
   // `device` is current already (make_device_backend).
   CudaBackend(const Communicator& comm, const DeviceConfig& config, int device)
-      : comm_(comm), config_(config), fill_(resolve_fill(config.fill)), device_(device) {
+      : comm_(comm),
+        config_(config),
+        fill_(resolve_fill(config.fill)),
+        local_rebuild_(resolve_local_rebuild(config.local_rebuild, comm)),
+        device_(device) {
     check(cudaStreamCreate(&stream_), "cudaStreamCreate");
     for (cudaEvent_t& e : build_events_) check(cudaEventCreate(&e), "cudaEventCreate");
     cuda_aware_ = mpi_cuda_aware();
@@ -239,8 +254,10 @@ class CudaBackend final : public DeviceBackend {
     check(cudaMemcpy(flags_.data(), &init, sizeof init, cudaMemcpyHostToDevice),
           "cudaMemcpy flags");
     *h_flags_ = init;
-    description_ = fmt::format("CUDA on {}; MPI: {}; neighbour fill: {}", device_name(device_),
-                               mpi_path_name(cuda_aware_), fill_name(fill_));
+    description_ = fmt::format(
+        "CUDA on {}; MPI: {}; neighbour fill: {}; rebuilds: {}", device_name(device_),
+        mpi_path_name(cuda_aware_), fill_name(fill_),
+        local_rebuild_ ? "on the device (one rank)" : "migration and halo plan on the host");
   }
 
   ~CudaBackend() override {
@@ -258,11 +275,7 @@ class CudaBackend final : public DeviceBackend {
     synchronize(timers);
     ScopedTimer t(timers, Phase::Neigh);
     const std::size_t n = p.size();
-    if (n >= (std::size_t{1} << 31) || n * cuda_step::kRunsPerRow >= (std::size_t{1} << 32))
-      throw std::length_error(fmt::format(
-          "backend cuda: {} particles (owned + ghosts) on one rank are more than this version "
-          "supports (2^32 / 25); use more ranks",
-          n));
+    check_size(n);
     const std::vector<std::uint32_t>& export_index = halo.export_index();
     plan_ = halo.plan();
     n_owned_ = static_cast<std::uint32_t>(p.n_owned);
@@ -298,20 +311,63 @@ class CudaBackend final : public DeviceBackend {
     upload_array(export_index_, export_index, m_);
     if (n > 0)
       check(cudaMemsetAsync(f_.data(), 0, n * sizeof(Fix3), stream_), "cudaMemsetAsync forces");
-    check(cudaEventRecord(build_events_[0], stream_), "cudaEventRecord");
-    build_cells();
-    check(cudaEventRecord(build_events_[1], stream_), "cudaEventRecord");
-    build_neighbors();
-    check(cudaEventRecord(build_events_[2], stream_), "cudaEventRecord");
-    synchronize_only();
-    raise_errors();
-    float ms[2] = {0, 0};
-    check(cudaEventElapsedTime(&ms[0], build_events_[0], build_events_[1]), "cudaEventElapsedTime");
-    check(cudaEventElapsedTime(&ms[1], build_events_[1], build_events_[2]), "cudaEventElapsedTime");
-    build_times_ = {ms[0], ms[1], list_size_};
+    build_all();
   }
 
   DeviceBuildTimes last_build_times() const override { return build_times_; }
+
+  bool rebuilds_locally() const override { return local_rebuild_; }
+
+  DeviceImportCounts rebuild_locally(Timers& timers) override {
+    if (!local_rebuild_) throw std::logic_error("backend cuda: rebuild_locally on several ranks");
+    synchronize(timers);
+    std::uint32_t m = 0;
+    {
+      ScopedTimer t(timers, Phase::Plan);
+      ensure(images_, n_owned_);
+      ensure(image_offsets_, std::size_t{n_owned_} + 1);
+      ensure_scratch(kernels::cuda::scan_scratch_bytes<std::uint32_t>(n_owned_));
+      check(cudaMemsetAsync(&flags_.data()->tower, 0, 2 * sizeof(unsigned long long), stream_),
+            "cudaMemsetAsync flags");
+      cuda_step::launch_count_images(ghost_args(), images_.data(), stream_);
+      kernels::cuda::exclusive_scan<std::uint32_t>(
+          scratch_.data(), scratch_.size(),
+          std::span<const std::uint32_t>(images_.data(), n_owned_),
+          std::span<std::uint32_t>(image_offsets_.data(), n_owned_),
+          image_offsets_.data() + n_owned_, stream_);
+      m = read_one(image_offsets_.data() + n_owned_, stream_);
+      const std::size_t n = std::size_t{n_owned_} + m;
+      check_size(n);
+      // Owned data stay where they are; the ghost slots behind them are rewritten.
+      grow_keeping(id_, n, n_owned_);
+      grow_keeping(x_, n, n_owned_);
+      grow_keeping(home_, n, n_owned_);
+      grow_keeping(shift_, n, n_owned_);
+      ensure(f_, n);
+      ensure(export_index_, m);
+      ensure(send_x_, m);
+      ensure(send_f_, m);
+      cuda_step::launch_fill_ghosts(ghost_args(), image_offsets_.data(), export_index_.data(),
+                                    stream_);
+      if (n_owned_ > 0)
+        check(cudaMemcpyAsync(x_build_.data(), x_.data(), std::size_t{n_owned_} * sizeof(Vec3),
+                              cudaMemcpyDeviceToDevice, stream_),
+              "cudaMemcpyAsync x_build");
+      check(cudaMemsetAsync(f_.data(), 0, n * sizeof(Fix3), stream_), "cudaMemsetAsync forces");
+      n_ = static_cast<std::uint32_t>(n);
+      m_ = m;
+      plan_ = ExchangePlan{};
+      plan_.self_send = {comm_.rank(), 0, m};
+      plan_.self_recv = {comm_.rank(), 0, m};
+      plan_.send_total = plan_.recv_total = m;
+      self_ = {0, 0, m};
+      remote_ = false;
+    }
+    ScopedTimer t(timers, Phase::Neigh);
+    build_all();
+    return {static_cast<long long>(m), static_cast<long long>(h_flags_->tower),
+            static_cast<long long>(h_flags_->plate)};
+  }
 
   void download_owned(ParticleStore& p) override {
     synchronize_only();
@@ -477,6 +533,48 @@ class CudaBackend final : public DeviceBackend {
     // From pageable memory: returns once the data are staged, so `h` may change afterwards.
     check(cudaMemcpyAsync(d.data(), h.data(), n * sizeof(T), cudaMemcpyHostToDevice, stream_),
           "cudaMemcpyAsync H2D (upload)");
+  }
+
+  static void check_size(std::size_t n) {
+    if (n >= (std::size_t{1} << 31) || n * cuda_step::kRunsPerRow >= (std::size_t{1} << 32))
+      throw std::length_error(fmt::format(
+          "backend cuda: {} particles (owned + ghosts) on one rank are more than this version "
+          "supports (2^32 / 25); use more ranks",
+          n));
+  }
+
+  // Grows b to at least n elements keeping its first `keep` (device to device).
+  template <class T>
+  void grow_keeping(DeviceBuffer<T>& b, std::size_t n, std::size_t keep) {
+    if (b.size() >= n) return;
+    DeviceBuffer<T> bigger(n + n / 4);
+    if (keep > 0)
+      check(cudaMemcpyAsync(bigger.data(), b.data(), keep * sizeof(T), cudaMemcpyDeviceToDevice,
+                            stream_),
+            "cudaMemcpyAsync D2D (grow)");
+    check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (grow)");
+    b = std::move(bigger);  // the old buffer is freed with `bigger`
+  }
+
+  cuda_step::GhostArgs ghost_args() {
+    return {id_.data(),   x_.data(),          home_.data(),          shift_.data(),
+            n_owned_,     config_.box.length, config_.import_cutoff, config_.region,
+            flags_.data()};
+  }
+
+  // Binning, list build, error check and the device times of both.
+  void build_all() {
+    check(cudaEventRecord(build_events_[0], stream_), "cudaEventRecord");
+    build_cells();
+    check(cudaEventRecord(build_events_[1], stream_), "cudaEventRecord");
+    build_neighbors();
+    check(cudaEventRecord(build_events_[2], stream_), "cudaEventRecord");
+    synchronize_only();
+    raise_errors();
+    float ms[2] = {0, 0};
+    check(cudaEventElapsedTime(&ms[0], build_events_[0], build_events_[1]), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(&ms[1], build_events_[1], build_events_[2]), "cudaEventElapsedTime");
+    build_times_ = {ms[0], ms[1], list_size_};
   }
 
   // Cell binning by counting sort (stable), then the cell-ordered copies the list build reads.
@@ -648,6 +746,7 @@ class CudaBackend final : public DeviceBackend {
   const Communicator& comm_;
   DeviceConfig config_;
   NeighborFill fill_;
+  bool local_rebuild_;
   int device_ = 0;
   CellGrid grid_{};
   cudaStream_t stream_ = nullptr;
@@ -679,6 +778,8 @@ class CudaBackend final : public DeviceBackend {
   DeviceBuffer<std::uint32_t> run_count_, run_offset_, nbr_, terms_;
   DeviceBuffer<std::uint8_t> heads_;
   DeviceBuffer<std::uint64_t> row_len_, row_offset_;
+  // Single-rank ghost creation.
+  DeviceBuffer<std::uint32_t> images_, image_offsets_;
   std::uint64_t list_size_ = 0;
   double limit_sq_ = 0;
   // Scratch of the kernels/cuda primitives (counting sort, scans).

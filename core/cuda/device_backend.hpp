@@ -13,7 +13,8 @@
 // Rebuild steps: the owned particles come back to the host (download_owned), which migrates
 // them and builds the halo plan as on the host backend; upload() then takes owned + ghosts and
 // the plan to the device, where the cell list (counting sort) and the neighbour list
-// (count → scan → fill, same PairRule, same cell geometry) are built.
+// (count → scan → fill, same PairRule, same cell geometry) are built. On a single rank the
+// rebuilds after the first stay on the device altogether (rebuild_locally).
 //
 // Device code never prints: kernels raise flags (pair term or force sum overflow, non-finite
 // position or a particle outside the box / local domain) with the lowest offending index, and
@@ -62,6 +63,16 @@ struct DeviceConfig {
   PairRule rule{};
   Vec3 lo{}, hi{};  // this rank's box
   NeighborFill fill = NeighborFill::SegmentedScan;
+  // One rank: rebuild on the device (see rebuilds_locally); `region` is box 0's import region
+  // (ExportSelector::region). SCANMD_CUDA_REBUILD=host|device overrides.
+  bool local_rebuild = true;
+  ImportRegion region{};
+};
+
+// Ghost counts of a rebuild made on the device (HaloExchange's ImportCounts without bytes: a
+// single rank sends nothing).
+struct DeviceImportCounts {
+  long long ghosts = 0, tower = 0, plate = 0;
 };
 
 // Force-call totals of this rank (as the host's ForceTotals).
@@ -87,6 +98,14 @@ class DeviceBackend {
   // Rebuild: uploads owned + ghosts of `p` (right after halo.build()) and the halo plan, then
   // bins and builds the neighbour list on the device. Synchronises. Times Phase::Neigh.
   virtual void upload(const ParticleStore& p, const HaloExchange& halo, Timers& timers) = 0;
+  // One rank, after a first upload(): nothing can migrate and every ghost is a periodic image
+  // of an own particle, so the whole rebuild stays on the device — ghosts made by count → scan
+  // → fill with the host's selection functions (core/cuda/ghosts.cu), then bin + list as in
+  // upload(). The owned order is kept (the host rebuild re-sorts it by cell). Synchronises.
+  // Times Phase::Plan (ghosts) and Phase::Neigh (bin + list).
+  virtual bool rebuilds_locally() const = 0;
+  virtual DeviceImportCounts rebuild_locally(Timers& timers) = 0;
+
   // Copies id, x, v, image and f of the owned particles into `p` (p.n_owned must match).
   // Synchronises and raises pending errors.
   virtual void download_owned(ParticleStore& p) = 0;

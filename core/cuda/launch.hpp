@@ -15,6 +15,7 @@
 
 #include "core/box.hpp"
 #include "core/cell_list.hpp"
+#include "core/cuda/neighbor_runs.hpp"
 #include "core/lj.hpp"
 #include "core/vec3.hpp"
 #include "decomposition/import_rule.hpp"
@@ -34,6 +35,7 @@ struct DeviceFlags {
   unsigned long long virial[2];      // Σ r·F, units 2^-40               (reset per force call)
   unsigned long long kinetic[2];     // Σ m v², units 2^-40              (reset per kinetic sum)
   unsigned long long max_terms;      // most list entries of one particle (reset per build)
+  unsigned long long tower, plate;   // single-rank ghosts: imported kinds (reset per build)
   unsigned long long bad_position;   // owned index: non-finite or outside [0, L) after the drift
   unsigned long long bad_cell;       // particle index: far outside the local domain when binned
   unsigned long long pair_overflow;  // neighbour-list entry whose pair term does not fit
@@ -81,28 +83,6 @@ void launch_gather_sorted(const std::uint32_t* order, const Vec3* q, const Int3*
                           std::uint32_t n, std::uint32_t* rank, Vec3* q_sorted, Int3* home_sorted,
                           cudaStream_t stream);
 
-inline constexpr int kStencilReach = 2;                          // cells of edge >= R/2
-inline constexpr int kStencilSide = 2 * kStencilReach + 1;       // 5
-inline constexpr int kRunsPerRow = kStencilSide * kStencilSide;  // 25 (dy, dz) runs per row
-
-// What the neighbour kernels read. Element e = i · 25 + r is row i's stencil run r: the cells
-// (cx−2 … cx+2, cy + r%5 − 2, cz + r/5 − 2), one contiguous range of the cell order.
-struct NeighborArgs {
-  const Vec3* x;               // wrapped positions (index order; the midpoint rule needs them)
-  const std::uint64_t* id;     // index order
-  const Int3* home;            // index order
-  const Int3* cell;            // index order
-  const std::uint32_t* rank;   // index → position in the cell order
-  const Vec3* q_sorted;        // cell order
-  const Int3* home_sorted;     // cell order
-  const std::uint32_t* order;  // cell order → index
-  const std::uint32_t* cell_offsets;
-  Int3 dims;
-  std::uint32_t n, n_owned;
-  PairRule rule;
-  bool general_rule;  // false: the half / full shell rule, inlined
-  double r_sq;
-};
 // Pass 1: accepted candidates per element. Segmented mode (row_len == nullptr): writes
 // run_count[e] and heads[e] = (e % 25 == 0). Atomic mode: run_offset[e] = atomicAdd(row_len[i],
 // count) (row_len zeroed by the caller).
@@ -138,6 +118,25 @@ struct ForceArgs {
 // One thread per row; flags->pairs (and energy, virial when with_energy) accumulate.
 void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_only,
                       cudaStream_t stream);
+
+// ---- ghosts.cu ---------------------------------------------------------------------------------
+// Single-rank rebuild: periodic images of the rank's own particles (see ghosts.cu).
+struct GhostArgs {
+  std::uint64_t* id;  // owned [0, n_owned) read, ghost slots [n_owned, n_owned + m) written
+  Vec3* x;
+  Int3* home;
+  Int3* shift;
+  std::uint32_t n_owned;
+  Vec3 length;
+  double r;             // import cutoff R
+  ImportRegion region;  // of box 0 (ExportSelector::region)
+  DeviceFlags* flags;
+};
+// images[i] = imported images of owned particle i; flags->tower / plate += their kinds.
+void launch_count_images(const GhostArgs& a, std::uint32_t* images, cudaStream_t stream);
+// Ghost slots and export_index from the exclusive scan of images.
+void launch_fill_ghosts(const GhostArgs& a, const std::uint32_t* offsets,
+                        std::uint32_t* export_index, cudaStream_t stream);
 
 // ---- halo.cu -----------------------------------------------------------------------------------
 // The part of a halo plan a rank sends to itself (periodic images of its own particles): send

@@ -26,6 +26,7 @@
 
 #include "core/cuda/device_math.cuh"
 #include "core/cuda/launch.hpp"
+#include "core/cuda/neighbor_runs.hpp"
 #include "kernels/cuda/api.hpp"
 
 namespace scanmd::cuda_step {
@@ -67,47 +68,6 @@ __global__ void __launch_bounds__(kThreads)
   rank[i] = static_cast<std::uint32_t>(k);
   q_sorted[k] = q[i];
   home_sorted[k] = home[i];
-}
-
-// Visits the accepted candidates of row i's run r in cell order: emit(c, j) for the c-th one.
-// Returns their number. The same decisions as NeighborList::collect on the host.
-template <bool kGeneral, class Emit>
-__device__ __forceinline__ std::uint32_t visit_run(const NeighborArgs& a, std::uint32_t i, int r,
-                                                   Emit emit) {
-  const bool i_owned = i < a.n_owned;
-  const Int3 home_i = a.home[i];
-  if (!a.rule.can_head(i_owned, home_i)) return 0;
-  const Int3 ci = a.cell[i];
-  const int cy = ci.y + r % kStencilSide - kStencilReach;
-  const int cz = ci.z + r / kStencilSide - kStencilReach;
-  if (cy < 0 || cy >= a.dims.y || cz < 0 || cz >= a.dims.z) return 0;
-  const int x0 = max(0, ci.x - kStencilReach);
-  const int x1 = min(a.dims.x - 1, ci.x + kStencilReach);
-  const int row_base = a.dims.x * (cy + a.dims.y * cz);
-  const std::uint32_t begin = a.cell_offsets[x0 + row_base];
-  const std::uint32_t end = a.cell_offsets[x1 + row_base + 1];
-  const std::uint32_t k_i = a.rank[i];
-  const Vec3 qi = a.q_sorted[k_i];
-  std::uint32_t count = 0;
-  for (std::uint32_t k = begin; k < end; ++k) {
-    const std::uint32_t j = a.order[k];
-    const Vec3 qj = a.q_sorted[k];
-    const double dx = qi.x - qj.x, dy = qi.y - qj.y, dz = qi.z - qj.z;
-    bool keep = dx * dx + dy * dy + dz * dz < a.r_sq;
-    if constexpr (!kGeneral) {
-      // i owned: every ghost pair is ours; owned pairs once, by cell order.
-      keep &= (j >= a.n_owned) | (k > k_i);
-    } else {
-      if (!keep || k == k_i) continue;
-      keep = a.rule.lists_pair(PairSide{i_owned, home_i, k_i, a.id[i], a.x[i]},
-                               PairSide{j < a.n_owned, a.home_sorted[k], k, a.id[j], a.x[j]});
-    }
-    if (keep) {
-      emit(count, j);
-      ++count;
-    }
-  }
-  return count;
 }
 
 struct NoEmit {

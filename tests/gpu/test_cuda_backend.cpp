@@ -2,17 +2,19 @@
 //
 // Oracle: the host backend of the same Simulation, same deck, same communicator. DESIGN.md §5
 // promises the same bits, so everything is compared exactly: state hash, every thermo sample
-// (temp, pe, ke, press as doubles), rebuild and pair counts, and the fixed-point forces of every
-// particle. The neighbour list must hold the same entries as the host list (as a set of
-// (row, neighbour) index pairs: the order inside a row may differ). Error paths: overlapping
-// particles, a particle leaving the box, a kinetic overflow name the particle ids. Every test skips
-// with "no CUDA device: <reason>" without a usable GPU, except WithoutDeviceFailsCleanly, which
-// checks exactly that case. The same binary runs on one rank (ctest, gpu_sim) and on two under
-// mpiexec (gpu_sim.np2, the tests that make sense there); CudaSanitize.* is the short run
-// tests/gpu/sanitize.sh hands to compute-sanitizer.
+// (temp, pe, ke, press as doubles), rebuild and pair counts, ghost counts per rebuild, and the
+// fixed-point forces of every particle. On one rank both rebuild paths of the CUDA backend
+// (on the device, and through the host) are compared. The neighbour list must hold the same
+// entries as the host list (a set of (row, neighbour) index pairs; row order may differ).
+// Error paths: overlapping particles, a particle leaving the box, a kinetic overflow name the
+// particle ids. Every test skips with "no CUDA device: <reason>" without a usable GPU, except
+// WithoutDeviceFailsCleanly, which checks exactly that case. The same binary runs on one rank
+// (ctest, gpu_sim) and on two under mpiexec (gpu_sim.np2, the tests that make sense there);
+// CudaSanitize.* is the short run tests/gpu/sanitize.sh hands to compute-sanitizer.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <regex>
@@ -55,7 +57,18 @@ struct RunResult {
   std::vector<ThermoSample> thermo;
   long long rebuilds = 0;
   long long pairs = 0;
+  std::vector<std::array<long long, 4>> imports;  // step, ghosts, tower, plate of this rank
 };
+
+std::vector<std::array<long long, 4>> import_record(const Communicator& comm,
+                                                    const Simulation& sim) {
+  std::vector<std::array<long long, 4>> out;
+  for (const ImportSnapshot& s : sim.imports()) {
+    const ImportCounts& c = s.per_rank_counts[comm.rank()];
+    out.push_back({s.step, c.ghosts, c.tower, c.plate});
+  }
+  return out;
+}
 
 RunResult run(const Communicator& comm, SimulationConfig cfg, Backend backend) {
   cfg.backend = backend;
@@ -67,6 +80,7 @@ RunResult run(const Communicator& comm, SimulationConfig cfg, Backend backend) {
   r.forces = force_checksum(comm, sim);
   r.rebuilds = sim.rebuilds();
   r.pairs = comm.sum(sim.local_pairs());
+  r.imports = import_record(comm, sim);
   return r;
 }
 
@@ -75,6 +89,7 @@ void expect_same_run(const RunResult& host, const RunResult& cuda) {
   EXPECT_EQ(cuda.forces, host.forces);
   EXPECT_EQ(cuda.rebuilds, host.rebuilds);
   EXPECT_EQ(cuda.pairs, host.pairs);
+  EXPECT_TRUE(cuda.imports == host.imports) << "ghost counts per rebuild differ";
   ASSERT_EQ(cuda.thermo.size(), host.thermo.size());
   for (std::size_t k = 0; k < host.thermo.size(); ++k) {
     const ThermoSample &h = host.thermo[k], &c = cuda.thermo[k];
@@ -109,6 +124,10 @@ TEST(CudaBackend, HashEqualsHostMelt864) {
   EXPECT_GT(host.rebuilds, 2);  // the rebuild path runs several times
   expect_same_run(host, cuda);
   RecordProperty("state_hash", std::to_string(cuda.hash));
+  // On one rank the rebuilds after the first stay on the device; the host path as well.
+  SimulationConfig host_rebuilds = cfg;
+  host_rebuilds.cuda_local_rebuild = false;
+  expect_same_run(host, run(comm, host_rebuilds, Backend::Cuda));
 }
 
 TEST(CudaBackend, HashEqualsHostMelt32000) {
@@ -132,7 +151,10 @@ TEST(CudaBackend, HashEqualsHostAllMethodsAndFills) {
       cfg.method = m;
       cfg.cuda_fill = fill;
       cfg.shift = m == Method::Midpoint;  // the shifted potential too
-      expect_same_run(run(comm, cfg, Backend::Host), run(comm, cfg, Backend::Cuda));
+      const RunResult host = run(comm, cfg, Backend::Host);
+      expect_same_run(host, run(comm, cfg, Backend::Cuda));
+      cfg.cuda_local_rebuild = false;  // one rank: also every rebuild through the host
+      if (comm.size() == 1) expect_same_run(host, run(comm, cfg, Backend::Cuda));
     }
 }
 
@@ -164,6 +186,7 @@ TEST(CudaBackend, HashEqualsHostFromParticles) {
     r.forces = force_checksum(comm, sim);
     r.rebuilds = sim.rebuilds();
     r.pairs = comm.sum(sim.local_pairs());
+    r.imports = import_record(comm, sim);
     return r;
   };
   expect_same_run(run_from(Backend::Host), run_from(Backend::Cuda));

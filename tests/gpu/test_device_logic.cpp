@@ -1,0 +1,179 @@
+// tests/gpu/test_device_logic.cpp — the CUDA backend's per-thread logic run on the host (label
+// `core`: no GPU needed), against the host code it must reproduce.
+//
+// The kernels of core/cuda are thin shells around SCANMD_HD functions; these tests call the
+// same functions on the host and rebuild, with the host scan primitives, what the kernels
+// compute around them:
+//   GhostImages.SameAsExportSelector   visit_images (single-rank ghosts, ghosts.cu) yields the
+//       entries of ExportSelector::select for a 1×1×1 grid, in the same order, every method,
+//       including particles placed exactly at and around the image-shift thresholds
+//   NeighborRuns.SameListAsHost        count per (row, run) element → segmented exclusive scan
+//       (heads at run 0) → row offsets → fill, as neighbors.cu does, gives the host
+//       NeighborList's entries and max_terms, every method, on one rank
+// What they cannot check (the CUDA specifics: atomics, launch bounds, memory) is for
+// test_cuda_backend.cpp on a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "core/cell_list.hpp"
+#include "core/cuda/ghost_images.hpp"
+#include "core/cuda/neighbor_runs.hpp"
+#include "core/neighbor_list.hpp"
+#include "core/simulation.hpp"
+#include "decomposition/export_selection.hpp"
+#include "kernels/scan.hpp"
+#include "kernels/segmented.hpp"
+#include "tests/core/test_support.hpp"
+
+namespace scanmd {
+namespace {
+
+using Entry = std::tuple<std::uint32_t, int, int, int, int>;  // particle, S, kind
+
+TEST(GhostImages, SameAsExportSelector) {
+  const Vec3 L{7.0, 8.5, 11.3};
+  const double R = 2.8;
+  std::vector<Vec3> x = test::random_positions(600, L, 0.5, 99);
+  // Thresholds of image_shifts: x = R, x = L − R, and their neighbourhoods, and the box faces.
+  for (double d : {-1e-9, -1e-12, 0.0, 1e-12, 1e-9}) {
+    x.push_back({R + d * L.x, L.y - R + d * L.y, 0.0});
+    x.push_back({L.x - R + d * L.x, R + d * L.y, std::nextafter(L.z, 0.0)});
+  }
+  const Box box = Box::make(L);
+  const RankGrid grid({1, 1, 1}, box);
+  for (Method m : kAllMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    const ExportSelector selector(grid, box, m, R);
+    ExportList host;
+    selector.select(x, {0, 0, 0}, host);
+    std::vector<Entry> want;
+    for (std::size_t e = 0; e < host.size(); ++e) {
+      ASSERT_EQ(host.dest[e], 0u);
+      want.emplace_back(host.particle[e], host.shift[e].x, host.shift[e].y, host.shift[e].z,
+                        static_cast<int>(host.kind[e]));
+    }
+    std::vector<Entry> got;
+    const ImportRegion region = selector.region({0, 0, 0});
+    for (std::uint32_t i = 0; i < x.size(); ++i) {
+      std::uint32_t seen = 0;
+      const std::uint32_t n = cuda_step::visit_images(
+          x[i], L, R, region, [&](std::uint32_t c, Int3 S, ImportKind kind) {
+            EXPECT_EQ(c, seen++);
+            got.emplace_back(i, S.x, S.y, S.z, static_cast<int>(kind));
+          });
+      EXPECT_EQ(n, seen);
+    }
+    ASSERT_FALSE(want.empty());
+    EXPECT_TRUE(got == want) << got.size() << " entries vs the host's " << want.size();
+  }
+}
+
+TEST(NeighborRuns, SameListAsHost) {
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() != 1) GTEST_SKIP() << "one-rank test";
+  Vec3 L{};
+  const std::vector<Vec3> x = test::perturbed_fcc({6, 7, 8}, 0.8442, 0.25, 11, L);
+  const double R = 2.8;
+  const Box box = Box::make(L);
+  for (Method m : kAllMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    const RankGrid grid({1, 1, 1}, box);
+    HaloExchange halo(comm, grid, box, m, R);
+    ParticleStore p;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      p.push_owned(i + 1, x[i], {0, 0, 0}, {0, 0, 0}, {0, 0, 0});
+    halo.migrate(p);
+    halo.build(p);
+    kernels::Workspace ws;
+    CellList cells;
+    cells.build(ws, p, box, grid.lo({0, 0, 0}), grid.hi({0, 0, 0}), R, R);
+    const PairRule rule{m, {0, 0, 0}, grid.dims(), L};
+    NeighborList list;
+    list.build(ws, p, cells, rule, R);
+
+    // The device's inputs, made the way neighbors.cu makes them.
+    const std::size_t n = p.size();
+    std::vector<std::uint32_t> rank(n);
+    std::vector<Vec3> q_sorted(n);
+    std::vector<Int3> home_sorted(n), cell(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint32_t i = cells.order()[k];
+      rank[i] = static_cast<std::uint32_t>(k);
+      q_sorted[k] = cells.position(i);
+      home_sorted[k] = p.home[i];
+    }
+    for (std::size_t i = 0; i < n; ++i) cell[i] = cells.cell_of(i);
+    const bool general = m != Method::HalfShell && m != Method::FullShell;
+    const cuda_step::NeighborArgs a{p.x.data(),
+                                    p.id.data(),
+                                    p.home.data(),
+                                    cell.data(),
+                                    rank.data(),
+                                    q_sorted.data(),
+                                    home_sorted.data(),
+                                    cells.order().data(),
+                                    cells.offsets().data(),
+                                    cells.dims(),
+                                    static_cast<std::uint32_t>(n),
+                                    static_cast<std::uint32_t>(p.n_owned),
+                                    rule,
+                                    general,
+                                    R * R};
+    auto visit = [&](std::uint32_t i, int r, auto&& emit) {
+      return general ? cuda_step::visit_run<true>(a, i, r, emit)
+                     : cuda_step::visit_run<false>(a, i, r, emit);
+    };
+    // count → segmented exclusive scan → rows → exclusive scan → fill.
+    constexpr int kRuns = cuda_step::kRunsPerRow;
+    const std::size_t elements = n * kRuns;
+    std::vector<std::uint32_t> run_count(elements), run_offset(elements);
+    std::vector<std::uint8_t> heads(elements);
+    for (std::size_t e = 0; e < elements; ++e) {
+      run_count[e] = visit(static_cast<std::uint32_t>(e / kRuns), static_cast<int>(e % kRuns),
+                           [](std::uint32_t, std::uint32_t) {});
+      heads[e] = e % kRuns == 0;
+    }
+    kernels::segmented_exclusive_scan<std::uint32_t>(ws, heads, run_count, run_offset);
+    std::vector<std::uint64_t> row_len(n), row_offset(n + 1);
+    std::vector<std::uint32_t> terms(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t last = i * kRuns + kRuns - 1;
+      row_len[i] = std::uint64_t{run_offset[last]} + run_count[last];
+      terms[i] = static_cast<std::uint32_t>(row_len[i]);
+    }
+    row_offset[n] = kernels::exclusive_scan<std::uint64_t>(
+        ws, row_len, std::span<std::uint64_t>(row_offset.data(), n));
+    std::vector<std::uint32_t> nbr(row_offset[n], ~0u);
+    for (std::size_t e = 0; e < elements; ++e) {
+      const std::size_t i = e / kRuns;
+      std::uint32_t* out = nbr.data() + row_offset[i] + run_offset[e];
+      visit(static_cast<std::uint32_t>(i), static_cast<int>(e % kRuns),
+            [&](std::uint32_t c, std::uint32_t j) {
+              out[c] = j;
+              ++terms[j];
+            });
+    }
+    EXPECT_EQ(*std::max_element(terms.begin(), terms.end()), list.max_terms());
+
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> want, got;
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::uint32_t k = list.offsets()[i]; k < list.offsets()[i + 1]; ++k)
+        want.emplace_back(static_cast<std::uint32_t>(i), list.neighbors()[k]);
+      for (std::uint64_t k = row_offset[i]; k < row_offset[i + 1]; ++k)
+        got.emplace_back(static_cast<std::uint32_t>(i), nbr[k]);
+    }
+    ASSERT_FALSE(want.empty());
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(got.size(), want.size());
+    EXPECT_TRUE(got == want) << "the entry sets differ";
+  }
+}
+
+}  // namespace
+}  // namespace scanmd
