@@ -321,6 +321,12 @@ class CudaBackend final : public DeviceBackend {
   DeviceImportCounts rebuild_locally(Timers& timers) override {
     if (!local_rebuild_) throw std::logic_error("backend cuda: rebuild_locally on several ranks");
     synchronize(timers);
+    {
+      // Owned particles in cell order, as the host rebuild sorts them: neighbours stay close
+      // in memory, and the layout stays the host's.
+      ScopedTimer t(timers, Phase::Neigh);
+      sort_owned();
+    }
     std::uint32_t m = 0;
     {
       ScopedTimer t(timers, Phase::Plan);
@@ -349,10 +355,7 @@ class CudaBackend final : public DeviceBackend {
       ensure(send_f_, m);
       cuda_step::launch_fill_ghosts(ghost_args(), image_offsets_.data(), export_index_.data(),
                                     stream_);
-      if (n_owned_ > 0)
-        check(cudaMemcpyAsync(x_build_.data(), x_.data(), std::size_t{n_owned_} * sizeof(Vec3),
-                              cudaMemcpyDeviceToDevice, stream_),
-              "cudaMemcpyAsync x_build");
+      copy_d2d(x_build_.data(), x_.data(), n_owned_);
       check(cudaMemsetAsync(f_.data(), 0, n * sizeof(Fix3), stream_), "cudaMemsetAsync forces");
       n_ = static_cast<std::uint32_t>(n);
       m_ = m;
@@ -554,6 +557,46 @@ class CudaBackend final : public DeviceBackend {
             "cudaMemcpyAsync D2D (grow)");
     check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (grow)");
     b = std::move(bigger);  // the old buffer is freed with `bigger`
+  }
+
+  // Counting sort of the owned particles by cell (binning positions = positions: owned shifts
+  // are 0), then id, x, v, image gathered into that order through scratch copies.
+  void sort_owned() {
+    const std::size_t cells = std::size_t(grid_.dims.x) * grid_.dims.y * grid_.dims.z;
+    const auto K = static_cast<std::uint32_t>(cells);
+    const std::uint32_t n = n_owned_;
+    ensure(q_, n);
+    ensure(cell_, n);
+    ensure(key_, n);
+    ensure(order_, n);
+    ensure(cell_offsets_, std::size_t{K} + 1);
+    ensure(sorted_id_, n);
+    ensure(sorted_x_, n);
+    ensure(sorted_v_, n);
+    ensure(sorted_image_, n);
+    ensure_scratch(kernels::cuda::counting_sort_scratch_bytes(n, K));
+    cuda_step::launch_bin({x_.data(), shift_.data(), n, config_.box.length, grid_, q_.data(),
+                           cell_.data(), key_.data(), flags_.data()},
+                          stream_);
+    kernels::cuda::counting_sort(scratch_.data(), scratch_.size(),
+                                 std::span<const std::uint32_t>(key_.data(), n), K,
+                                 std::span<std::uint32_t>(cell_offsets_.data(), std::size_t{K} + 1),
+                                 std::span<std::uint32_t>(order_.data(), n), stream_);
+    const cuda_step::OwnedArrays current{id_.data(), x_.data(), v_.data(), image_.data()};
+    const cuda_step::OwnedArrays sorted{sorted_id_.data(), sorted_x_.data(), sorted_v_.data(),
+                                        sorted_image_.data()};
+    cuda_step::launch_gather_owned(order_.data(), n, current, sorted, stream_);
+    copy_d2d(id_.data(), sorted_id_.data(), n);
+    copy_d2d(x_.data(), sorted_x_.data(), n);
+    copy_d2d(v_.data(), sorted_v_.data(), n);
+    copy_d2d(image_.data(), sorted_image_.data(), n);
+  }
+
+  template <class T>
+  void copy_d2d(T* to, const T* from, std::size_t n) {
+    if (n == 0) return;
+    check(cudaMemcpyAsync(to, from, n * sizeof(T), cudaMemcpyDeviceToDevice, stream_),
+          "cudaMemcpyAsync D2D");
   }
 
   cuda_step::GhostArgs ghost_args() {
@@ -778,7 +821,10 @@ class CudaBackend final : public DeviceBackend {
   DeviceBuffer<std::uint32_t> run_count_, run_offset_, nbr_, terms_;
   DeviceBuffer<std::uint8_t> heads_;
   DeviceBuffer<std::uint64_t> row_len_, row_offset_;
-  // Single-rank ghost creation.
+  // Single-rank rebuilds: owned cell order, ghost creation.
+  DeviceBuffer<std::uint64_t> sorted_id_;
+  DeviceBuffer<Vec3> sorted_x_, sorted_v_;
+  DeviceBuffer<Int3> sorted_image_;
   DeviceBuffer<std::uint32_t> images_, image_offsets_;
   std::uint64_t list_size_ = 0;
   double limit_sq_ = 0;

@@ -99,10 +99,11 @@ class DeviceBackend {
   // bins and builds the neighbour list on the device. Synchronises. Times Phase::Neigh.
   virtual void upload(const ParticleStore& p, const HaloExchange& halo, Timers& timers) = 0;
   // One rank, after a first upload(): nothing can migrate and every ghost is a periodic image
-  // of an own particle, so the whole rebuild stays on the device — ghosts made by count → scan
-  // → fill with the host's selection functions (core/cuda/ghosts.cu), then bin + list as in
-  // upload(). The owned order is kept (the host rebuild re-sorts it by cell). Synchronises.
-  // Times Phase::Plan (ghosts) and Phase::Neigh (bin + list).
+  // of an own particle, so the whole rebuild stays on the device — owned particles sorted by
+  // cell (counting sort, as the host rebuild does), ghosts made by count → scan → fill with the
+  // host's selection functions (core/cuda/ghosts.cu), then bin + list as in upload(). The
+  // particle layout stays the host backend's. Synchronises. Times Phase::Neigh (sort, bin,
+  // list) and Phase::Plan (ghosts).
   virtual bool rebuilds_locally() const = 0;
   virtual DeviceImportCounts rebuild_locally(Timers& timers) = 0;
 

@@ -12,6 +12,8 @@
 //           wrapped x (as every ghost carries its owner's coordinates), home S and shift S
 // Entries come in particle order and, per particle, in the host's (Sx, Sy, Sz) loop order, so
 // for the same owned order the ghost layout is the host's.
+// Before that, gather_owned puts the owned particles into cell order, as the host rebuild does
+// (same cell geometry, same stable counting sort): the layouts of both backends stay equal.
 #include <cuda_runtime.h>
 
 #include "core/cuda/device_math.cuh"
@@ -61,7 +63,26 @@ __global__ void __launch_bounds__(kThreads)
   });
 }
 
+__global__ void __launch_bounds__(kThreads)
+    gather_owned_kernel(const std::uint32_t* order, std::uint32_t n_owned, OwnedArrays in,
+                        OwnedArrays out) {
+  const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (k >= n_owned) return;
+  const std::uint32_t i = order[k];
+  out.id[k] = in.id[i];
+  out.x[k] = in.x[i];
+  out.v[k] = in.v[i];
+  out.image[k] = in.image[i];
+}
+
 }  // namespace
+
+void launch_gather_owned(const std::uint32_t* order, std::uint32_t n_owned, OwnedArrays in,
+                         OwnedArrays out, cudaStream_t stream) {
+  if (n_owned == 0) return;
+  gather_owned_kernel<<<blocks_for(n_owned), kThreads, 0, stream>>>(order, n_owned, in, out);
+  kernels::cuda::check(cudaGetLastError(), "gather_owned_kernel launch");
+}
 
 void launch_count_images(const GhostArgs& a, std::uint32_t* images, cudaStream_t stream) {
   if (a.n_owned == 0) return;

@@ -138,6 +138,17 @@ void launch_count_images(const GhostArgs& a, std::uint32_t* images, cudaStream_t
 void launch_fill_ghosts(const GhostArgs& a, const std::uint32_t* offsets,
                         std::uint32_t* export_index, cudaStream_t stream);
 
+// Owned particles into cell order (after a counting sort of their cells): out[k] = in[order[k]]
+// for id, x, v, image — as ParticleStore::permute_owned does on the host.
+struct OwnedArrays {
+  std::uint64_t* id;
+  Vec3* x;
+  Vec3* v;
+  Int3* image;
+};
+void launch_gather_owned(const std::uint32_t* order, std::uint32_t n_owned, OwnedArrays in,
+                         OwnedArrays out, cudaStream_t stream);
+
 // ---- halo.cu -----------------------------------------------------------------------------------
 // The part of a halo plan a rank sends to itself (periodic images of its own particles): send
 // entries [send_offset, send_offset + count) are ghost slots [recv_offset, recv_offset + count).
