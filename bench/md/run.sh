@@ -11,7 +11,7 @@
 #   NEIGHBORS  the bench_md_neighbors binary (default: next to SCANMD, or build/bench/md/)
 #   LAUNCH     a launcher prefix, e.g. "mpirun -np 1" (default: none, MPI singleton)
 #   SIZES      which decks, default "64000 1m 8m"
-#   STEPS_64000, STEPS_1M, STEPS_8M   steps per run (default 2000, 300, 60)
+#   STEPS_64000, STEPS_1M, STEPS_8M   steps per run (default 5000, 1000, 200)
 #   LOGDIR     where the full logs go (default: a temporary directory, printed)
 # Without a usable GPU every run prints why it was skipped; the exit status is then 0.
 # Exit status: 1 if a run failed (other than for lack of a GPU), else 0. Targets missed are
@@ -41,9 +41,9 @@ status=0
 
 steps_for() {
   case $1 in
-    64000) echo "${STEPS_64000:-2000}" ;;
-    1m) echo "${STEPS_1M:-300}" ;;
-    8m) echo "${STEPS_8M:-60}" ;;
+    64000) echo "${STEPS_64000:-5000}" ;;
+    1m) echo "${STEPS_1M:-1000}" ;;
+    8m) echo "${STEPS_8M:-200}" ;;
   esac
 }
 deck_for() {
