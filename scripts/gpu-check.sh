@@ -262,6 +262,12 @@ do_run() {
 
   log "== scanmd gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname 2>/dev/null || echo '?')"
   log "== dist built from commit $(cat "$dist/COMMIT" 2>/dev/null || echo unknown); checkout $(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo 'unknown (no git)')"
+  local built head
+  built=$(cat "$dist/COMMIT" 2>/dev/null || echo unknown)
+  head=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
+  if [[ $built != unknown && $head != unknown && $built != "$head" ]]; then
+    log "== WARNING: dist was built from $built but the checkout is $head: rebuild it (build mode) if the code changed"
+  fi
   log "== sections: $sections"
   for s in $sections; do
     case $s in
