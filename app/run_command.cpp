@@ -50,8 +50,7 @@ bool agree(const Communicator& comm, F&& f) {
   MPI_Bcast(message.data(), len, MPI_CHAR, first, comm.get());
   if (comm.rank() == 0) {
     spdlog::error("error: {}", message);
-    std::fflush(stdout);
-    std::fprintf(stderr, "error: %s\n", message.c_str());
+    io::echo_error_to_stderr(message);
   }
   return false;
 }
@@ -309,8 +308,12 @@ int run_command(const RunOptions& options) {
     spdlog::info("state hash: {:016x}", hash);
   } catch (const std::exception& e) {
     // Errors inside the step loop may hit one rank only: report it with the rank and stop all.
-    spdlog::error("{}", e.what());
-    if (comm.rank() != 0 || comm.size() == 1) std::fprintf(stderr, "error: %s\n", e.what());
+    // Rank 0's log pattern is the bare message; the other ranks' carries "[rank N/P] error:".
+    if (comm.rank() == 0)
+      spdlog::error("error: {}", e.what());
+    else
+      spdlog::error("{}", e.what());
+    if (comm.rank() != 0 || comm.size() == 1) io::echo_error_to_stderr(e.what());
     std::fflush(stdout);
     if (comm.size() > 1) MPI_Abort(MPI_COMM_WORLD, 1);
     return 1;

@@ -2,6 +2,9 @@
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <cstdio>
 
 namespace scanmd::io {
 
@@ -16,6 +19,15 @@ void setup_logging(int rank, int size, bool verbose) {
   }
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
+}
+
+void echo_error_to_stderr(const std::string& message) {
+  std::fflush(stdout);
+  struct stat out {}, err {};
+  if (fstat(1, &out) == 0 && fstat(2, &err) == 0 && out.st_dev == err.st_dev &&
+      out.st_ino == err.st_ino)
+    return;
+  std::fprintf(stderr, "error: %s\n", message.c_str());
 }
 
 }  // namespace scanmd::io

@@ -11,4 +11,9 @@ namespace scanmd::io {
 
 void setup_logging(int rank, int size, bool verbose = false);
 
+// Echoes an error line, already logged on stdout, to stderr as well, so that `> run.log` does
+// not hide it from the terminal. Skipped when stdout and stderr are the same file, pipe or
+// terminal (a plain run in a terminal, or `&> run.log`): there one copy is enough.
+void echo_error_to_stderr(const std::string& message);
+
 }  // namespace scanmd::io
