@@ -1,5 +1,6 @@
 // The fixed-point terms every backend adds up, written once for the host loops and the CUDA
-// kernels (SCANMD_HD): one Lennard-Jones pair (force, energy, virial) and one particle's m v².
+// kernels (SCANMD_HD): one Lennard-Jones pair (force, energy, virial, and the rank's share of
+// the energy and virial), and one particle's m v².
 //
 // Pair force. For a listed pair with displacement d (minimum image of x_i − x_j) and
 // r² = d·d < r_c²:  fs = fpair · 2^40 (exact: a power of two), F = trunc(fs · d) per component,
@@ -50,6 +51,24 @@ SCANMD_HD inline std::int64_t lj_energy_fixed(const PairTerms& t, bool& overflow
 }
 SCANMD_HD inline std::int64_t lj_virial_fixed(const PairTerms& t, double r2, bool& overflow) {
   return fixed::to_fixed(t.fpair * r2, overflow);
+}
+
+// Adds a pair's energy e and virial w (fixed point) to this rank's sums. `shared`: the pair is
+// computed on the other particle's rank too (full shell, j a ghost), so this rank adds only
+// particle i's part — the lower id gets fixed::lower_share, the other the rest, and the two
+// ranks' parts add up to the whole exactly. Otherwise the whole pair is this rank's.
+SCANMD_HD inline void add_pair_energy(fixed::Wide& energy, fixed::Wide& virial, std::int64_t e,
+                                      std::int64_t w, bool shared, std::uint64_t id_i,
+                                      std::uint64_t id_j) {
+  if (shared) {
+    const bool i_lower = id_i < id_j;
+    const std::int64_t e_lo = fixed::lower_share(e), w_lo = fixed::lower_share(w);
+    energy += i_lower ? e_lo : e - e_lo;
+    virial += i_lower ? w_lo : w - w_lo;
+  } else {
+    energy += e;
+    virial += w;
+  }
 }
 
 // One particle's m v² in fixed point.

@@ -52,20 +52,8 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
       if constexpr (WithEnergy) {
         const std::int64_t e = lj_energy_fixed(t, overflow);
         const std::int64_t w = lj_virial_fixed(t, r2, overflow);
-        if constexpr (OwnedSharesOnly) {
-          if (j >= n_owned) {
-            const bool i_lower = p.id[i] < p.id[j];
-            const std::int64_t e_lo = fixed::lower_share(e), w_lo = fixed::lower_share(w);
-            energy += i_lower ? e_lo : e - e_lo;
-            virial += i_lower ? w_lo : w - w_lo;
-          } else {
-            energy += e;
-            virial += w;
-          }
-        } else {
-          energy += e;
-          virial += w;
-        }
+        const bool shared = OwnedSharesOnly && j >= n_owned;
+        add_pair_energy(energy, virial, e, w, shared, shared ? p.id[i] : 0, shared ? p.id[j] : 0);
       }
       if (overflow) {
         throw std::overflow_error(fmt::format(

@@ -10,8 +10,8 @@
 // accumulator in range, so the adds need no checks; a pair that fails the bound (or whose energy or
 // virial does not fit) raises flags->pair_overflow with its list entry (lowest wins). Energy and
 // virial (thermo steps): per-thread __int128 sums of the int64 terms, split between the two
-// particles as on the host for full shell; block sums in __int128, one 128-bit two-word atomic add
-// per block. Pair counts: warp sums, one atomic per warp.
+// particles for full shell by the host's add_pair_energy; block sums in __int128, one 128-bit
+// two-word atomic add per block. Pair counts: warp sums, one atomic per warp.
 #include <cuda_runtime.h>
 
 #include "core/cuda/device_math.cuh"
@@ -60,15 +60,9 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
         if constexpr (kEnergy) {
           const std::int64_t e = lj_energy_fixed(pf.terms, overflow);
           const std::int64_t w = lj_virial_fixed(pf.terms, r2, overflow);
-          if (kOwnedShares && j >= a.n_owned) {
-            const bool i_lower = a.id[i] < a.id[j];
-            const std::int64_t e_lo = fixed::lower_share(e), w_lo = fixed::lower_share(w);
-            energy += i_lower ? e_lo : e - e_lo;
-            virial += i_lower ? w_lo : w - w_lo;
-          } else {
-            energy += e;
-            virial += w;
-          }
+          const bool shared = kOwnedShares && j >= a.n_owned;
+          add_pair_energy(energy, virial, e, w, shared, shared ? a.id[i] : 0,
+                          shared ? a.id[j] : 0);
         }
         if (overflow) atomic_min_index(&a.flags->pair_overflow, k);
       }
