@@ -242,32 +242,31 @@ class CudaBackend final : public DeviceBackend {
         fill_(resolve_fill(config.fill)),
         local_rebuild_(resolve_local_rebuild(config.local_rebuild, comm)),
         device_(device) {
-    check(cudaStreamCreate(&stream_), "cudaStreamCreate");
-    for (cudaEvent_t& e : build_events_) check(cudaEventCreate(&e), "cudaEventCreate");
-    cuda_aware_ = mpi_cuda_aware();
-    grid_ = CellGrid::make(config.lo, config.hi, config.import_cutoff, config.import_cutoff);
-    flags_.grow(1);
-    h_flags_.ensure(1);
-    DeviceFlags init{};
-    init.bad_position = init.bad_cell = init.pair_overflow = init.sum_overflow =
-        init.kinetic_overflow = kNone;
-    check(cudaMemcpy(flags_.data(), &init, sizeof init, cudaMemcpyHostToDevice),
-          "cudaMemcpy flags");
-    *h_flags_ = init;
-    description_ = fmt::format(
-        "CUDA on {}; MPI: {}; neighbour fill: {}; rebuilds: {}", device_name(device_),
-        mpi_path_name(cuda_aware_), fill_name(fill_),
-        local_rebuild_ ? "on the device (one rank)" : "migration and halo plan on the host");
+    // The stream and events are raw handles: a throw below would skip the destructor.
+    try {
+      check(cudaStreamCreate(&stream_), "cudaStreamCreate");
+      for (cudaEvent_t& e : build_events_) check(cudaEventCreate(&e), "cudaEventCreate");
+      cuda_aware_ = mpi_cuda_aware();
+      grid_ = CellGrid::make(config.lo, config.hi, config.import_cutoff, config.import_cutoff);
+      flags_.grow(1);
+      h_flags_.ensure(1);
+      DeviceFlags init{};
+      init.bad_position = init.bad_cell = init.pair_overflow = init.sum_overflow =
+          init.kinetic_overflow = kNone;
+      check(cudaMemcpy(flags_.data(), &init, sizeof init, cudaMemcpyHostToDevice),
+            "cudaMemcpy flags");
+      *h_flags_ = init;
+      description_ = fmt::format(
+          "CUDA on {}; MPI: {}; neighbour fill: {}; rebuilds: {}", device_name(device_),
+          mpi_path_name(cuda_aware_), fill_name(fill_),
+          local_rebuild_ ? "on the device (one rank)" : "migration and halo plan on the host");
+    } catch (...) {
+      release_handles();
+      throw;
+    }
   }
 
-  ~CudaBackend() override {
-    if (stream_) {
-      cudaStreamSynchronize(stream_);
-      cudaStreamDestroy(stream_);
-    }
-    for (cudaEvent_t e : build_events_)
-      if (e) cudaEventDestroy(e);
-  }
+  ~CudaBackend() override { release_handles(); }
 
   std::string description() const override { return description_; }
 
@@ -511,6 +510,19 @@ class CudaBackend final : public DeviceBackend {
   }
 
  private:
+  void release_handles() noexcept {
+    if (stream_) {
+      cudaStreamSynchronize(stream_);
+      cudaStreamDestroy(stream_);
+      stream_ = nullptr;
+    }
+    for (cudaEvent_t& e : build_events_)
+      if (e) {
+        cudaEventDestroy(e);
+        e = nullptr;
+      }
+  }
+
   double moved_sq() const {
     const double limit = 0.5 * config_.skin;
     return limit * limit;
