@@ -30,6 +30,11 @@ __device__ __forceinline__ bool inside(double x, double length) {
 }
 
 __global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateArgs a) {
+  // A pair overflow of the last force call is raised at the synchronisation that follows this
+  // kernel (one rank: nothing synchronised in between). Leave the positions as the forces saw
+  // them, so that the error reports the pair's distance, not one after a drift with garbage
+  // forces. The flag was written before this launch: every thread takes the same branch.
+  if (a.flags->pair_overflow != kNone) return;
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   bool moved = false;
   if (i < a.n_owned) {

@@ -6,7 +6,8 @@
 // fixed-point forces of every particle. On one rank both rebuild paths of the CUDA backend
 // (on the device, and through the host) are compared. The neighbour list must hold the same
 // entries as the host list (a set of (row, neighbour) index pairs; row order may differ).
-// Error paths: overlapping particles, a particle leaving the box, a kinetic overflow name the
+// Error paths: overlapping particles (at setup, and arising mid-run: the same message as the
+// host's, distance included), a particle leaving the box, a kinetic overflow name the
 // particle ids. Every test skips with "no CUDA device: <reason>" without a usable GPU, except
 // WithoutDeviceFailsCleanly, which checks exactly that case. The same binary runs on one rank
 // (ctest, gpu_sim) and on two under mpiexec (gpu_sim.np2, the tests that make sense there);
@@ -264,6 +265,36 @@ TEST(CudaErrors, OverlapNamesBothParticles) {
     EXPECT_TRUE(std::regex_search(e.what(), std::regex("between particles (1 and 2|2 and 1)")))
         << e.what();
   }
+}
+
+// An overlap that arises during the run (two particles meet at r = 0.25 after the first drift):
+// on one rank nothing synchronises between that force call and the next step's half kick +
+// drift, yet the error must report the pair as the forces saw it, exactly as the host does.
+TEST(CudaErrors, OverlapDuringRunMatchesHost) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
+  std::vector<InitialParticle> particles(2);
+  particles[0] = {1, {2.0, 5.0, 5.0}, {235.0, 0, 0}, {0, 0, 0}};
+  particles[1] = {2, {4.6, 5.0, 5.0}, {-235.0, 0, 0}, {0, 0, 0}};
+  auto message = [&](Backend b) {
+    SimulationConfig cfg;
+    cfg.box_length = Vec3{10.0, 10.0, 10.0};
+    cfg.backend = b;
+    cfg.steps = 5;
+    Simulation sim(comm, cfg);
+    sim.setup(particles, 0);  // r = 2.6 > r_c: no force yet
+    try {
+      sim.run(std::function<void(const ThermoSample&)>{});
+    } catch (const std::overflow_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string host = message(Backend::Host);
+  EXPECT_NE(host.find("between particles 1 and 2 (r = 0.25)"), std::string::npos) << host;
+  EXPECT_EQ(message(Backend::Cuda), host);
 }
 
 TEST(CudaErrors, ParticleLeavingTheBoxNamesIt) {
