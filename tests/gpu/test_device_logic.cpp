@@ -10,6 +10,8 @@
 //   NeighborRuns.SameListAsHost        count per (row, run) element → segmented exclusive scan
 //       (heads at run 0) → row offsets → fill, as neighbors.cu does, gives the host
 //       NeighborList's entries and max_terms, every method, on one rank
+//   EnergyShare.PartsAddUpToTheWhole   add_pair_energy (forces.cu and the host force loop):
+//       the two full-shell ranks' parts of a pair add up to its energy and virial exactly
 // What they cannot check (the CUDA specifics: atomics, launch bounds, memory) is for
 // test_cuda_backend.cpp on a GPU.
 #include <gtest/gtest.h>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "core/cell_list.hpp"
+#include "core/fixed_terms.hpp"
 #include "core/cuda/ghost_images.hpp"
 #include "core/cuda/neighbor_runs.hpp"
 #include "core/neighbor_list.hpp"
@@ -173,6 +176,26 @@ TEST(NeighborRuns, SameListAsHost) {
     EXPECT_EQ(got.size(), want.size());
     EXPECT_TRUE(got == want) << "the entry sets differ";
   }
+}
+
+TEST(EnergyShare, PartsAddUpToTheWhole) {
+  const std::int64_t values[] = {0, 1, -1, 7, -7, 123456789012345, -123456789012345,
+                                 (std::int64_t{1} << 62) - 1, -(std::int64_t{1} << 62) + 1};
+  for (std::int64_t e : values)
+    for (std::int64_t w : values) {
+      // Full shell, pair (ids 5, 9) with a ghost on each of its two ranks.
+      fixed::Wide e5 = 0, w5 = 0, e9 = 0, w9 = 0;
+      add_pair_energy(e5, w5, e, w, true, 5, 9);
+      add_pair_energy(e9, w9, e, w, true, 9, 5);
+      EXPECT_EQ(e5 + e9, fixed::Wide{e});
+      EXPECT_EQ(w5 + w9, fixed::Wide{w});
+      EXPECT_EQ(e5, fixed::Wide{fixed::lower_share(e)});  // the lower id takes lower_share
+      // Not shared: the whole pair, whatever the ids.
+      fixed::Wide ea = 0, wa = 0;
+      add_pair_energy(ea, wa, e, w, false, 9, 5);
+      EXPECT_EQ(ea, fixed::Wide{e});
+      EXPECT_EQ(wa, fixed::Wide{w});
+    }
 }
 
 }  // namespace
