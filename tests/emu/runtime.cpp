@@ -1,0 +1,414 @@
+// tests/emu/runtime.cpp — the CPU emulator's scheduler (blocks of fibers, barriers, warp
+// collectives) and the CUDA runtime API calls scanmd makes, defined over host memory.
+//
+// The declarations come from the real CUDA headers; this file is linked instead of cudart.
+// Streams and events exist only as handles: every launch and copy runs to completion when it is
+// issued, which is one legal schedule of the same stream order. See cuda_emu.hpp for the model.
+#include <cuda_runtime_api.h>
+#include <sys/mman.h>
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cuda_emu.hpp"
+
+namespace scanmd_emu {
+
+ThreadState* g_thread = nullptr;
+uint3 g_block_idx{0, 0, 0};
+dim3 g_block_dim{1, 1, 1};
+dim3 g_grid_dim{1, 1, 1};
+
+namespace {
+
+constexpr std::size_t kStackBytes = 256 * 1024;
+
+void fiber_main();
+
+// ---- execution contexts: a hand-written switch on x86-64 (callee-saved registers, x87 and SSE
+// control words; no system call), ucontext elsewhere. --------------------------------------------
+#if defined(__x86_64__)
+extern "C" void scanmd_emu_switch(void** save_sp, void* load_sp);
+extern "C" void scanmd_emu_entry();
+asm(R"(
+    .text
+    .globl scanmd_emu_switch
+    .type scanmd_emu_switch, @function
+scanmd_emu_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    subq $16, %rsp
+    fnstcw (%rsp)
+    stmxcsr 8(%rsp)
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    fldcw (%rsp)
+    ldmxcsr 8(%rsp)
+    addq $16, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size scanmd_emu_switch, .-scanmd_emu_switch
+    .globl scanmd_emu_entry
+    .type scanmd_emu_entry, @function
+scanmd_emu_entry:
+    callq *%rbx
+    ud2
+    .size scanmd_emu_entry, .-scanmd_emu_entry
+)");
+
+struct Context {
+  void* sp = nullptr;
+};
+void start_context(Context& c, void* stack, std::size_t bytes) {
+  // The frame scanmd_emu_switch pops: control words, r15..r12, rbx = fiber_main, rbp, and the
+  // return address scanmd_emu_entry; after the `ret` the stack pointer is 16-byte aligned.
+  auto top = (reinterpret_cast<std::uintptr_t>(stack) + bytes - 64) & ~std::uintptr_t{15};
+  auto* frame = reinterpret_cast<std::uint64_t*>(top) - 9;
+  std::memset(frame, 0, 9 * sizeof(std::uint64_t));
+  frame[0] = 0x037f;  // x87 control word: default
+  frame[1] = 0x1f80;  // MXCSR: default (round to nearest, exceptions masked)
+  frame[6] = reinterpret_cast<std::uint64_t>(&fiber_main);  // rbx
+  frame[8] = reinterpret_cast<std::uint64_t>(&scanmd_emu_entry);
+  c.sp = frame;
+}
+void switch_context(Context& from, Context& to) { scanmd_emu_switch(&from.sp, to.sp); }
+#else
+struct Context {
+  ucontext_t uc;
+};
+void start_context(Context& c, void* stack, std::size_t bytes) {
+  getcontext(&c.uc);
+  c.uc.uc_stack.ss_sp = stack;
+  c.uc.uc_stack.ss_size = bytes;
+  c.uc.uc_link = nullptr;
+  makecontext(&c.uc, fiber_main, 0);
+}
+void switch_context(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
+#endif
+
+struct Fiber {
+  ThreadState state;
+  Context context;
+  bool done = false;
+};
+
+struct Warp {
+  unsigned arrived = 0;      // lanes waiting in the current collective
+  unsigned generation = 0;   // completed collectives
+  std::uint64_t deposit[32] = {};
+  std::uint64_t result[2][32] = {};  // values of collective g, in result[g % 2]
+};
+
+struct Block {
+  const char* kernel = "";
+  std::vector<Fiber> fibers;
+  std::vector<Warp> warps;
+  unsigned live = 0;          // threads that have not exited
+  unsigned exited_mask_warp(unsigned w) const;  // lanes of warp w that exited or do not exist
+  unsigned barrier_arrived = 0;
+  unsigned barrier_generation = 0;
+  std::uint64_t progress = 0;  // bumped whenever a wait can end
+  const std::function<void()>* body = nullptr;
+};
+
+Block g_blk;
+Context g_scheduler;
+std::vector<void*> g_stacks;  // reused between launches
+cudaError_t g_last_error = cudaSuccess;
+
+unsigned Block::exited_mask_warp(unsigned w) const {
+  unsigned m = 0;
+  for (unsigned l = 0; l < 32; ++l) {
+    const std::size_t t = std::size_t{w} * 32 + l;
+    if (t >= fibers.size() || fibers[t].done) m |= 1u << l;
+  }
+  return m;
+}
+
+void yield() { switch_context(g_blk.fibers[g_thread->linear].context, g_scheduler); }
+
+void fiber_main() {
+  (*g_blk.body)();
+  Fiber& f = g_blk.fibers[g_thread->linear];
+  f.done = true;
+  --g_blk.live;
+  ++g_blk.progress;
+  // An exited thread no longer holds up a block barrier.
+  if (g_blk.barrier_arrived > 0 && g_blk.barrier_arrived == g_blk.live) {
+    g_blk.barrier_arrived = 0;
+    ++g_blk.barrier_generation;
+  }
+  switch_context(f.context, g_scheduler);
+  std::abort();  // never resumed
+}
+
+void* stack_for(std::size_t t) {
+  while (g_stacks.size() <= t) {
+    void* s = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    if (s == MAP_FAILED) {
+      std::fprintf(stderr, "cuda emulator: cannot map a fiber stack\n");
+      std::abort();
+    }
+    g_stacks.push_back(s);
+  }
+  return g_stacks[t];
+}
+
+void run_block(unsigned threads) {
+  g_blk.fibers.assign(threads, Fiber{});
+  g_blk.warps.assign((threads + 31) / 32, Warp{});
+  g_blk.live = threads;
+  g_blk.barrier_arrived = 0;
+  g_blk.barrier_generation = 0;
+  for (unsigned t = 0; t < threads; ++t) {
+    Fiber& f = g_blk.fibers[t];
+    const unsigned dx = g_block_dim.x, dy = g_block_dim.y;
+    f.state.idx = uint3{t % dx, (t / dx) % dy, t / (dx * dy)};
+    f.state.linear = t;
+    start_context(f.context, stack_for(t), kStackBytes);
+  }
+  // Round robin until every thread has exited; a full round without progress is a deadlock
+  // (every live thread waits at a barrier or collective that cannot complete).
+  while (g_blk.live > 0) {
+    const std::uint64_t before = g_blk.progress;
+    for (unsigned t = 0; t < threads; ++t) {
+      if (g_blk.fibers[t].done) continue;
+      g_thread = &g_blk.fibers[t].state;
+      switch_context(g_scheduler, g_blk.fibers[t].context);
+    }
+    g_thread = nullptr;
+    if (g_blk.live > 0 && g_blk.progress == before) {
+      std::fprintf(stderr,
+                   "cuda emulator: deadlock in kernel %s, block (%u,%u,%u): %u live threads all "
+                   "wait at a barrier or warp collective that cannot complete\n",
+                   g_blk.kernel, g_block_idx.x, g_block_idx.y, g_block_idx.z, g_blk.live);
+      std::abort();
+    }
+  }
+}
+
+}  // namespace
+
+void fail(const char* what) {
+  if (g_thread != nullptr)
+    std::fprintf(stderr, "cuda emulator: %s (kernel %s, block (%u,%u,%u), thread (%u,%u,%u))\n",
+                 what, g_blk.kernel, g_block_idx.x, g_block_idx.y, g_block_idx.z,
+                 g_thread->idx.x, g_thread->idx.y, g_thread->idx.z);
+  else
+    std::fprintf(stderr, "cuda emulator: %s\n", what);
+  std::abort();
+}
+
+void syncthreads() {
+  const unsigned generation = g_blk.barrier_generation;
+  if (++g_blk.barrier_arrived == g_blk.live) {
+    g_blk.barrier_arrived = 0;
+    ++g_blk.barrier_generation;
+    ++g_blk.progress;
+    return;
+  }
+  while (g_blk.barrier_generation == generation) yield();
+}
+
+const std::uint64_t* warp_exchange(unsigned mask, std::uint64_t value) {
+  const unsigned lane = g_thread->lane(), w = g_thread->warp();
+  Warp& warp = g_blk.warps[w];
+  if (!(mask >> lane & 1u)) fail("warp collective: the calling lane is not in the mask");
+  const unsigned generation = warp.generation;
+  warp.deposit[lane] = value;
+  warp.arrived |= 1u << lane;
+  while ((warp.arrived & mask) != mask) {
+    if (g_blk.exited_mask_warp(w) & mask)
+      fail("warp collective: the mask names a lane that has exited or does not exist");
+    yield();
+    if (warp.generation != generation) break;  // completed by the last lane to arrive
+  }
+  if (warp.generation == generation) {  // this lane completes the collective
+    std::memcpy(warp.result[generation % 2], warp.deposit, sizeof warp.deposit);
+    warp.arrived &= ~mask;
+    ++warp.generation;
+    ++g_blk.progress;
+  }
+  return warp.result[generation % 2];
+}
+
+void run_grid(const Config& c, const char* kernel, const std::function<void()>& body) {
+  const std::uint64_t threads = std::uint64_t{c.block.x} * c.block.y * c.block.z;
+  const std::uint64_t blocks = std::uint64_t{c.grid.x} * c.grid.y * c.grid.z;
+  if (blocks == 0 || threads == 0 || threads > 1024 || c.block.z > 64 || c.grid.y > 65535 ||
+      c.grid.z > 65535 || c.shared_bytes > 48 * 1024) {
+    g_last_error = cudaErrorInvalidConfiguration;
+    return;
+  }
+  if (g_thread != nullptr) fail("kernel launched from device code");
+  g_blk.kernel = kernel;
+  g_blk.body = &body;
+  g_grid_dim = c.grid;
+  g_block_dim = c.block;
+  for (unsigned z = 0; z < c.grid.z; ++z)
+    for (unsigned y = 0; y < c.grid.y; ++y)
+      for (unsigned x = 0; x < c.grid.x; ++x) {
+        g_block_idx = uint3{x, y, z};
+        run_block(static_cast<unsigned>(threads));
+      }
+  g_blk.body = nullptr;
+}
+
+}  // namespace scanmd_emu
+
+// ---- the CUDA runtime API, over host memory ----------------------------------------------------
+using scanmd_emu::g_last_error;
+
+namespace {
+cudaError_t fail_with(cudaError_t e) {
+  g_last_error = e;
+  return e;
+}
+struct EmuEvent {
+  std::chrono::steady_clock::time_point at;
+};
+struct EmuStream {
+  int unused;
+};
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (std::getenv("SCANMD_EMU_NO_DEVICE") != nullptr) {
+    *count = 0;
+    return fail_with(cudaErrorNoDevice);
+  }
+  *count = 1;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) {
+  return device == 0 ? cudaSuccess : fail_with(cudaErrorInvalidDevice);
+}
+cudaError_t cudaGetDevice(int* device) {
+  *device = 0;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (device != 0) return fail_with(cudaErrorInvalidDevice);
+  std::memset(prop, 0, sizeof *prop);
+  std::snprintf(prop->name, sizeof prop->name, "scanmd CPU emulator of CUDA");
+  prop->totalGlobalMem = std::size_t{1} << 34;
+  prop->major = 9;
+  prop->minor = 0;
+  prop->multiProcessorCount = 1;
+  prop->warpSize = 32;
+  prop->maxThreadsPerBlock = 1024;
+  prop->sharedMemPerBlock = 48 * 1024;
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaGetLastError(void) {
+  const cudaError_t e = g_last_error;
+  g_last_error = cudaSuccess;
+  return e;
+}
+cudaError_t cudaPeekAtLastError(void) { return g_last_error; }
+const char* cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    default: return "unknown error (emulator)";
+  }
+}
+const char* cudaGetErrorName(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    default: return "cudaErrorUnknown";
+  }
+}
+
+// Device memory is host memory, filled with a pattern (NaN doubles, huge integers) so that a
+// kernel reading what nobody wrote gives itself away instead of reading zeros by luck.
+cudaError_t cudaMalloc(void** p, std::size_t bytes) {
+  *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  if (*p == nullptr) return fail_with(cudaErrorMemoryAllocation);
+  std::memset(*p, 0xff, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaFree(void* p) {
+  std::free(p);
+  return cudaSuccess;
+}
+cudaError_t cudaMallocHost(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
+cudaError_t cudaFreeHost(void* p) { return cudaFree(p); }
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind) {
+  if (bytes > 0 && (dst == nullptr || src == nullptr)) return fail_with(cudaErrorInvalidValue);
+  if (bytes > 0) std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t) {
+  return cudaMemcpy(dst, src, bytes, kind);
+}
+cudaError_t cudaMemset(void* p, int value, std::size_t bytes) {
+  if (bytes > 0 && p == nullptr) return fail_with(cudaErrorInvalidValue);
+  if (bytes > 0) std::memset(p, value, bytes);
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t) {
+  return cudaMemset(p, value, bytes);
+}
+cudaError_t cudaStreamCreate(cudaStream_t* s) {
+  *s = reinterpret_cast<cudaStream_t>(new EmuStream{});
+  return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  delete reinterpret_cast<EmuStream*>(s);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  *e = reinterpret_cast<cudaEvent_t>(new EmuEvent{std::chrono::steady_clock::now()});
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  delete reinterpret_cast<EmuEvent*>(e);
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+  reinterpret_cast<EmuEvent*>(e)->at = std::chrono::steady_clock::now();
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  *ms = std::chrono::duration<float, std::milli>(reinterpret_cast<EmuEvent*>(end)->at -
+                                                 reinterpret_cast<EmuEvent*>(start)->at)
+            .count();
+  return cudaSuccess;
+}
+
+}  // extern "C"
