@@ -39,9 +39,13 @@ SCANMD_HD inline PairFixed lj_pair_fixed(Vec3 d, double r2, const LJParams& lj, 
   const PairTerms t = lj_pair(r2, lj);
   // (fpair·2^40)·d == (fpair·d)·2^40 bit for bit: scaling by a power of two is exact.
   const double fs = t.fpair * fixed::kScale;
-  overflow |= !(fs * fs * r2 < limit_sq);  // |F| < limit, so every component is
-  return {{static_cast<std::int64_t>(fs * d.x), static_cast<std::int64_t>(fs * d.y),
-           static_cast<std::int64_t>(fs * d.z)},
+  const bool ok = fs * fs * r2 < limit_sq;  // |F| < limit, so every component is
+  overflow |= !ok;
+  // On overflow the force is zero, not an out-of-range conversion (undefined behaviour, and the
+  // sums it would go into overflow too): the caller stops with an error anyway.
+  const double s = ok ? fs : 0.0;
+  return {{static_cast<std::int64_t>(s * d.x), static_cast<std::int64_t>(s * d.y),
+           static_cast<std::int64_t>(s * d.z)},
           t};
 }
 
