@@ -9,6 +9,11 @@
 #if !defined(__x86_64__)
 #include <ucontext.h>
 #endif
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#define SCANMD_EMU_ASAN 1
+#endif
 
 #include <chrono>
 #include <cstdint>
@@ -76,8 +81,15 @@ scanmd_emu_entry:
 
 struct Context {
   void* sp = nullptr;
+  const void* bottom = nullptr;  // the stack this context runs on (AddressSanitizer needs it)
+  std::size_t size = 0;
 };
 void start_context(Context& c, void* stack, std::size_t bytes) {
+#if defined(SCANMD_EMU_ASAN)
+  // A reused stack still carries the poisoned red zones of the last fiber's frames (it left by
+  // a switch, never by returning).
+  ASAN_UNPOISON_MEMORY_REGION(stack, bytes);
+#endif
   // The frame scanmd_emu_switch pops: control words, r15..r12, rbx = fiber_main, rbp, and the
   // return address scanmd_emu_entry; after the `ret` the stack pointer is 16-byte aligned.
   auto top = (reinterpret_cast<std::uintptr_t>(stack) + bytes - 64) & ~std::uintptr_t{15};
@@ -88,21 +100,49 @@ void start_context(Context& c, void* stack, std::size_t bytes) {
   frame[6] = reinterpret_cast<std::uint64_t>(&fiber_main);  // rbx
   frame[8] = reinterpret_cast<std::uint64_t>(&scanmd_emu_entry);
   c.sp = frame;
+  c.bottom = stack;
+  c.size = bytes;
 }
-void switch_context(Context& from, Context& to) { scanmd_emu_switch(&from.sp, to.sp); }
+void raw_switch(Context& from, Context& to) { scanmd_emu_switch(&from.sp, to.sp); }
 #else
 struct Context {
   ucontext_t uc;
+  const void* bottom = nullptr;
+  std::size_t size = 0;
 };
 void start_context(Context& c, void* stack, std::size_t bytes) {
+#if defined(SCANMD_EMU_ASAN)
+  ASAN_UNPOISON_MEMORY_REGION(stack, bytes);
+#endif
+  c.bottom = stack;
+  c.size = bytes;
   getcontext(&c.uc);
   c.uc.uc_stack.ss_sp = stack;
   c.uc.uc_stack.ss_size = bytes;
   c.uc.uc_link = nullptr;
   makecontext(&c.uc, fiber_main, 0);
 }
-void switch_context(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
+void raw_switch(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
 #endif
+
+// Switches between the scheduler and a fiber (never fiber to fiber), telling AddressSanitizer
+// which stack is live. `exiting`: `from` is a fiber that will never run again.
+Context g_scheduler;
+void switch_context(Context& from, Context& to, bool exiting = false) {
+#if defined(SCANMD_EMU_ASAN)
+  void* fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(exiting ? nullptr : &fake_stack, to.bottom, to.size);
+  raw_switch(from, to);
+  // Back in `from`. A fiber is always resumed by the scheduler: keep the scheduler's stack.
+  if (&from == &g_scheduler)
+    __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
+  else
+    __sanitizer_finish_switch_fiber(fake_stack, &g_scheduler.bottom, &g_scheduler.size);
+#else
+  (void)exiting;
+  raw_switch(from, to);
+#endif
+}
 
 struct Fiber {
   ThreadState state;
@@ -130,7 +170,6 @@ struct Block {
 };
 
 Block g_blk;
-Context g_scheduler;
 std::vector<void*> g_stacks;  // reused between launches
 cudaError_t g_last_error = cudaSuccess;
 
@@ -146,6 +185,9 @@ unsigned Block::exited_mask_warp(unsigned w) const {
 void yield() { switch_context(g_blk.fibers[g_thread->linear].context, g_scheduler); }
 
 void fiber_main() {
+#if defined(SCANMD_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(nullptr, &g_scheduler.bottom, &g_scheduler.size);
+#endif
   (*g_blk.body)();
   Fiber& f = g_blk.fibers[g_thread->linear];
   f.done = true;
@@ -156,7 +198,7 @@ void fiber_main() {
     g_blk.barrier_arrived = 0;
     ++g_blk.barrier_generation;
   }
-  switch_context(f.context, g_scheduler);
+  switch_context(f.context, g_scheduler, /*exiting=*/true);
   std::abort();  // never resumed
 }
 
