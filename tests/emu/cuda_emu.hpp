@@ -221,54 +221,22 @@ inline unsigned __brev(unsigned x) {
 }
 
 // Atomics: fibers never run at the same time, so a read-modify-write is atomic already.
-template <class T>
-T atomicAdd(T* p, std::type_identity_t<T> v) {
-  const T old = *p;
-  *p = old + v;
-  return old;
-}
-template <class T>
-T atomicSub(T* p, std::type_identity_t<T> v) {
-  const T old = *p;
-  *p = old - v;
-  return old;
-}
-template <class T>
-T atomicMin(T* p, std::type_identity_t<T> v) {
-  const T old = *p;
-  *p = v < old ? v : old;
-  return old;
-}
-template <class T>
-T atomicMax(T* p, std::type_identity_t<T> v) {
-  const T old = *p;
-  *p = v > old ? v : old;
-  return old;
-}
-template <class T>
-T atomicOr(T* p, std::type_identity_t<T> v) {
-  const T old = *p;
-  *p = old | v;
-  return old;
-}
-template <class T>
-T atomicAnd(T* p, std::type_identity_t<T> v) {
-  const T old = *p;
-  *p = old & v;
-  return old;
-}
-template <class T>
-T atomicXor(T* p, std::type_identity_t<T> v) {
-  const T old = *p;
-  *p = old ^ v;
-  return old;
-}
-template <class T>
-T atomicExch(T* p, std::type_identity_t<T> v) {
-  const T old = *p;
-  *p = v;
-  return old;
-}
+#define SCANMD_EMU_ATOMIC(name, update)                  \
+  template <class T>                                     \
+  T name(T* p, std::type_identity_t<T> v) {              \
+    const T old = *p;                                    \
+    *p = (update);                                       \
+    return old;                                          \
+  }
+SCANMD_EMU_ATOMIC(atomicAdd, old + v)
+SCANMD_EMU_ATOMIC(atomicSub, old - v)
+SCANMD_EMU_ATOMIC(atomicMin, v < old ? v : old)
+SCANMD_EMU_ATOMIC(atomicMax, v > old ? v : old)
+SCANMD_EMU_ATOMIC(atomicOr, old | v)
+SCANMD_EMU_ATOMIC(atomicAnd, old & v)
+SCANMD_EMU_ATOMIC(atomicXor, old ^ v)
+SCANMD_EMU_ATOMIC(atomicExch, v)
+#undef SCANMD_EMU_ATOMIC
 template <class T>
 T atomicCAS(T* p, std::type_identity_t<T> compare, std::type_identity_t<T> v) {
   const T old = *p;
