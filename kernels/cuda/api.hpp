@@ -39,6 +39,10 @@ void check(cudaError_t e, const char* what);
 // -------------------------
 //   exclusive_scan  1 1 1 1 → 0 1 2 3  (*d_total = 4)        inclusive_scan 1 1 1 1 → 1 2 3 4
 // d_out may equal d_in (in place); d_total may be nullptr; n == 0 is fine.
+// Not bitwise reproducible for floating-point Sum, segmented scans included (as cub::DeviceScan):
+// a tile's prefix combines whichever predecessors had published when its look-back ran, so the
+// grouping of a float64 sum (hence its last bits) changes from run to run.  Integer sums and Max
+// are exact.
 template <class T, class Op = Sum<T>>
 std::size_t scan_scratch_bytes(std::size_t n);
 template <class T, class Op = Sum<T>>
