@@ -40,10 +40,16 @@ struct Sum {
   SCANMD_HD constexpr T operator()(T a, T b) const { return a + b; }
 };
 
+// Identity: −∞ where T has one (−DBL_MAX would turn a max over −∞ into −DBL_MAX), else lowest().
 template <class T>
 struct Max {
   using value_type = T;
-  SCANMD_HD static constexpr T identity() { return detail::limits<T>::lowest(); }
+  SCANMD_HD static constexpr T identity() {
+    if constexpr (detail::limits<T>::has_infinity)
+      return -detail::limits<T>::infinity();
+    else
+      return detail::limits<T>::lowest();
+  }
   SCANMD_HD constexpr T operator()(T a, T b) const { return a < b ? b : a; }
 };
 

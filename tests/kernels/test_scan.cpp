@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,22 @@ TEST_P(ScanTest, MaxInt32) {
 }
 TEST_P(ScanTest, MaxFloat64) {
   check_scans<double, Max<double>>(backend(), ws_, true);
+}
+
+// −∞ is a value like any other: a max over −∞ stays −∞ (the identity must not be −DBL_MAX).
+TEST_P(ScanTest, MaxFloat64KeepsNegativeInfinity) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> in{-inf, -inf, -1.0, -inf};
+  std::vector<double> out;
+  const double total_in = run_scan<true, double>(backend(), ws_, in, out, Max<double>{});
+  EXPECT_EQ(total_in, -1.0);
+  EXPECT_EQ(out, (std::vector<double>{-inf, -inf, -1.0, -1.0}));
+  const double total_ex = run_scan<false, double>(backend(), ws_, in, out, Max<double>{});
+  EXPECT_EQ(total_ex, -1.0);
+  EXPECT_EQ(out, (std::vector<double>{-inf, -inf, -inf, -1.0}));
+  const double total_one =
+      run_scan<true, double>(backend(), ws_, std::vector<double>{-inf}, out, Max<double>{});
+  EXPECT_EQ(total_one, -inf);
 }
 
 // The host scan may be run in place (out aliases in).
