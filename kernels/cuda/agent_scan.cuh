@@ -191,6 +191,8 @@ void scan_dispatch(void* d_scratch, std::size_t scratch_bytes, std::size_t n, Lo
   const ScanScratchLayout l = scan_scratch_layout<V>(n);
   if (d_scratch == nullptr || scratch_bytes < l.total_bytes)
     throw std::invalid_argument("scan: scratch smaller than scan_scratch_bytes(n)");
+  if (reinterpret_cast<std::uintptr_t>(d_scratch) % kScratchAlign != 0)
+    throw std::invalid_argument("scan: scratch not 256-byte aligned (pass cudaMalloc memory)");
   check(cudaMemsetAsync(d_scratch, 0, l.clear_bytes, stream), "scan: cudaMemsetAsync");
   scan_kernel<V, kInclusive><<<static_cast<unsigned>(l.tiles), P::kBlockThreads, 0, stream>>>(
       load, store, n, d_scratch, l.tiles, d_total, op);

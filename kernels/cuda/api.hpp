@@ -8,7 +8,8 @@
 // Conventions (CUB's two-phase form, DESIGN.md §3):
 //   * spans hold DEVICE pointers; calls are asynchronous on `stream` unless stated otherwise;
 //   * scratch is caller-owned: ask `*_scratch_bytes(n)` once, keep a DeviceBuffer<std::byte>
-//     (grow() it when n grows) and pass it on every call; nothing here allocates;
+//     (grow() it when n grows) and pass it on every call; nothing here allocates; it must be
+//     256-byte aligned, as cudaMalloc returns it (checked: std::invalid_argument otherwise);
 //   * results that the host versions return (scan total, compaction count) are written to a
 //     device pointer instead (may be nullptr where noted), so no call needs a synchronisation;
 //   * failures throw std::runtime_error naming the CUDA call (check()).
@@ -84,7 +85,8 @@ void compact(void* d_scratch, std::size_t scratch_bytes, std::span<const std::ui
              cudaStream_t stream);
 
 // ---- stable counting sort: keys 2 0 2 1 0, K = 3 → offsets 0 2 3 5, perm 1 4 3 0 2
-// --------------- offsets has K+1 entries, perm n.  SYNCHRONISES `stream` at the end to check the
+// --------------- offsets has K+1 entries, perm n, n <= 2^32 - 2 (2^32 - 1 is the kernels'
+// "no bad key" sentinel; the host version takes one more).  SYNCHRONISES `stream` at the end to check the
 // keys: a key >= K throws std::out_of_range naming the first offending index (as on the host).
 std::size_t counting_sort_scratch_bytes(std::size_t n, std::uint32_t K);
 void counting_sort(void* d_scratch, std::size_t scratch_bytes,

@@ -174,6 +174,9 @@ void counting_sort(void* d_scratch, std::size_t scratch_bytes,
   if (d_scratch == nullptr || scratch_bytes < l.total)
     throw std::invalid_argument(
         "cuda counting_sort: scratch smaller than counting_sort_scratch_bytes");
+  if (reinterpret_cast<std::uintptr_t>(d_scratch) % kScratchAlign != 0)
+    throw std::invalid_argument(
+        "cuda counting_sort: scratch not 256-byte aligned (pass cudaMalloc memory)");
   char* s = static_cast<char*>(d_scratch);
   auto* bad = reinterpret_cast<std::uint32_t*>(s + l.bad);
   auto at = [s](std::size_t off) { return reinterpret_cast<std::uint32_t*>(s + off); };

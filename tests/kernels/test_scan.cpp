@@ -138,6 +138,23 @@ TEST_P(ScanTest, ShortOutputThrows) {
   EXPECT_THROW(exclusive_scan<int>(ws_, in, out), std::invalid_argument);
 }
 
+// Device scratch must be 256-byte aligned (the tile status words are read as 64-bit atomics).
+TEST_P(ScanTest, MisalignedScratchThrows) {
+  if (backend() != Backend::Cuda) GTEST_SKIP() << "device-only contract";
+#if defined(SCANMD_TEST_CUDA)
+  const std::vector<std::uint32_t> in(100, 1u);
+  auto d_in = dev::upload(in);
+  cuda::DeviceBuffer<std::uint32_t> d_out(in.size());
+  const std::size_t bytes = cuda::scan_scratch_bytes<std::uint32_t>(in.size());
+  cuda::DeviceBuffer<std::byte> scratch(bytes + 256);
+  EXPECT_THROW(cuda::exclusive_scan<std::uint32_t>(scratch.data() + 8, bytes, d_in.span(),
+                                                   d_out.span(), nullptr, nullptr),
+               std::invalid_argument);
+  EXPECT_NO_THROW(cuda::exclusive_scan<std::uint32_t>(scratch.data(), bytes, d_in.span(),
+                                                      d_out.span(), nullptr, nullptr));
+#endif
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, ScanTest, ::testing::ValuesIn(all_backends()), backend_name);
 
 // Workspace: grows on demand, reuses capacity, never allocates for a repeated call.
