@@ -124,29 +124,34 @@ std::vector<InitialParticle> read_data_file(const std::string& file, SimulationC
   return particles;
 }
 
-// Resolves backend = auto | host | cuda: `auto` takes the GPU when one is usable and says why
-// not otherwise; `cuda` without a usable GPU (none, driver too old, no kernel image for it, or
-// a build without CUDA) is an error.
-Backend choose_backend(io::Backend requested) {
-  std::string why;
-  const bool gpu = device_usable(&why);
-  switch (requested) {
-    case io::Backend::Host:
-      spdlog::info("backend: host");
-      return Backend::Host;
-    case io::Backend::Auto:
-      if (!gpu) {
-        spdlog::info("backend: auto -> host (no usable GPU: {})", why);
-        return Backend::Host;
-      }
-      spdlog::info("backend: auto -> cuda ({})", device_backend_summary());
-      return Backend::Cuda;
-    case io::Backend::Cuda:
-      if (!gpu) throw std::runtime_error("backend cuda requested, but no usable GPU: " + why);
-      spdlog::info("backend: cuda ({})", device_backend_summary());
-      return Backend::Cuda;
+// Resolves backend = auto | host | cuda, the same on every rank (collective): `host` never
+// touches a GPU; `auto` takes the GPUs when every rank has a usable one (each rank probes only
+// the device it would use) and says why not otherwise; `cuda` without a usable GPU on some rank
+// (none, driver too old, no kernel image for it, or a build without CUDA) is an error naming it.
+Backend choose_backend(const Communicator& comm, io::Backend requested) {
+  if (requested == io::Backend::Host) {
+    spdlog::info("backend: host");
+    return Backend::Host;
   }
-  return Backend::Host;
+  std::string why;
+  const int mine = select_device(comm, &why) ? comm.size() : comm.rank();
+  int first_without = comm.size();
+  MPI_Allreduce(&mine, &first_without, 1, MPI_INT, MPI_MIN, comm.get());
+  if (first_without < comm.size()) {
+    // The reason as the lowest rank without a GPU sees it.
+    int len = static_cast<int>(why.size());
+    MPI_Bcast(&len, 1, MPI_INT, first_without, comm.get());
+    why.resize(static_cast<std::size_t>(len));
+    MPI_Bcast(why.data(), len, MPI_CHAR, first_without, comm.get());
+    if (comm.size() > 1) why = fmt::format("rank {}: {}", first_without, why);
+    if (requested == io::Backend::Cuda)
+      throw std::runtime_error("backend cuda requested, but no usable GPU: " + why);
+    spdlog::info("backend: auto -> host (no usable GPU: {})", why);
+    return Backend::Host;
+  }
+  spdlog::info("backend: {}cuda ({})", requested == io::Backend::Auto ? "auto -> " : "",
+               device_backend_summary());
+  return Backend::Cuda;
 }
 
 std::string thermo_header() {
@@ -239,7 +244,7 @@ int run_command(const RunOptions& options) {
   std::optional<Simulation> sim;
   std::vector<InitialParticle> initial;  // from system.data_file
   if (!agree(comm, [&] {
-        const Backend backend = choose_backend(deck.run.backend);
+        const Backend backend = choose_backend(comm, deck.run.backend);
         SimulationConfig config = to_config(deck);
         config.backend = backend;
         if (!deck.system.data_file.empty()) initial = read_data_file(deck.system.data_file, config);

@@ -856,22 +856,42 @@ bool device_usable(std::string* why) {
   return kernels::cuda::device_available(why);
 }
 
-std::unique_ptr<DeviceBackend> make_device_backend(const Communicator& comm,
-                                                   const DeviceConfig& config) {
-  // Every rank takes part in the node split, even one that will fail below.
-  const int local = node_local_rank(comm);
-  std::string why;
+bool select_device(const Communicator& comm, std::string* why) {
+  // Every rank takes part in the node split, even one without a device.
+  int local = 0;
+  try {
+    local = node_local_rank(comm);
+  } catch (const std::exception& e) {
+    if (why) *why = e.what();
+    return false;
+  }
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0) {
-    device_usable(&why);  // says why
-    throw std::runtime_error("backend cuda: no usable GPU: " + why);
+    return device_usable(why);  // false, and says why
   }
   // Ranks of a node take its devices round robin; the probe runs on the chosen one.
   const int device = local % count;
-  check(cudaSetDevice(device), "cudaSetDevice");
-  if (!device_usable(&why))
-    throw std::runtime_error("backend cuda: no usable GPU (device " + std::to_string(device) +
-                             "): " + why);
+  if (const cudaError_t e = cudaSetDevice(device); e != cudaSuccess) {
+    if (why) *why = std::string("cudaSetDevice(") + std::to_string(device) + "): " +
+                    cudaGetErrorString(e);
+    cudaGetLastError();
+    return false;
+  }
+  std::string reason;
+  if (!device_usable(&reason)) {
+    if (why) *why = "device " + std::to_string(device) + ": " + reason;
+    return false;
+  }
+  if (why) why->clear();
+  return true;
+}
+
+std::unique_ptr<DeviceBackend> make_device_backend(const Communicator& comm,
+                                                   const DeviceConfig& config) {
+  std::string why;
+  if (!select_device(comm, &why)) throw std::runtime_error("backend cuda: no usable GPU: " + why);
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
   return std::make_unique<CudaBackend>(comm, config, device);
 }
 

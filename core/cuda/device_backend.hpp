@@ -139,6 +139,12 @@ class DeviceBackend {
 // kernel runs); otherwise false and *why says what is missing. Never throws.
 bool device_usable(std::string* why = nullptr);
 
+// Collective over comm: picks this rank's device the way the backend will (ranks of a node take
+// its devices round robin: local rank % device count), makes it current, and probes that device
+// only, so no rank opens a context on a device it will not use. True when usable; otherwise
+// false and *why says why. Never throws.
+bool select_device(const Communicator& comm, std::string* why = nullptr);
+
 // One line for the log before a run: device, MPI path (CUDA-aware or host-staged) and the
 // neighbour fill in effect (SCANMD_CUDA_NL_FILL applied to `configured`); or why no GPU is
 // usable. Call after MPI_Init.

@@ -16,6 +16,8 @@ bool device_usable(std::string* why) {
   return false;
 }
 
+bool select_device(const Communicator&, std::string* why) { return device_usable(why); }
+
 std::string device_backend_summary(NeighborFill) {
   return std::string("no usable GPU: ") + kNoCuda;
 }
