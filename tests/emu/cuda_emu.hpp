@@ -9,7 +9,9 @@
 //
 // Execution model, chosen to be strict rather than fast:
 //   * blocks run one after the other in blockIdx order (x fastest); every thread of a block is a
-//     fiber; a fiber runs until it waits at a barrier or a warp collective, then the next runs;
+//     fiber; a fiber runs until it waits at a barrier or a warp collective, then the next runs,
+//     in ascending thread order in even blocks and descending in odd ones (SCANMD_EMU_SEED=<n>:
+//     random orders of blocks and of threads instead);
 //   * __syncthreads waits for every thread of the block that has not exited;
 //   * warp collectives (__shfl*_sync, __ballot_sync, __any_sync, __match_any_sync,
 //     __reduce_*_sync, __syncwarp) wait for every lane named in the mask; a mask that names an

@@ -15,12 +15,14 @@
 #define SCANMD_EMU_ASAN 1
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -166,10 +168,17 @@ struct Block {
   unsigned barrier_arrived = 0;
   unsigned barrier_generation = 0;
   std::uint64_t progress = 0;  // bumped whenever a wait can end
+  std::vector<unsigned> order;  // the order in which a round resumes the threads
   const std::function<void()>* body = nullptr;
 };
 
 Block g_blk;
+// SCANMD_EMU_SEED=<n> (n != 0): threads of a block and blocks of a grid run in a random order.
+const std::uint64_t g_seed = [] {
+  const char* v = std::getenv("SCANMD_EMU_SEED");
+  return v != nullptr ? std::strtoull(v, nullptr, 10) : 0ull;
+}();
+std::mt19937_64 g_rng(g_seed);
 std::vector<void*> g_stacks;  // reused between launches
 cudaError_t g_last_error = cudaSuccess;
 
@@ -230,9 +239,20 @@ void run_block(unsigned threads) {
   }
   // Round robin until every thread has exited; a full round without progress is a deadlock
   // (every live thread waits at a barrier or collective that cannot complete).
+  // The order of a round: ascending thread index in even blocks, descending in odd ones, so a
+  // read of another thread's write without a barrier in between is caught whichever of the two
+  // threads has the lower index; with SCANMD_EMU_SEED, a random order per block.
+  std::vector<unsigned>& order = g_blk.order;
+  order.resize(threads);
+  for (unsigned t = 0; t < threads; ++t) order[t] = t;
+  if (g_seed != 0) {
+    std::shuffle(order.begin(), order.end(), g_rng);
+  } else if ((g_block_idx.x + g_block_idx.y + g_block_idx.z) % 2 == 1) {
+    std::reverse(order.begin(), order.end());
+  }
   while (g_blk.live > 0) {
     const std::uint64_t before = g_blk.progress;
-    for (unsigned t = 0; t < threads; ++t) {
+    for (const unsigned t : order) {
       if (g_blk.fibers[t].done) continue;
       g_thread = &g_blk.fibers[t].state;
       switch_context(g_scheduler, g_blk.fibers[t].context);
@@ -306,12 +326,16 @@ void run_grid(const Config& c, const char* kernel, const std::function<void()>& 
   g_blk.body = &body;
   g_grid_dim = c.grid;
   g_block_dim = c.block;
+  std::vector<uint3> block_order;
+  block_order.reserve(blocks);
   for (unsigned z = 0; z < c.grid.z; ++z)
     for (unsigned y = 0; y < c.grid.y; ++y)
-      for (unsigned x = 0; x < c.grid.x; ++x) {
-        g_block_idx = uint3{x, y, z};
-        run_block(static_cast<unsigned>(threads));
-      }
+      for (unsigned x = 0; x < c.grid.x; ++x) block_order.push_back(uint3{x, y, z});
+  if (g_seed != 0) std::shuffle(block_order.begin(), block_order.end(), g_rng);
+  for (const uint3& b : block_order) {
+    g_block_idx = b;
+    run_block(static_cast<unsigned>(threads));
+  }
   g_blk.body = nullptr;
 }
 
