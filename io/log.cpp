@@ -23,7 +23,8 @@ void setup_logging(int rank, int size, bool verbose) {
 
 void echo_error_to_stderr(const std::string& message) {
   std::fflush(stdout);
-  struct stat out {}, err {};
+  struct stat out {
+  }, err{};
   if (fstat(1, &out) == 0 && fstat(2, &err) == 0 && out.st_dev == err.st_dev &&
       out.st_ino == err.st_ino)
     return;

@@ -58,8 +58,8 @@ namespace scanmd_emu {
 
 // ---- the running thread ------------------------------------------------------------------------
 struct ThreadState {
-  uint3 idx;          // threadIdx
-  unsigned linear;    // x + y·Dx + z·Dx·Dy
+  uint3 idx;        // threadIdx
+  unsigned linear;  // x + y·Dx + z·Dx·Dy
   unsigned lane() const { return linear % 32u; }
   unsigned warp() const { return linear / 32u; }
 };
@@ -116,8 +116,12 @@ void run_grid(const Config& c, const char* kernel, const std::function<void()>& 
 #define gridDim (::scanmd_emu::g_grid_dim)
 
 // ---- intrinsics ------------------------------------------------------------------------------
-inline void __syncthreads() { scanmd_emu::syncthreads(); }
-inline void __syncwarp(unsigned mask = 0xffffffffu) { scanmd_emu::warp_exchange(mask, 0); }
+inline void __syncthreads() {
+  scanmd_emu::syncthreads();
+}
+inline void __syncwarp(unsigned mask = 0xffffffffu) {
+  scanmd_emu::warp_exchange(mask, 0);
+}
 inline void __threadfence() {}
 inline void __threadfence_block() {}
 inline void __threadfence_system() {}
@@ -170,8 +174,12 @@ inline unsigned __ballot_sync(unsigned mask, int pred) {
     if ((mask >> l & 1u) && all[l]) bits |= 1u << l;
   return bits;
 }
-inline int __any_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) != 0; }
-inline int __all_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) == mask; }
+inline int __any_sync(unsigned mask, int pred) {
+  return __ballot_sync(mask, pred) != 0;
+}
+inline int __all_sync(unsigned mask, int pred) {
+  return __ballot_sync(mask, pred) == mask;
+}
 template <class T>
 unsigned __match_any_sync(unsigned mask, T v) {
   const std::uint64_t mine = scanmd_emu::to_bits(v);
@@ -181,16 +189,16 @@ unsigned __match_any_sync(unsigned mask, T v) {
     if ((mask >> l & 1u) && all[l] == mine) bits |= 1u << l;
   return bits;
 }
-#define SCANMD_EMU_REDUCE(name, T, init, combine)                           \
-  inline T name(unsigned mask, T v) {                                       \
-    const std::uint64_t* all = scanmd_emu::warp_exchange(mask, v);          \
-    T r = init;                                                             \
-    for (unsigned l = 0; l < 32; ++l)                                       \
-      if (mask >> l & 1u) {                                                 \
-        const T x = static_cast<T>(all[l]);                                 \
-        r = combine;                                                        \
-      }                                                                     \
-    return r;                                                               \
+#define SCANMD_EMU_REDUCE(name, T, init, combine)                  \
+  inline T name(unsigned mask, T v) {                              \
+    const std::uint64_t* all = scanmd_emu::warp_exchange(mask, v); \
+    T r = init;                                                    \
+    for (unsigned l = 0; l < 32; ++l)                              \
+      if (mask >> l & 1u) {                                        \
+        const T x = static_cast<T>(all[l]);                        \
+        r = combine;                                               \
+      }                                                            \
+    return r;                                                      \
   }
 SCANMD_EMU_REDUCE(__reduce_max_sync, unsigned, 0u, (x > r ? x : r))
 SCANMD_EMU_REDUCE(__reduce_min_sync, unsigned, 0xffffffffu, (x < r ? x : r))
@@ -208,11 +216,21 @@ inline int __reduce_max_sync(unsigned mask, int v) {
   return r;
 }
 
-inline int __popc(unsigned x) { return __builtin_popcount(x); }
-inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
-inline int __ffs(int x) { return __builtin_ffs(x); }
-inline int __ffsll(long long x) { return __builtin_ffsll(x); }
-inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __popc(unsigned x) {
+  return __builtin_popcount(x);
+}
+inline int __popcll(unsigned long long x) {
+  return __builtin_popcountll(x);
+}
+inline int __ffs(int x) {
+  return __builtin_ffs(x);
+}
+inline int __ffsll(long long x) {
+  return __builtin_ffsll(x);
+}
+inline int __clz(int x) {
+  return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x));
+}
 inline int __clzll(long long x) {
   return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x));
 }
@@ -223,19 +241,19 @@ inline unsigned __brev(unsigned x) {
 }
 
 // Atomics: fibers never run at the same time, so a read-modify-write is atomic already.
-#define SCANMD_EMU_ATOMIC(name, update)                  \
-  template <class T>                                     \
-  T name(T* p, std::type_identity_t<T> v) {              \
-    const T old = *p;                                    \
-    *p = (update);                                       \
-    return old;                                          \
+#define SCANMD_EMU_ATOMIC(name, update)     \
+  template <class T>                        \
+  T name(T* p, std::type_identity_t<T> v) { \
+    const T old = *p;                       \
+    *p = (update);                          \
+    return old;                             \
   }
 SCANMD_EMU_ATOMIC(atomicAdd, old + v)
 SCANMD_EMU_ATOMIC(atomicSub, old - v)
 SCANMD_EMU_ATOMIC(atomicMin, v < old ? v : old)
 SCANMD_EMU_ATOMIC(atomicMax, v > old ? v : old)
 SCANMD_EMU_ATOMIC(atomicOr, old | v)
-SCANMD_EMU_ATOMIC(atomicAnd, old & v)
+SCANMD_EMU_ATOMIC(atomicAnd, old& v)
 SCANMD_EMU_ATOMIC(atomicXor, old ^ v)
 SCANMD_EMU_ATOMIC(atomicExch, v)
 #undef SCANMD_EMU_ATOMIC

@@ -105,7 +105,9 @@ void start_context(Context& c, void* stack, std::size_t bytes) {
   c.bottom = stack;
   c.size = bytes;
 }
-void raw_switch(Context& from, Context& to) { scanmd_emu_switch(&from.sp, to.sp); }
+void raw_switch(Context& from, Context& to) {
+  scanmd_emu_switch(&from.sp, to.sp);
+}
 #else
 struct Context {
   ucontext_t uc;
@@ -124,7 +126,9 @@ void start_context(Context& c, void* stack, std::size_t bytes) {
   c.uc.uc_link = nullptr;
   makecontext(&c.uc, fiber_main, 0);
 }
-void raw_switch(Context& from, Context& to) { swapcontext(&from.uc, &to.uc); }
+void raw_switch(Context& from, Context& to) {
+  swapcontext(&from.uc, &to.uc);
+}
 #endif
 
 // Switches between the scheduler and a fiber (never fiber to fiber), telling AddressSanitizer
@@ -153,8 +157,8 @@ struct Fiber {
 };
 
 struct Warp {
-  unsigned arrived = 0;      // lanes waiting in the current collective
-  unsigned generation = 0;   // completed collectives
+  unsigned arrived = 0;     // lanes waiting in the current collective
+  unsigned generation = 0;  // completed collectives
   std::uint64_t deposit[32] = {};
   std::uint64_t result[2][32] = {};  // values of collective g, in result[g % 2]
 };
@@ -163,11 +167,11 @@ struct Block {
   const char* kernel = "";
   std::vector<Fiber> fibers;
   std::vector<Warp> warps;
-  unsigned live = 0;          // threads that have not exited
+  unsigned live = 0;                            // threads that have not exited
   unsigned exited_mask_warp(unsigned w) const;  // lanes of warp w that exited or do not exist
   unsigned barrier_arrived = 0;
   unsigned barrier_generation = 0;
-  std::uint64_t progress = 0;  // bumped whenever a wait can end
+  std::uint64_t progress = 0;   // bumped whenever a wait can end
   std::vector<unsigned> order;  // the order in which a round resumes the threads
   const std::function<void()>* body = nullptr;
 };
@@ -191,7 +195,9 @@ unsigned Block::exited_mask_warp(unsigned w) const {
   return m;
 }
 
-void yield() { switch_context(g_blk.fibers[g_thread->linear].context, g_scheduler); }
+void yield() {
+  switch_context(g_blk.fibers[g_thread->linear].context, g_scheduler);
+}
 
 void fiber_main() {
 #if defined(SCANMD_EMU_ASAN)
@@ -213,8 +219,8 @@ void fiber_main() {
 
 void* stack_for(std::size_t t) {
   while (g_stacks.size() <= t) {
-    void* s = mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+    void* s =
+        mmap(nullptr, kStackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (s == MAP_FAILED) {
       std::fprintf(stderr, "cuda emulator: cannot map a fiber stack\n");
       std::abort();
@@ -273,8 +279,8 @@ void run_block(unsigned threads) {
 void fail(const char* what) {
   if (g_thread != nullptr)
     std::fprintf(stderr, "cuda emulator: %s (kernel %s, block (%u,%u,%u), thread (%u,%u,%u))\n",
-                 what, g_blk.kernel, g_block_idx.x, g_block_idx.y, g_block_idx.z,
-                 g_thread->idx.x, g_thread->idx.y, g_thread->idx.z);
+                 what, g_blk.kernel, g_block_idx.x, g_block_idx.y, g_block_idx.z, g_thread->idx.x,
+                 g_thread->idx.y, g_thread->idx.z);
   else
     std::fprintf(stderr, "cuda emulator: %s\n", what);
   std::abort();
@@ -387,33 +393,51 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   prop->sharedMemPerBlock = 48 * 1024;
   return cudaSuccess;
 }
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) {
+  return cudaSuccess;
+}
 cudaError_t cudaGetLastError(void) {
   const cudaError_t e = g_last_error;
   g_last_error = cudaSuccess;
   return e;
 }
-cudaError_t cudaPeekAtLastError(void) { return g_last_error; }
+cudaError_t cudaPeekAtLastError(void) {
+  return g_last_error;
+}
 const char* cudaGetErrorString(cudaError_t e) {
   switch (e) {
-    case cudaSuccess: return "no error";
-    case cudaErrorInvalidValue: return "invalid argument";
-    case cudaErrorMemoryAllocation: return "out of memory";
-    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
-    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
-    case cudaErrorInvalidDevice: return "invalid device ordinal";
-    default: return "unknown error (emulator)";
+    case cudaSuccess:
+      return "no error";
+    case cudaErrorInvalidValue:
+      return "invalid argument";
+    case cudaErrorMemoryAllocation:
+      return "out of memory";
+    case cudaErrorInvalidConfiguration:
+      return "invalid configuration argument";
+    case cudaErrorNoDevice:
+      return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice:
+      return "invalid device ordinal";
+    default:
+      return "unknown error (emulator)";
   }
 }
 const char* cudaGetErrorName(cudaError_t e) {
   switch (e) {
-    case cudaSuccess: return "cudaSuccess";
-    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
-    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
-    case cudaErrorNoDevice: return "cudaErrorNoDevice";
-    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
-    default: return "cudaErrorUnknown";
+    case cudaSuccess:
+      return "cudaSuccess";
+    case cudaErrorInvalidValue:
+      return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation:
+      return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidConfiguration:
+      return "cudaErrorInvalidConfiguration";
+    case cudaErrorNoDevice:
+      return "cudaErrorNoDevice";
+    case cudaErrorInvalidDevice:
+      return "cudaErrorInvalidDevice";
+    default:
+      return "cudaErrorUnknown";
   }
 }
 
@@ -429,8 +453,12 @@ cudaError_t cudaFree(void* p) {
   std::free(p);
   return cudaSuccess;
 }
-cudaError_t cudaMallocHost(void** p, std::size_t bytes) { return cudaMalloc(p, bytes); }
-cudaError_t cudaFreeHost(void* p) { return cudaFree(p); }
+cudaError_t cudaMallocHost(void** p, std::size_t bytes) {
+  return cudaMalloc(p, bytes);
+}
+cudaError_t cudaFreeHost(void* p) {
+  return cudaFree(p);
+}
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind) {
   if (bytes > 0 && (dst == nullptr || src == nullptr)) return fail_with(cudaErrorInvalidValue);
   if (bytes > 0) std::memmove(dst, src, bytes);
@@ -456,7 +484,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
   delete reinterpret_cast<EmuStream*>(s);
   return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  return cudaSuccess;
+}
 cudaError_t cudaEventCreate(cudaEvent_t* e) {
   *e = reinterpret_cast<cudaEvent_t>(new EmuEvent{std::chrono::steady_clock::now()});
   return cudaSuccess;
@@ -469,7 +499,9 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
   reinterpret_cast<EmuEvent*>(e)->at = std::chrono::steady_clock::now();
   return cudaSuccess;
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) {
+  return cudaSuccess;
+}
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   *ms = std::chrono::duration<float, std::milli>(reinterpret_cast<EmuEvent*>(end)->at -
                                                  reinterpret_cast<EmuEvent*>(start)->at)
