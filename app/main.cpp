@@ -1,8 +1,8 @@
 // scanmd — command line: `scanmd run DECK [--set k=v]... [--backend B]`, `scanmd info`.
-#include <mpi.h>
-
 #include <cstdio>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -10,27 +10,22 @@
 #include "app/gpu_info.hpp"
 #include "app/model_command.hpp"
 #include "app/run_command.hpp"
+#include "base/communicator.hpp"
+#include "core/config.hpp"
 
 namespace {
 
-// MPI_Init / MPI_Finalize for the process lifetime.
-class MpiSession {
- public:
-  MpiSession(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
-  ~MpiSession() { MPI_Finalize(); }
-  MpiSession(const MpiSession&) = delete;
-  MpiSession& operator=(const MpiSession&) = delete;
-};
+// A table's names separated by `sep`.
+template <class E>
+std::string names(std::span<const scanmd::NamedValue<E>> table, const char* sep) {
+  std::string out;
+  for (const auto& n : table) out += (out.empty() ? "" : sep) + std::string(n.name);
+  return out;
+}
 
 int info_command() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) return 0;
-  char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(mpi_version, &len);
-  std::string mpi(mpi_version, len);
-  if (auto nl = mpi.find('\n'); nl != std::string::npos) mpi.resize(nl);
+  if (scanmd::MpiRuntime::world_rank() != 0) return 0;
+  const std::string mpi = scanmd::MpiRuntime::library_version();
   const scanmd::GpuInventory gpus = scanmd::query_gpus();
   std::printf("scanmd %s\n", SCANMD_VERSION);
   std::printf("build_type: %s\n", SCANMD_BUILD_TYPE);
@@ -39,7 +34,7 @@ int info_command() {
   std::printf("mpi: %s\n", mpi.c_str());
   std::printf("hdf5: %s\n", SCANMD_HDF5_VERSION);
   std::printf("fixed_point: 2^-40 (64-bit accumulators, 128-bit global sums)\n");
-  std::printf("methods: half-shell neutral-territory full-shell eighth-shell midpoint\n");
+  std::printf("methods: %s\n", names<scanmd::Method>(scanmd::kMethodNames, " ").c_str());
   std::printf("cuda_compiled: %s\n", gpus.compiled ? "yes" : "no");
   std::printf("cuda_architectures: %s\n", SCANMD_CUDA_ARCHITECTURES);
   std::printf("gpu_devices: %zu\n", gpus.devices.size());
@@ -53,7 +48,7 @@ int info_command() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MpiSession mpi(argc, argv);
+  scanmd::MpiRuntime mpi(argc, argv);
   CLI::App app{"scanmd: MPI-distributed Lennard-Jones molecular dynamics built from scan "
                "primitives"};
   app.require_subcommand(1);
@@ -67,8 +62,12 @@ int main(int argc, char** argv) {
                       "is a string). Repeatable.")
       ->take_all()
       ->allow_extra_args(false);
-  run_cmd->add_option("--backend", run.backend, "auto | host | cuda (overrides run.backend)")
-      ->check(CLI::IsMember({"auto", "host", "cuda"}));
+  std::vector<std::string> backends;
+  for (const auto& b : scanmd::kBackendNames) backends.emplace_back(b.name);
+  run_cmd->add_option("--backend", run.backend,
+                      names<scanmd::Backend>(scanmd::kBackendNames, " | ") +
+                          " (overrides run.backend)")
+      ->check(CLI::IsMember(backends));
   run_cmd->add_option("--restart", run.restart,
                       "Continue from this checkpoint (output.checkpoint of an earlier run) up to "
                       "run.steps; the trajectory, if it exists, is appended to");
@@ -84,7 +83,8 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   model_cmd->add_option("--methods", model.methods,
-                        "Methods (default all): half-shell,neutral-territory,full-shell,eighth-shell,midpoint")
+                        "Methods (default all): " +
+                            names<scanmd::Method>(scanmd::kMethodNames, ","))
       ->delimiter(',');
   model_cmd->add_option("--csv", model.csv, "Write the table as CSV (header row) to this file");
   model_cmd->add_option("--set", model.overrides, "Override a deck key: section.key=value")
@@ -97,9 +97,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0) return app.exit(e);
+    if (scanmd::MpiRuntime::world_rank() == 0) return app.exit(e);
     return e.get_exit_code();
   }
   if (app.got_subcommand("info")) return info_command();

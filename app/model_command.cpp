@@ -1,6 +1,6 @@
 #include "app/model_command.hpp"
 
-#include <mpi.h>
+#include "base/communicator.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/lattice.hpp"
-#include "decomposition/virtual_decomposition.hpp"
+#include "model/virtual_decomposition.hpp"
 #include "io/deck.hpp"
 
 namespace scanmd {
@@ -36,9 +36,7 @@ std::string csv_row(const ModelResult& r) {
 }  // namespace
 
 int model_command(const ModelCommandOptions& options) {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank != 0) return 0;  // the model is one process; extra ranks have nothing to do
+  if (MpiRuntime::world_rank() != 0) return 0;  // the model is one process; extra ranks have nothing to do
   try {
     const io::Deck deck = io::load_deck(options.deck, options.overrides);
     std::vector<Method> methods;
@@ -48,18 +46,17 @@ int model_command(const ModelCommandOptions& options) {
       for (const std::string& m : options.methods) {
         const auto parsed = method_from_name(m);
         if (!parsed)
-          throw std::invalid_argument(fmt::format(
-              "--methods: unknown method '{}' (half-shell, neutral-territory, full-shell, "
-              "eighth-shell, midpoint)", m));
+          throw std::invalid_argument(fmt::format("--methods: unknown method '{}' ({})", m,
+                                                  quoted_names<Method>(kMethodNames)));
         methods.push_back(*parsed);
       }
     }
     const FccLattice lattice = FccLattice::from_density(deck.system.density, deck.system.cells);
-    const Box box = lattice.box();
+    const Box box = Box::make(initial_box_length(deck.system));
     std::vector<Vec3> positions(lattice.site_count());
     lattice.for_each_site({0, 0, 0}, box.length, [](Vec3) { return true; },
                           [&](std::uint64_t id, Vec3 x) { positions[id - 1] = x; });
-    const double R = deck.potential.cutoff + deck.neighbor.skin;
+    const double R = deck.import_cutoff();
     std::printf("scanmd model: %zu particles, box %.6g x %.6g x %.6g, R = %.6g (cutoff %.6g + "
                 "skin %.6g), initial configuration of %s\n",
                 positions.size(), box.length.x, box.length.y, box.length.z, R,

@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "app/build_info.hpp"
-#include "core/fixed_point.hpp"
+#include "base/fixed_point.hpp"
 #include "io/backup.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5md_writer.hpp"
@@ -19,27 +19,6 @@
 namespace scanmd {
 
 namespace {
-
-// Runs `f` on rank 0 only and throws its error (if any) on every rank, so that the collective
-// calls after it are made by all ranks or by none.
-template <class F>
-void on_rank0(const Communicator& comm, F&& f) {
-  std::string error;
-  if (comm.rank() == 0) {
-    try {
-      f();
-    } catch (const std::exception& e) {
-      error = e.what();
-      if (error.empty()) error = "unknown error";
-    }
-  }
-  int len = static_cast<int>(error.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, comm.get());
-  if (len == 0) return;
-  error.resize(len);
-  MPI_Bcast(error.data(), len, MPI_CHAR, 0, comm.get());
-  throw std::runtime_error(error);
-}
 
 // Times a scope into a running total.
 class StopWatch {
@@ -64,7 +43,7 @@ io::RunRecord run_record(const Communicator& comm, const io::Deck& deck, const S
                          long long first_step, const std::string& restart_from) {
   io::RunRecord r;
   r.deck = deck.to_toml();
-  r.method = std::string(method_name(sim.config().method));
+  r.method = std::string(method_name(sim.config().decomposition.method));
   const Int3 g = sim.grid().dims();
   r.grid = {g.x, g.y, g.z};
   r.ranks = comm.size();
@@ -87,12 +66,12 @@ std::vector<io::ParticleRow> rows_by_id(const Communicator& comm, const Simulati
     r.f[2] = fixed::to_double(p.f[i].z);
     r.image[0] = p.image[i].x, r.image[1] = p.image[i].y, r.image[2] = p.image[i].z;
   }
-  return io::order_by_id(comm.get(), rows, sim.total_particles());
+  return io::order_by_id(comm, rows, sim.total_particles());
 }
 
 io::FrameHeader frame_header(const Simulation& sim) {
   const Vec3 L = sim.box().length;
-  return {sim.step(), static_cast<double>(sim.step()) * sim.config().dt, {L.x, L.y, L.z}};
+  return {sim.step(), static_cast<double>(sim.step()) * sim.config().run.dt, {L.x, L.y, L.z}};
 }
 
 }  // namespace
@@ -103,9 +82,9 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
       deck_(deck),
       restart_from_(restart_from),
       first_step_(sim.step()),
-      last_step_(sim.config().steps),
+      last_step_(sim.config().run.steps),
       particles_(sim.total_particles()) {
-  const io::OutputSection& out = deck.output;
+  const OutputSection& out = deck.output;
   const bool restarting = !restart_from.empty();
   if (!out.trajectory.empty() && !out.checkpoint.empty() &&
       same_file(out.trajectory, out.checkpoint))
@@ -114,7 +93,7 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
 
   // 1. Rank 0 checks the paths without touching existing files.
   int append = 0;
-  on_rank0(comm, [&] {
+  on_root(comm, [&] {
     std::error_code ec;
     append = restarting && !out.trajectory.empty() && std::filesystem::exists(out.trajectory, ec)
                  ? 1
@@ -122,7 +101,7 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
     if (!out.trajectory.empty() && !append) io::check_writable(out.trajectory);
     if (!out.checkpoint.empty()) io::check_writable(out.checkpoint);
   });
-  MPI_Bcast(&append, 1, MPI_INT, 0, comm.get());
+  append = comm.broadcast(append, 0);
 
   io::H5mdLayout layout;
   layout.particles = particles_;
@@ -130,7 +109,7 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   // 2. A restart appends to its trajectory: checked (and cut back to the restart step) first.
   if (append) {
     trajectory_ = std::make_unique<io::H5mdWriter>(
-        io::H5mdWriter::append(comm.get(), out.trajectory, layout, first_step_));
+        io::H5mdWriter::append(comm, out.trajectory, layout, first_step_));
     // The frames up to the restart step stay, none is written twice; a file left with no
     // frame at all starts again with the first step.
     first_frame_ = trajectory_->frames() == 0;
@@ -139,7 +118,7 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   }
   // 3. Existing files this run would replace are renamed to backups.
   if (!out.overwrite)
-    on_rank0(comm, [&] {
+    on_root(comm, [&] {
       for (const std::string& path : {append ? std::string() : out.trajectory, out.checkpoint})
         if (!path.empty())
           if (auto b = io::back_up_existing(path))
@@ -148,7 +127,7 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   // 4. A new trajectory.
   if (!out.trajectory.empty() && !append)
     trajectory_ = std::make_unique<io::H5mdWriter>(
-        io::H5mdWriter::create(comm.get(), out.trajectory, layout, SCANMD_VERSION));
+        io::H5mdWriter::create(comm, out.trajectory, layout, SCANMD_VERSION));
   if (trajectory_) trajectory_->begin_run(run_record(comm, deck, sim, first_step_, restart_from));
 }
 
@@ -198,7 +177,7 @@ void RunOutput::after_step(const Simulation& sim, const ThermoSample* thermo, bo
     trajectory_->write_frame(header, block, &obs);
   }
   if (checkpoint) {
-    io::write_checkpoint(comm_.get(), deck_.output.checkpoint, header, block, particles_,
+    io::write_checkpoint(comm_, deck_.output.checkpoint, header, block, particles_,
                          run_record(comm_, deck_, sim, first_step_, restart_from_), SCANMD_VERSION);
     checkpoint_step_ = step;
     spdlog::debug("checkpoint at step {} written to {}", step, deck_.output.checkpoint);

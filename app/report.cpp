@@ -41,7 +41,7 @@ std::string import_summary_line(const Simulation& sim, const Communicator& comm)
   }
   const double mean = n ? sum / static_cast<double>(n) : 0.0;
   return fmt::format("import: method={} ranks={} grid={} mean={:.1f} min={} max={} analytic={:.1f}",
-                     method_name(sim.config().method), comm.size(), sim.grid().to_string(), mean,
+                     method_name(sim.config().decomposition.method), comm.size(), sim.grid().to_string(), mean,
                      lo, hi, sim.analytic_import());
 }
 
@@ -111,7 +111,7 @@ void write_import_csv(const Simulation& sim, const std::string& path) {
   std::FILE* f = std::fopen(tmp.c_str(), "w");
   if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
   std::fprintf(f, "# scanmd import volumes: method=%s grid=%s R=%.17g\n",
-               std::string(method_name(sim.config().method)).c_str(),
+               std::string(method_name(sim.config().decomposition.method)).c_str(),
                sim.grid().to_string().c_str(), sim.import_cutoff());
   std::fprintf(f, "step,rank,ghosts,tower,plate,bytes_per_step,analytic\n");
   for (const ImportSnapshot& s : sim.imports())

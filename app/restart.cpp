@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "core/box.hpp"
+#include "base/box.hpp"
 #include "io/checkpoint.hpp"
 #include "io/particle_rows.hpp"
 
@@ -23,13 +23,8 @@ bool same_length(double a, double b) {
 void wrap_into_box(io::ParticleRow& r, const Box& box) {
   const double len[3] = {box.length.x, box.length.y, box.length.z};
   for (int k = 0; k < 3; ++k) {
-    const double shift = std::floor(r.x[k] / len[k]);
-    if (shift != 0.0) {
-      r.x[k] -= shift * len[k];
-      r.image[k] += static_cast<std::int32_t>(shift);
-    }
     int image = r.image[k];
-    wrap_coordinate(r.x[k], image, len[k]);
+    wrap_far_coordinate(r.x[k], image, len[k]);
     r.image[k] = image;
   }
 }
@@ -38,7 +33,7 @@ void wrap_into_box(io::ParticleRow& r, const Box& box) {
 
 RestartState load_restart(const Communicator& comm, const std::string& path, const Simulation& sim,
                           long long expected_particles) {
-  io::Checkpoint c = io::read_checkpoint(comm.get(), path);
+  io::Checkpoint c = io::read_checkpoint(comm, path);
   const Vec3 L = sim.box().length;
   if (c.particles != expected_particles)
     throw std::runtime_error(fmt::format(
@@ -50,10 +45,10 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
         fmt::format("{}: checkpoint box {:.10g} x {:.10g} x {:.10g} does not fit this deck's box "
                     "{:.10g} x {:.10g} x {:.10g}",
                     path, c.box[0], c.box[1], c.box[2], L.x, L.y, L.z));
-  if (c.step > sim.config().steps)
+  if (c.step > sim.config().run.steps)
     throw std::runtime_error(fmt::format(
         "{}: checkpoint is at step {}, beyond run.steps = {}: raise run.steps to continue", path,
-        c.step, sim.config().steps));
+        c.step, sim.config().run.steps));
 
   // Rows → the ranks whose boxes hold them.
   std::vector<std::uint32_t> dest(c.rows.size());
@@ -62,7 +57,7 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
     const Vec3 x{c.rows[i].x[0], c.rows[i].x[1], c.rows[i].x[2]};
     dest[i] = static_cast<std::uint32_t>(sim.grid().rank_of(sim.grid().box_of(x)));
   }
-  const std::vector<io::ParticleRow> mine = io::redistribute(comm.get(), c.rows, dest);
+  const std::vector<io::ParticleRow> mine = io::redistribute(comm, c.rows, dest);
 
   RestartState r;
   r.path = path;

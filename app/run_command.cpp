@@ -1,6 +1,5 @@
 #include "app/run_command.hpp"
 
-#include <mpi.h>
 #include <spdlog/spdlog.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -19,6 +18,7 @@
 #include "app/output.hpp"
 #include "app/report.hpp"
 #include "app/restart.hpp"
+#include "core/backend_choice.hpp"
 #include "core/lattice.hpp"
 #include "core/simulation.hpp"
 #include "io/deck.hpp"
@@ -33,57 +33,16 @@ namespace {
 // printed once (by rank 0) on every rank's behalf and all ranks return false together.
 template <class F>
 bool agree(const Communicator& comm, F&& f) {
-  std::string message;
   try {
-    f();
+    all_or_none(comm, std::forward<F>(f));
+    return true;
   } catch (const std::exception& e) {
-    message = e.what();
-    if (message.empty()) message = "unknown error";
+    if (comm.rank() == 0) {
+      spdlog::error("error: {}", e.what());
+      io::echo_error_to_stderr(e.what());
+    }
+    return false;
   }
-  const int mine = message.empty() ? comm.size() : comm.rank();
-  int first = comm.size();
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm.get());
-  if (first == comm.size()) return true;
-  int len = static_cast<int>(message.size());
-  MPI_Bcast(&len, 1, MPI_INT, first, comm.get());
-  message.resize(len);
-  MPI_Bcast(message.data(), len, MPI_CHAR, first, comm.get());
-  if (comm.rank() == 0) {
-    spdlog::error("error: {}", message);
-    io::echo_error_to_stderr(message);
-  }
-  return false;
-}
-
-Method to_method(io::Method m) {
-  switch (m) {
-    case io::Method::HalfShell: return Method::HalfShell;
-    case io::Method::NeutralTerritory: return Method::NeutralTerritory;
-    case io::Method::FullShell: return Method::FullShell;
-    case io::Method::EighthShell: return Method::EighthShell;
-    case io::Method::Midpoint: return Method::Midpoint;
-  }
-  return Method::HalfShell;
-}
-
-SimulationConfig to_config(const io::Deck& d) {
-  SimulationConfig c;
-  c.density = d.system.density;
-  c.cells = d.system.cells;
-  c.temperature = d.system.temperature;
-  c.seed = d.system.seed;
-  c.mass = d.system.mass;
-  c.epsilon = d.potential.epsilon;
-  c.sigma = d.potential.sigma;
-  c.cutoff = d.potential.cutoff;
-  c.shift = d.potential.shift;
-  c.skin = d.neighbor.skin;
-  c.dt = d.run.dt;
-  c.steps = d.run.steps;
-  c.method = to_method(d.decomposition.method);
-  c.grid = {d.decomposition.grid[0], d.decomposition.grid[1], d.decomposition.grid[2]};
-  c.thermo_every = d.output.thermo_every;
-  return c;
 }
 
 // system.data_file: reads the LAMMPS data file (on every rank), takes the box and the mass from
@@ -95,17 +54,11 @@ std::vector<InitialParticle> read_data_file(const std::string& file, SimulationC
         fmt::format("scanmd supports one atom type; {} has {}", file, data.atom_types));
   }
   const Vec3 length{data.hi[0] - data.lo[0], data.hi[1] - data.lo[1], data.hi[2] - data.lo[2]};
-  const double need = 2 * (config.cutoff + config.skin);
-  for (int axis = 0; axis < 3; ++axis) {
-    const double l = axis == 0 ? length.x : axis == 1 ? length.y : length.z;
-    if (l < need)
-      throw std::runtime_error(fmt::format(
-          "{}: box {:.6g} along {} is smaller than 2*(cutoff+skin) = {:.6g}; use a larger "
-          "system or a shorter cutoff",
-          file, l, "xyz"[axis], need));
-  }
-  config.box_length = length;
-  if (!data.masses.empty()) config.mass = data.masses[0];
+  if (const auto axis = short_box_axis(length, config.import_cutoff()))
+    throw std::runtime_error(fmt::format("{}: {}; use a larger system or a shorter cutoff", file,
+                                         short_box_message(length, config.import_cutoff(), *axis)));
+  config.system.box = length;
+  if (!data.masses.empty()) config.system.mass = data.masses[0];
   std::vector<InitialParticle> particles;
   particles.reserve(data.atoms.size());
   for (const io::LammpsAtom& a : data.atoms)
@@ -117,41 +70,23 @@ std::vector<InitialParticle> read_data_file(const std::string& file, SimulationC
       "data file {}: {} atoms, box [{:.17g}, {:.17g}) x [{:.17g}, {:.17g}) x [{:.17g}, "
       "{:.17g}), mass {:.17g}{}",
       file, data.atoms.size(), data.lo[0], data.hi[0], data.lo[1], data.hi[1], data.lo[2],
-      data.hi[2], config.mass,
+      data.hi[2], config.system.mass,
       data.masses.empty() ? " (system.mass: the file has no Masses section)" : "");
   if (!data.has_velocities)
     spdlog::info("data file {}: no Velocities section, velocities are 0 (as in LAMMPS)", file);
   return particles;
 }
 
-// Resolves backend = auto | host | cuda, the same on every rank (collective): `host` never
-// touches a GPU; `auto` takes the GPUs when every rank has a usable one (each rank probes only
-// the device it would use) and says why not otherwise; `cuda` without a usable GPU on some rank
-// (none, driver too old, no kernel image for it, or a build without CUDA) is an error naming it.
-Backend choose_backend(const Communicator& comm, io::Backend requested) {
-  if (requested == io::Backend::Host) {
+// run.backend resolved (collective; see core/backend_choice.hpp), and the choice logged.
+Backend choose_backend(const Communicator& comm, const SimulationConfig& config) {
+  const Backend requested = config.run.backend;
+  const BackendChoice choice = resolve_backend(comm, requested, config.cuda.fill);
+  const std::string_view arrow = requested == Backend::Auto ? "auto -> " : "";
+  if (requested == Backend::Host)
     spdlog::info("backend: host");
-    return Backend::Host;
-  }
-  std::string why;
-  const int mine = select_device(comm, &why) ? comm.size() : comm.rank();
-  int first_without = comm.size();
-  MPI_Allreduce(&mine, &first_without, 1, MPI_INT, MPI_MIN, comm.get());
-  if (first_without < comm.size()) {
-    // The reason as the lowest rank without a GPU sees it.
-    int len = static_cast<int>(why.size());
-    MPI_Bcast(&len, 1, MPI_INT, first_without, comm.get());
-    why.resize(static_cast<std::size_t>(len));
-    MPI_Bcast(why.data(), len, MPI_CHAR, first_without, comm.get());
-    if (comm.size() > 1) why = fmt::format("rank {}: {}", first_without, why);
-    if (requested == io::Backend::Cuda)
-      throw std::runtime_error("backend cuda requested, but no usable GPU: " + why);
-    spdlog::info("backend: auto -> host (no usable GPU: {})", why);
-    return Backend::Host;
-  }
-  spdlog::info("backend: {}cuda ({})", requested == io::Backend::Auto ? "auto -> " : "",
-               device_backend_summary());
-  return Backend::Cuda;
+  else
+    spdlog::info("backend: {}{} ({})", arrow, backend_name(choice.backend), choice.reason);
+  return choice.backend;
 }
 
 std::string thermo_header() {
@@ -244,9 +179,8 @@ int run_command(const RunOptions& options) {
   std::optional<Simulation> sim;
   std::vector<InitialParticle> initial;  // from system.data_file
   if (!agree(comm, [&] {
-        const Backend backend = choose_backend(comm, deck.run.backend);
-        SimulationConfig config = to_config(deck);
-        config.backend = backend;
+        SimulationConfig config = deck;
+        config.run.backend = choose_backend(comm, config);
         if (!deck.system.data_file.empty()) initial = read_data_file(deck.system.data_file, config);
         sim.emplace(comm, config);
         if (!deck.output.imports.empty() && comm.rank() == 0) check_writable(deck.output.imports);
@@ -267,7 +201,7 @@ int run_command(const RunOptions& options) {
 
   spdlog::info("decomposition: {} on a {} grid of ranks, box {:.6g} x {:.6g} x {:.6g}, "
                "R = cutoff + skin = {:.6g}",
-               method_name(sim->config().method), sim->grid().to_string(),
+               method_name(sim->config().decomposition.method), sim->grid().to_string(),
                sim->grid().sub_length().x, sim->grid().sub_length().y,
                sim->grid().sub_length().z, sim->import_cutoff());
 
@@ -296,8 +230,8 @@ int run_command(const RunOptions& options) {
     spdlog::info("{}", thermo_header());
     const auto start = Clock::now();
     const long long first_step = sim->step();
-    const long long steps = sim->config().steps - first_step;
-    ThermoPrinter printer(sim->total_particles(), sim->config().steps);
+    const long long steps = sim->config().run.steps - first_step;
+    ThermoPrinter printer(sim->total_particles(), sim->config().run.steps);
     RunObserver observer(printer, output->active() ? &*output : nullptr);
     sim->run(observer);
     const double loop = std::chrono::duration<double>(Clock::now() - start).count();
@@ -320,7 +254,7 @@ int run_command(const RunOptions& options) {
       spdlog::error("{}", e.what());
     if (comm.rank() != 0 || comm.size() == 1) io::echo_error_to_stderr(e.what());
     std::fflush(stdout);
-    if (comm.size() > 1) MPI_Abort(MPI_COMM_WORLD, 1);
+    if (comm.size() > 1) MpiRuntime::abort(1);
     return 1;
   }
   return 0;

@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/box.hpp"
-#include "core/particles.hpp"
+#include "base/box.hpp"
+#include "base/particles.hpp"
 #include "kernels/workspace.hpp"
 
 namespace scanmd {

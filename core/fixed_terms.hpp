@@ -16,9 +16,9 @@
 
 #include <cstdint>
 
-#include "core/fixed_point.hpp"
+#include "base/fixed_point.hpp"
 #include "core/lj.hpp"
-#include "core/vec3.hpp"
+#include "base/vec3.hpp"
 
 namespace scanmd {
 

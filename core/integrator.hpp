@@ -11,10 +11,10 @@
 // both backends produce the same bits (no FMA contraction on either side, DESIGN.md §5).
 #pragma once
 
-#include "core/box.hpp"
-#include "core/fixed_point.hpp"
+#include "base/box.hpp"
+#include "base/fixed_point.hpp"
 #include "core/lj.hpp"
-#include "core/particles.hpp"
+#include "base/particles.hpp"
 
 namespace scanmd {
 

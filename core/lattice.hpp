@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "core/box.hpp"
+#include "base/box.hpp"
 
 namespace scanmd {
 

@@ -12,7 +12,7 @@
 // rank that computes a pair gets the same bits for it, whichever particle it holds as "i".
 #pragma once
 
-#include "core/vec3.hpp"
+#include "base/vec3.hpp"
 
 namespace scanmd {
 

@@ -16,11 +16,11 @@
 
 #include <cstdint>
 
-#include "core/box.hpp"
-#include "core/fixed_point.hpp"
+#include "base/box.hpp"
+#include "base/fixed_point.hpp"
 #include "core/lj.hpp"
 #include "core/neighbor_list.hpp"
-#include "core/particles.hpp"
+#include "base/particles.hpp"
 
 namespace scanmd {
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/pair_candidate.hpp"
 #include "kernels/scan.hpp"
 
 namespace scanmd {
@@ -30,6 +31,8 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     const std::size_t before = at;
     const std::uint32_t k_i = rank_[i];
     const Vec3 qi = q_sorted_[k_i];
+    const PairSide side_i =
+        GeneralRule ? PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]} : PairSide{};
     const Int3 ci = cells.cell_of(i);
     // The row's candidate runs (contiguous x-runs of cells) and their total length.
     std::uint32_t run_begin[25], run_end[25];
@@ -49,17 +52,9 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     for (int r = 0; r < runs; ++r)
       for (std::uint32_t k = run_begin[r]; k < run_end[r]; ++k) {
         const std::uint32_t j = order[k];
-        const Vec3 qj = q_sorted_[k];
-        const double dx = qi.x - qj.x, dy = qi.y - qj.y, dz = qi.z - qj.z;
-        bool keep = dx * dx + dy * dy + dz * dz < r_sq;
-        if constexpr (!GeneralRule) {
-          // i owned: every ghost pair is ours; owned pairs once, by cell order.
-          keep &= (j >= n_owned) | (k > k_i);
-        } else {
-          if (!keep || k == k_i) continue;
-          keep = rule.lists_pair(PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]},
-                                 PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]});
-        }
+        const bool keep = lists_candidate<GeneralRule>(
+            rule, r_sq, qi, q_sorted_[k], j, static_cast<std::uint32_t>(k), k_i, n_owned, side_i,
+            [&] { return PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]}; });
         out[at] = j;  // kept or not, advancing only when kept: compaction without branches
         at += keep;
       }

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "core/cell_list.hpp"
-#include "core/particles.hpp"
+#include "base/particles.hpp"
 #include "decomposition/import_rule.hpp"
 #include "kernels/workspace.hpp"
 

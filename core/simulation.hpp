@@ -1,41 +1,27 @@
-// One MD run: the particles of this rank, the decomposition machinery and the time step.
+// One MD run on this rank: the configuration, the particles' creation, the time-step loop of
+// DESIGN.md §2 and the global observables (thermo, state hash, import statistics).
 //
-// The step reads like DESIGN.md §2:
-//   half kick + drift → [rebuild: migrate → census → halo plan → bin → neighbour list]
-//   or forward exchange → forces → reverse exchange → half kick → thermo
-// Each phase runs inside a ScopedTimer whose name is a row of the end-of-run table.
-//
-// Backends: the host backend runs the phases on `particles_` with the host kernels; the CUDA
-// backend (config.backend = Backend::Cuda) keeps the particles on the device between steps and
-// runs every phase there (core/cuda/device_backend.hpp), except the host part of a rebuild
-// (migration, census, the owned particles' cell order and the halo plan), for which the owned
-// particles come back to the host — on several ranks, and for the first build of a single
-// rank, whose later rebuilds stay on the device. `particles()` then refreshes the host copy on
-// demand. Both backends give the same bits (DESIGN.md §5), so the same state hash.
+// The loop is written once (Simulation::run), against StepBackend (core/step_backend.hpp): the
+// host backend or its CUDA sibling runs each phase, chosen once at construction from
+// run.backend (auto is resolved here when the caller has not). Both give the same bits
+// (DESIGN.md §5), so the same state hash.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "core/cell_list.hpp"
-#include "core/cuda/device_backend.hpp"
-#include "core/integrator.hpp"
-#include "core/lj.hpp"
-#include "core/lj_force.hpp"
-#include "core/neighbor_list.hpp"
-#include "core/particles.hpp"
+#include "base/box.hpp"
+#include "base/communicator.hpp"
+#include "base/particles.hpp"
+#include "base/timers.hpp"
+#include "core/config.hpp"
+#include "core/step_backend.hpp"
 #include "core/thermo.hpp"
-#include "core/timers.hpp"
-#include "decomposition/census.hpp"
 #include "decomposition/halo_exchange.hpp"
 #include "decomposition/rank_grid.hpp"
-#include "kernels/workspace.hpp"
 
 namespace scanmd {
 
@@ -48,29 +34,6 @@ struct InitialParticle {
   Int3 image;
 };
 
-// Where the time step runs (the deck's `auto` is resolved before: app/run_command.cpp).
-enum class Backend { Host, Cuda };
-
-struct SimulationConfig {
-  double density = 0.8442;
-  std::array<int, 3> cells{20, 20, 20};
-  double temperature = 1.44;
-  std::uint64_t seed = 87287;
-  double mass = 1.0;
-  double epsilon = 1.0, sigma = 1.0, cutoff = 2.5;
-  bool shift = false;
-  double skin = 0.3;
-  double dt = 0.005;
-  long long steps = 100;
-  Method method = Method::HalfShell;
-  Int3 grid{0, 0, 0};
-  long long thermo_every = 50;
-  std::optional<Vec3> box_length;  // set: this box instead of the lattice's
-  Backend backend = Backend::Host;
-  NeighborFill cuda_fill = NeighborFill::SegmentedScan;  // CUDA neighbour-list placement
-  bool cuda_local_rebuild = true;  // CUDA, one rank: rebuilds after the first on the device
-};
-
 // Import statistics over ranks at one rebuild.
 struct ImportSnapshot {
   long long step = 0;
@@ -78,7 +41,7 @@ struct ImportSnapshot {
   double mean = 0;
   double tower_mean = 0, plate_mean = 0;
   double bytes_mean = 0;
-  std::vector<long long> per_rank;       // ghosts per rank (gathered on every rank)
+  std::vector<long long> per_rank;            // ghosts per rank (gathered on every rank)
   std::vector<ImportCounts> per_rank_counts;  // every rank's full counts
 };
 
@@ -97,13 +60,15 @@ class StepObserver {
 
 class Simulation {
  public:
+  // Collective. Throws std::invalid_argument when the box is too small for the cutoff, and
+  // std::runtime_error when run.backend = cuda finds no usable GPU.
   Simulation(const Communicator& comm, const SimulationConfig& config);
 
   // Step 0 from the fcc lattice and velocities of the config: particles, first rebuild, forces.
   void setup();
   // Step `start_step` from given particles (velocities as given): data files, restarts.
   void setup(const std::vector<InitialParticle>& particles, long long start_step = 0);
-  // Runs to config.steps. The observer sees the starting state, then every step.
+  // Runs to run.steps. The observer sees the starting state, then every step.
   void run(StepObserver& observer);
   // Convenience: `on_thermo` on every rank for each thermo sample (every thermo_every steps
   // and the last step).
@@ -111,63 +76,45 @@ class Simulation {
   bool thermo_due(long long step) const;
   bool has_energy() const { return energy_step_ == step_; }  // thermo() valid now
 
-  ThermoSample thermo() const;  // collective; energy terms of the last force call with energy
+  ThermoSample thermo() const;       // collective; energy terms of the last force call with energy
   std::uint64_t state_hash() const;  // collective; same on every rank
 
   const SimulationConfig& config() const { return config_; }
   const Box& box() const { return box_; }
   const RankGrid& grid() const { return grid_; }
-  double import_cutoff() const { return config_.cutoff + config_.skin; }
+  double import_cutoff() const { return config_.import_cutoff(); }
   long long total_particles() const { return n_total_; }
   long long step() const { return step_; }
   const Timers& timers() const { return timers_; }
-  // Owned particles are current (CUDA: copied back from the device on demand); ghosts are
-  // those of the last rebuild.
-  const ParticleStore& particles() const;
+  // Owned particles as they are now (CUDA: copied back from the device); ghosts are those of
+  // the last rebuild made on the host.
+  const ParticleStore& particles() const { return backend_->particles(); }
   const std::vector<ImportSnapshot>& imports() const { return imports_; }
   long long rebuilds() const { return rebuilds_; }
-  long long local_pairs() const;  // pairs within the cutoff of the last force call
-  Backend backend() const { return config_.backend; }
-  std::string backend_description() const;  // "host", or the CUDA device / MPI path / fill
+  long long local_pairs() const { return backend_->force_totals().pairs; }  // last force call
+  Backend backend() const { return config_.run.backend; }  // Host or Cuda
+  std::string backend_description() const { return backend_->description(); }
   // The neighbour list of the last rebuild as (row, neighbour) particle indices (owned, then
   // ghosts, as in particles()), in row order; for tests comparing backends.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> neighbor_entries() const;
+  NeighborEntries neighbor_entries() const { return backend_->neighbor_entries(); }
   double analytic_import() const;  // ρ·V of the method's formula for this grid
 
-  // Recomputes forces from the current state; energy and virial only when asked (thermo
-  // steps), as LAMMPS does.
-  void compute_forces(bool with_energy = true);
-
  private:
+  void start(ParticleStore owned, long long start_step);
   void rebuild();
-  ImportCounts rebuild_on_host();  // migrate, census, cell order, halo plan, bin + list
-  void record_imports(const ImportCounts& counts);
-  void finish_setup(long long start_step);
-  void sync_host() const;  // CUDA: owned particles device → host when the host copy is stale
+  bool skin_exceeded_anywhere(bool moved_here);
 
   const Communicator& comm_;
   SimulationConfig config_;
   Box box_;
   RankGrid grid_;
-  LJParams lj_;
-  VelocityVerlet integrator_;
-  HaloExchange halo_;
-  PairRule rule_;
-  mutable ParticleStore particles_;  // CUDA: refreshed lazily by sync_host()
-  CellList cells_;
-  NeighborList neighbors_;
-  kernels::Workspace ws_;
   Timers timers_;
-  Census census_;
-  ForceTotals forces_;
+  std::unique_ptr<StepBackend> backend_;
   long long n_total_ = 0;
   long long step_ = 0;
   long long rebuilds_ = 0;
-  long long last_pairs_ = 0;
   long long energy_step_ = -1;
   std::vector<ImportSnapshot> imports_;
-  std::unique_ptr<DeviceBackend> device_;  // set for Backend::Cuda
-  mutable bool host_stale_ = false;        // the device holds a newer owned state
 };
 
 }  // namespace scanmd

@@ -5,9 +5,9 @@
 // trajectory, is bitwise the same for every decomposition.
 #pragma once
 
-#include "core/fixed_point.hpp"
-#include "core/particles.hpp"
-#include "decomposition/communicator.hpp"
+#include "base/fixed_point.hpp"
+#include "base/particles.hpp"
+#include "base/communicator.hpp"
 
 namespace scanmd {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "core/fixed_point.hpp"
+#include "base/fixed_point.hpp"
 #include "core/thermo.hpp"
 
 namespace scanmd {

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "core/particles.hpp"
-#include "decomposition/communicator.hpp"
+#include "base/particles.hpp"
+#include "base/communicator.hpp"
 
 namespace scanmd {
 

@@ -13,16 +13,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "decomposition/communicator.hpp"
+#include "base/communicator.hpp"
 
 namespace scanmd {
 
 struct ExchangePlan {
-  struct Part {
-    int rank;
-    std::size_t offset;
-    std::size_t count;
-  };
+  using Part = MessagePart;
   std::vector<Part> sends;  // to other ranks, offsets into the send buffer
   std::vector<Part> recvs;  // from other ranks, offsets into the receive buffer
   Part self_send{-1, 0, 0};
@@ -38,12 +34,6 @@ struct ExchangePlan {
   std::size_t remote_recv_count() const { return recv_total - self_recv.count; }
 };
 
-namespace detail {
-void exchange_bytes(const Communicator& comm, std::span<const ExchangePlan::Part> sends,
-                    std::span<const ExchangePlan::Part> recvs, const std::byte* send,
-                    std::byte* recv, std::size_t item_bytes, int tag);
-}
-
 template <class T>
 void execute(const Communicator& comm, const ExchangePlan& plan, std::span<const T> send,
              std::span<T> recv, int tag) {
@@ -51,9 +41,8 @@ void execute(const Communicator& comm, const ExchangePlan& plan, std::span<const
   if (plan.self_send.count > 0)
     std::memcpy(recv.data() + plan.self_recv.offset, send.data() + plan.self_send.offset,
                 plan.self_send.count * sizeof(T));
-  detail::exchange_bytes(comm, plan.sends, plan.recvs,
-                         reinterpret_cast<const std::byte*>(send.data()),
-                         reinterpret_cast<std::byte*>(recv.data()), sizeof(T), tag);
+  comm.exchange(plan.sends, plan.recvs, reinterpret_cast<const std::byte*>(send.data()),
+                reinterpret_cast<std::byte*>(recv.data()), sizeof(T), tag);
 }
 
 // Sends recv-side items back along the plan: `back` is laid out like the receive buffer,
@@ -65,9 +54,8 @@ void execute_reverse(const Communicator& comm, const ExchangePlan& plan, std::sp
   if (plan.self_send.count > 0)
     std::memcpy(out.data() + plan.self_send.offset, back.data() + plan.self_recv.offset,
                 plan.self_send.count * sizeof(T));
-  detail::exchange_bytes(comm, plan.recvs, plan.sends,
-                         reinterpret_cast<const std::byte*>(back.data()),
-                         reinterpret_cast<std::byte*>(out.data()), sizeof(T), tag);
+  comm.exchange(plan.recvs, plan.sends, reinterpret_cast<const std::byte*>(back.data()),
+                reinterpret_cast<std::byte*>(out.data()), sizeof(T), tag);
 }
 
 }  // namespace scanmd

@@ -4,16 +4,19 @@
 // For every owned particle of box C (wrapped position x), every periodic image
 // q = x + S·L (S ∈ {-1,0,1}³: with L >= 2R no farther image can reach a box) and every box X
 // whose extent comes within R of q, ImportRegion::classify decides whether X imports that
-// image. The result is a list of (destination box, particle, shift, kind) entries, in
-// particle order. The real halo exchange (MPI) and the virtual decomposition (`scanmd
-// model`, P ranks in one process) both run this same code.
+// image (visit_exports, the one copy of the rule). The result is a list of (destination box,
+// particle, shift, kind) entries, in particle order. The real halo exchange (MPI), the virtual
+// decomposition (`scanmd model`, P ranks in one process) and the CUDA backend's single-rank
+// ghosts (core/cuda/ghosts.cu) all run this same code.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <vector>
 
-#include "core/box.hpp"
+#include <cmath>
+
+#include "base/box.hpp"
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
 
@@ -29,6 +32,75 @@ SCANMD_HD inline int image_shifts(double xa, double len, double r, int* s) {
   s[m++] = 0;
   if (xa < r + 1e-9 * len) s[m++] = 1;
   return m;
+}
+
+// What export selection needs, as plain values (host loops and CUDA kernels alike).
+struct ExportGeometry {
+  Method method;
+  Int3 dims;         // the rank grid
+  Vec3 sub_length;   // b = L / dims: box X spans [X·b, (X+1)·b)
+  Vec3 length;       // L
+  double r;          // R = cutoff + skin
+
+  // Import region of box c (R padded by a relative 1e-12 against rounding at the edge).
+  SCANMD_HD ImportRegion region(Int3 c) const {
+    const Vec3 b = sub_length;
+    return {method,
+            c,
+            {c.x * b.x, c.y * b.y, c.z * b.z},
+            {(c.x + 1) * b.x, (c.y + 1) * b.y, (c.z + 1) * b.z},
+            r * r * (1.0 + 1e-12),
+            r * (1.0 + 1e-12)};
+  }
+};
+
+// The export rule, once: for the owned particle at wrapped x in box `owner`, calls
+// emit(c, S, home, X, kind) for the c-th (image S, importing box X) pair — every periodic image
+// q = x + S·L (S from image_shifts per axis: with L >= 2R no farther image can reach a box), home
+// = owner + S·dims, and every box X whose extent comes within R of q (one box of slack each side,
+// classify() makes the exact test) that imports it, except the particle itself in its own box.
+// Order: Sx, Sy, Sz outer (as image_shifts lists them), then Xz, Xy, Xx. Returns the count.
+#if defined(__CUDACC__)
+#pragma nv_exec_check_disable
+#endif
+template <class Emit>
+SCANMD_HD inline std::uint32_t visit_exports(const ExportGeometry& g, Vec3 x, Int3 owner,
+                                             Emit&& emit) {
+  const Vec3 L = g.length, b = g.sub_length;
+  const double r = g.r;
+  // Boxes along one axis whose extent may come within R of q.
+  auto box_range = [r](double q, double bb, int np, int& lo, int& hi) {
+    lo = static_cast<int>(floor((q - r) / bb)) - 1;
+    hi = static_cast<int>(floor((q + r) / bb)) + 1;
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > np - 1 ? np - 1 : hi;
+  };
+  int sx[3], sy[3], sz[3];
+  const int nsx = image_shifts(x.x, L.x, r, sx), nsy = image_shifts(x.y, L.y, r, sy),
+            nsz = image_shifts(x.z, L.z, r, sz);
+  std::uint32_t count = 0;
+  for (int a = 0; a < nsx; ++a)
+    for (int bb = 0; bb < nsy; ++bb)
+      for (int cc = 0; cc < nsz; ++cc) {
+        const Int3 S{sx[a], sy[bb], sz[cc]};
+        const Vec3 q{x.x + S.x * L.x, x.y + S.y * L.y, x.z + S.z * L.z};
+        const Int3 home = owner + S * g.dims;
+        int x0, x1, y0, y1, z0, z1;
+        box_range(q.x, b.x, g.dims.x, x0, x1);
+        box_range(q.y, b.y, g.dims.y, y0, y1);
+        box_range(q.z, b.z, g.dims.z, z0, z1);
+        for (int kz = z0; kz <= z1; ++kz)
+          for (int ky = y0; ky <= y1; ++ky)
+            for (int kx = x0; kx <= x1; ++kx) {
+              const Int3 X{kx, ky, kz};
+              if (X == owner && S == Int3{0, 0, 0}) continue;  // its own particle
+              const ImportKind kind = g.region(X).classify(q, home);
+              if (kind == ImportKind::None) continue;
+              emit(count, S, home, X, kind);
+              ++count;
+            }
+      }
+  return count;
 }
 
 struct ExportList {
@@ -52,15 +124,13 @@ class ExportSelector {
   // Appends the entries of the owned particles `x` of box `owner`.
   void select(std::span<const Vec3> x, Int3 owner, ExportList& out) const;
 
-  double import_cutoff() const { return r_; }
-  // Import region of box c (R padded by a relative 1e-12 against rounding at the edge).
-  ImportRegion region(Int3 c) const;
+  double import_cutoff() const { return geometry_.r; }
+  const ExportGeometry& geometry() const { return geometry_; }
+  ImportRegion region(Int3 c) const { return geometry_.region(c); }
 
  private:
   RankGrid grid_;
-  Box box_;
-  Method method_;
-  double r_;
+  ExportGeometry geometry_;
 };
 
 }  // namespace scanmd

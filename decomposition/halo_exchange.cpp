@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/fixed_point.hpp"
+#include "base/fixed_point.hpp"
 
 #include "kernels/counting_sort.hpp"
 

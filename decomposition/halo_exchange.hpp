@@ -18,9 +18,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/box.hpp"
-#include "core/particles.hpp"
-#include "decomposition/communicator.hpp"
+#include "base/box.hpp"
+#include "base/particles.hpp"
+#include "base/communicator.hpp"
 #include "decomposition/exchange_plan.hpp"
 #include "decomposition/export_selection.hpp"
 #include "decomposition/import_rule.hpp"

@@ -37,7 +37,7 @@
 
 #include <cstdint>
 
-#include "core/vec3.hpp"
+#include "base/vec3.hpp"
 #include "decomposition/method.hpp"
 
 namespace scanmd {

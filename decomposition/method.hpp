@@ -1,8 +1,16 @@
-// The spatial decomposition methods scanmd offers (DESIGN.md §4).
+// The spatial decomposition methods scanmd offers (DESIGN.md §4), and their names: the deck's
+// `decomposition.method` values, `scanmd model --methods`, log lines and files all use this
+// table.
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <iterator>
 #include <optional>
+#include <span>
 #include <string_view>
+
+#include "base/names.hpp"
 
 namespace scanmd {
 
@@ -14,25 +22,24 @@ enum class Method {
   Midpoint,          // Desmond: pair computed in the box holding its midpoint
 };
 
-inline constexpr Method kAllMethods[] = {Method::HalfShell, Method::NeutralTerritory,
-                                         Method::FullShell, Method::EighthShell,
-                                         Method::Midpoint};
+inline constexpr NamedValue<Method> kMethodNames[] = {
+    {Method::HalfShell, "half-shell"},   {Method::NeutralTerritory, "neutral-territory"},
+    {Method::FullShell, "full-shell"},   {Method::EighthShell, "eighth-shell"},
+    {Method::Midpoint, "midpoint"},
+};
+
+inline constexpr auto kAllMethods = [] {
+  std::array<Method, std::size(kMethodNames)> all{};
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = kMethodNames[i].value;
+  return all;
+}();
 
 constexpr std::string_view method_name(Method m) {
-  switch (m) {
-    case Method::HalfShell: return "half-shell";
-    case Method::NeutralTerritory: return "neutral-territory";
-    case Method::FullShell: return "full-shell";
-    case Method::EighthShell: return "eighth-shell";
-    case Method::Midpoint: return "midpoint";
-  }
-  return "?";
+  return name_of<Method>(kMethodNames, m);
 }
 
-inline std::optional<Method> method_from_name(std::string_view s) {
-  for (Method m : kAllMethods)
-    if (method_name(m) == s) return m;
-  return std::nullopt;
+constexpr std::optional<Method> method_from_name(std::string_view s) {
+  return value_of<Method>(kMethodNames, s);
 }
 
 // Does the method send forces on ghosts back to their owners?

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "core/box.hpp"
+#include "base/box.hpp"
 #include "decomposition/method.hpp"
 
 namespace scanmd {

@@ -25,25 +25,13 @@ bool sync_path(const std::string& path, int flags) {
   return ok;
 }
 
-// Agrees over all ranks on rank 0's error message (empty: none) and throws it everywhere.
-void throw_if_rank0_failed(MPI_Comm comm, std::string message) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  int len = rank == 0 ? static_cast<int>(message.size()) : 0;
-  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
-  if (len == 0) return;
-  message.resize(len);
-  MPI_Bcast(message.data(), len, MPI_CHAR, 0, comm);
-  throw CheckpointError(message);
-}
-
 struct Shape {
   hsize_t frames = 0, particles = 0;
 };
 
 }  // namespace
 
-void write_checkpoint(MPI_Comm comm, const std::string& path, const FrameHeader& frame,
+void write_checkpoint(const Communicator& comm, const std::string& path, const FrameHeader& frame,
                       std::span<const ParticleRow> block, std::int64_t particles,
                       const RunRecord& run, const std::string& creator_version) {
   const std::string tmp = path + ".tmp";
@@ -58,10 +46,8 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const FrameHeader&
     w.write_frame(frame, block, nullptr);
     w.close();
   }
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
   std::string error;
-  if (rank == 0) {
+  if (comm.rank() == 0) {
     if (!sync_path(tmp, O_RDONLY)) {
       error = path + ": cannot sync checkpoint " + tmp + ": " + std::strerror(errno);
     } else if (std::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -72,13 +58,13 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, const FrameHeader&
       sync_path(dir.empty() ? std::string(".") : dir.string(), O_RDONLY | O_DIRECTORY);
     }
   }
-  throw_if_rank0_failed(comm, error);
+  // Rank 0's error (empty: none) is thrown on every rank.
+  error = comm.broadcast(std::move(error), 0);
+  if (!error.empty()) throw CheckpointError(error);
 }
 
-Checkpoint read_checkpoint(MPI_Comm comm, const std::string& path) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &ranks);
+Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
+  const int rank = comm.rank(), ranks = comm.size();
   const std::string bad = path + ": not a usable checkpoint: ";
   {
     std::error_code ec;
@@ -91,7 +77,7 @@ Checkpoint read_checkpoint(MPI_Comm comm, const std::string& path) {
   Checkpoint c;
   std::vector<std::int64_t> ids;
   try {
-    File file = h5::open_parallel(comm, path, false);
+    File file = h5::open_parallel(comm.get(), path, false);
     const hid_t f = file.get();
     PropertyList dxpl = h5::collective_transfer();
     const std::string t = "particles/trajectory/";
@@ -193,7 +179,7 @@ Checkpoint read_checkpoint(MPI_Comm comm, const std::string& path) {
     for (int k = 0; k < 3; ++k)
       if (!std::isfinite(r.x[k]) || !std::isfinite(r.v[k])) problem = std::max(problem, 2);
   }
-  MPI_Allreduce(MPI_IN_PLACE, &problem, 1, MPI_INT, MPI_MAX, comm);
+  problem = static_cast<int>(comm.max(static_cast<long long>(problem)));
   if (problem == 1) throw CheckpointError(bad + "particle ids are not 1..N in row order");
   if (problem == 2) throw CheckpointError(bad + "non-finite positions or velocities");
   return c;

@@ -12,8 +12,6 @@
 // truncated or foreign file is a CheckpointError naming the file and the problem.
 #pragma once
 
-#include <mpi.h>
-
 #include <array>
 #include <cstdint>
 #include <span>
@@ -21,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "base/communicator.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/particle_rows.hpp"
 
@@ -41,11 +40,11 @@ struct Checkpoint {
 };
 
 // Collective. `block` is this rank's row block of `particles` rows (order_by_id()).
-void write_checkpoint(MPI_Comm comm, const std::string& path, const FrameHeader& frame,
+void write_checkpoint(const Communicator& comm, const std::string& path, const FrameHeader& frame,
                       std::span<const ParticleRow> block, std::int64_t particles,
                       const RunRecord& run, const std::string& creator_version);
 
 // Collective; every rank throws the same CheckpointError when the file is unusable.
-Checkpoint read_checkpoint(MPI_Comm comm, const std::string& path);
+Checkpoint read_checkpoint(const Communicator& comm, const std::string& path);
 
 }  // namespace scanmd::io

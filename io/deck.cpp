@@ -26,44 +26,6 @@
 
 namespace scanmd::io {
 
-std::string_view to_string(Backend b) {
-  switch (b) {
-    case Backend::Auto:
-      return "auto";
-    case Backend::Host:
-      return "host";
-    case Backend::Cuda:
-      return "cuda";
-  }
-  return "?";
-}
-
-std::string_view to_string(Method m) {
-  switch (m) {
-    case Method::HalfShell:
-      return "half-shell";
-    case Method::NeutralTerritory:
-      return "neutral-territory";
-    case Method::FullShell:
-      return "full-shell";
-    case Method::EighthShell:
-      return "eighth-shell";
-    case Method::Midpoint:
-      return "midpoint";
-  }
-  return "?";
-}
-
-double Deck::lattice_constant() const {
-  // fcc: 4 atoms per cubic unit cell (the only lattice accepted so far).
-  return std::cbrt(4.0 / system.density);
-}
-
-std::array<double, 3> Deck::box_length() const {
-  const double a = lattice_constant();
-  return {system.cells[0] * a, system.cells[1] * a, system.cells[2] * a};
-}
-
 namespace {
 
 // ---------------------------------------------------------------------------------------------
@@ -299,6 +261,14 @@ std::int64_t non_negative_int(const Reader& r) {
   return v;
 }
 
+// The enum value named by the string value.
+template <class E>
+E one_of(const Reader& r, std::span<const NamedValue<E>> names) {
+  const std::string v = r.string();
+  if (const std::optional<E> e = value_of<E>(names, v)) return *e;
+  r.fail(fmt::format("must be one of {} (got {})", quoted_names<E>(names), toml_quote(v)));
+}
+
 // Index of the string value in `allowed`.
 std::size_t one_of(const Reader& r, std::initializer_list<std::string_view> allowed) {
   const std::string v = r.string();
@@ -352,12 +322,10 @@ const KeySpec kKeys[] = {
   {"run", "dt", false, [](Deck& d, const Reader& r) { d.run.dt = positive(r); }},
   {"run", "steps", false, [](Deck& d, const Reader& r) { d.run.steps = non_negative_int(r); }},
   {"run", "backend", true, [](Deck& d, const Reader& r) {
-     d.run.backend = static_cast<Backend>(one_of(r, {"auto", "host", "cuda"})); }},
+     d.run.backend = one_of<Backend>(r, kBackendNames); }},
 
   {"decomposition", "method", true, [](Deck& d, const Reader& r) {
-     d.decomposition.method = static_cast<Method>(
-         one_of(r, {"half-shell", "neutral-territory", "full-shell", "eighth-shell",
-                    "midpoint"})); }},
+     d.decomposition.method = one_of<Method>(r, kMethodNames); }},
   {"decomposition", "grid", false, [](Deck& d, const Reader& r) {
      const auto g = r.int3(0, "an array of 3 non-negative integers");
      const int zeros = static_cast<int>(std::count(g.begin(), g.end(), 0));
@@ -474,16 +442,9 @@ bool before(const toml::source_position& a, const toml::source_position& b) {
 // the last --set override among cells/cutoff/skin/density, else system.cells if the file gives it,
 // else whichever of the others the file gives last, else system.cells from the defaults.
 void check_box(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
-  const double need = 2 * (deck.potential.cutoff + deck.neighbor.skin);
-  const auto box = deck.box_length();
-  int axis = -1;
-  for (int i = 0; i < 3; ++i) {
-    if (box[i] < need) {
-      axis = i;
-      break;
-    }
-  }
-  if (axis < 0) return;
+  const Vec3 box = initial_box_length(deck.system);
+  const std::optional<int> axis = short_box_axis(box, deck.import_cutoff());
+  if (!axis) return;
 
   auto relevant = [](const Item& it) {
     return it.name == "system.cells" || it.name == "potential.cutoff" ||
@@ -503,10 +464,8 @@ void check_box(const Deck& deck, const std::vector<Item>& items, const std::stri
       if (relevant(it)) blame = &it;  // items from the file are in file order
     }
   }
-  const std::string what = fmt::format(
-      "box {:.4g} along {} is smaller than 2*(cutoff+skin) = {:.4g}; use more cells "
-      "or a shorter cutoff",
-      box[axis], "xyz"[axis], need);
+  const std::string what =
+      short_box_message(box, deck.import_cutoff(), *axis) + "; use more cells or a shorter cutoff";
   if (!blame) throw DeckError(fmt::format("{}: system.cells: {}", file, what));
   Reader(file, *blame).fail(what);
 }
@@ -538,9 +497,9 @@ std::string Deck::to_toml() const {
   s += "\n[run]\n";
   s += fmt::format("dt = {}\n", toml_float(run.dt));
   s += fmt::format("steps = {}\n", run.steps);
-  s += fmt::format("backend = {}\n", toml_quote(to_string(run.backend)));
+  s += fmt::format("backend = {}\n", toml_quote(backend_name(run.backend)));
   s += "\n[decomposition]\n";
-  s += fmt::format("method = {}\n", toml_quote(to_string(decomposition.method)));
+  s += fmt::format("method = {}\n", toml_quote(method_name(decomposition.method)));
   s += fmt::format("grid = {}\n", toml_int3(decomposition.grid));
   s += "\n[output]\n";
   s += fmt::format("thermo_every = {}\n", output.thermo_every);

@@ -99,15 +99,15 @@ void write_whole(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_
 
 }  // namespace
 
-H5mdWriter H5mdWriter::create(MPI_Comm comm, const std::string& path, const H5mdLayout& layout,
+H5mdWriter H5mdWriter::create(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
                               const std::string& creator_version) {
   H5mdWriter w;
-  w.comm_ = comm;
-  MPI_Comm_rank(comm, &w.rank_);
-  MPI_Comm_size(comm, &w.ranks_);
+  w.comm_ = comm.get();
+  w.rank_ = comm.rank();
+  w.ranks_ = comm.size();
   w.path_ = path;
   w.layout_ = layout;
-  w.file_ = h5::create_parallel(comm, path);
+  w.file_ = h5::create_parallel(comm.get(), path);
   w.dxpl_ = h5::collective_transfer();
   const hid_t f = w.file_.get();
 
@@ -159,15 +159,15 @@ H5mdWriter H5mdWriter::create(MPI_Comm comm, const std::string& path, const H5md
   return w;
 }
 
-H5mdWriter H5mdWriter::append(MPI_Comm comm, const std::string& path, const H5mdLayout& layout,
+H5mdWriter H5mdWriter::append(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
                               std::int64_t restart_step) {
   H5mdWriter w;
-  w.comm_ = comm;
-  MPI_Comm_rank(comm, &w.rank_);
-  MPI_Comm_size(comm, &w.ranks_);
+  w.comm_ = comm.get();
+  w.rank_ = comm.rank();
+  w.ranks_ = comm.size();
   w.path_ = path;
   w.layout_ = layout;
-  w.file_ = h5::open_parallel(comm, path, true);
+  w.file_ = h5::open_parallel(comm.get(), path, true);
   w.dxpl_ = h5::collective_transfer();
   const hid_t f = w.file_.get();
   auto need = [&](const std::string& what, bool ok) {

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "base/communicator.hpp"
 #include "io/hdf5_handle.hpp"
 #include "io/particle_rows.hpp"
 
@@ -84,12 +85,12 @@ struct TimingRow {
 class H5mdWriter {
  public:
   // A new file at `path` (an existing one is replaced).
-  static H5mdWriter create(MPI_Comm comm, const std::string& path, const H5mdLayout& layout,
+  static H5mdWriter create(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
                            const std::string& creator_version);
   // An existing trajectory, continued from a restart at `restart_step`: frames with a step
   // <= restart_step and thermo rows with a step < restart_step are kept, later ones dropped.
   // Throws when the file does not hold a trajectory of this layout (particle count, force).
-  static H5mdWriter append(MPI_Comm comm, const std::string& path, const H5mdLayout& layout,
+  static H5mdWriter append(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
                            std::int64_t restart_step);
 
   H5mdWriter(H5mdWriter&&) noexcept = default;

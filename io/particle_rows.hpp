@@ -4,19 +4,18 @@
 // every rank takes one contiguous block of rows, rank r the rows [⌊rN/P⌋, ⌊(r+1)N/P⌋)
 // (RowBlock), whatever particles it owns in the simulation. order_by_id() moves the records
 // there: destination of each record → counting sort by destination (count → exclusive scan →
-// scatter, kernels/counting_sort.hpp) → MPI_Alltoall of the counts → MPI_Alltoallv of the
-// records → placed at row − block.lo. A restart runs the other direction with redistribute()
+// scatter, kernels/counting_sort.hpp) → Communicator::all_to_allv of the records → placed at row − block.lo. A restart runs the other direction with redistribute()
 // and destinations chosen by the caller (the rank whose box holds the position).
 //
 // ParticleRow is a plain struct so io/ does not depend on core/: the app fills it from the
 // particle store (forces already converted from fixed point).
 #pragma once
 
-#include <mpi.h>
-
 #include <cstdint>
 #include <span>
 #include <vector>
+
+#include "base/communicator.hpp"
 
 namespace scanmd::io {
 
@@ -39,13 +38,13 @@ RowBlock row_block(std::int64_t n, int rank, int ranks);
 
 // Sends rows[i] to rank dest[i] (collective); returns what this rank received, grouped by
 // source rank, each group in the sender's order.
-std::vector<ParticleRow> redistribute(MPI_Comm comm, std::span<const ParticleRow> rows,
+std::vector<ParticleRow> redistribute(const Communicator& comm, std::span<const ParticleRow> rows,
                                       std::span<const std::uint32_t> dest);
 
 // Every rank passes the particles it owns; returns this rank's row block of all n particles,
 // sorted by id. Throws if the ids are not exactly 1..n, each once (collective: all ranks
 // throw together).
-std::vector<ParticleRow> order_by_id(MPI_Comm comm, std::span<const ParticleRow> rows,
+std::vector<ParticleRow> order_by_id(const Communicator& comm, std::span<const ParticleRow> rows,
                                      std::int64_t n);
 
 }  // namespace scanmd::io

@@ -4,14 +4,13 @@
 // Configuration: fcc lattice at density ρ (default the MDPairLJ deck: 1.0, cells 20×20×40 =
 // 64 000), every site displaced uniformly in ±0.15 (counter-based, so reproducible), R = 2.9
 // (r_cut 2.5 + buffer 0.4), half shell. The host builds the halo exactly as a rebuild does
-// (migrate, cell order, ghosts), then each placement variant uploads it `reps` times; the
-// device time of the binning and of the list build (CUDA events, DeviceBuildTimes) is
+// (Domain::redistribute: migrate, cell order, ghosts), uploads it once (DeviceParticles), and
+// each placement variant builds cells (DeviceCellList) and list (DeviceNeighborList) `reps`
+// times; the device time of the binning and of the list build (CUDA events, BuildTimer) is
 // reported as the median over the repetitions, with the entry counts of both variants (they
 // must agree). Without a usable GPU it prints why and exits 0.
 //
 // Usage: bench_md_neighbors [nx ny nz] [reps] [density]
-#include <mpi.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -20,16 +19,19 @@
 #include <string>
 #include <vector>
 
-#include "core/cell_list.hpp"
-#include "core/cuda/device_backend.hpp"
+#include "base/communicator.hpp"
+#include "base/particles.hpp"
+#include "core/cuda/device_cell_list.hpp"
+#include "core/cuda/device_flags.hpp"
+#include "core/cuda/device_memory.hpp"
+#include "core/cuda/device_neighbor_list.hpp"
+#include "core/cuda/device_particles.hpp"
+#include "core/cuda/device_selection.hpp"
+#include "core/cuda/device_timing.hpp"
+#include "core/domain.hpp"
 #include "core/lattice.hpp"
-#include "core/lj.hpp"
-#include "core/particles.hpp"
 #include "core/velocities.hpp"
-#include "decomposition/communicator.hpp"
-#include "decomposition/halo_exchange.hpp"
 #include "decomposition/rank_grid.hpp"
-#include "kernels/workspace.hpp"
 
 namespace {
 
@@ -48,7 +50,7 @@ int run(int argc, char** argv) {
     for (int a = 0; a < 3; ++a) cells[a] = std::atoi(argv[1 + a]);
   if (argc >= 5) reps = std::max(1, std::atoi(argv[4]));
   if (argc >= 6) density = std::atof(argv[5]);
-  const double cutoff = 2.5, skin = 0.4, R = cutoff + skin;
+  const double R = 2.5 + 0.4;  // cutoff + skin
 
   Communicator comm;
   if (comm.size() != 1) {
@@ -56,7 +58,7 @@ int run(int argc, char** argv) {
     return 2;
   }
   std::string why;
-  if (!device_usable(&why)) {
+  if (!select_device(comm, &why)) {
     std::printf("bench_md_neighbors: skipped, no CUDA device: %s\n", why.c_str());
     return 0;
   }
@@ -65,7 +67,7 @@ int run(int argc, char** argv) {
   const FccLattice lattice = FccLattice::from_density(density, cells);
   const Box box = lattice.box();
   const RankGrid grid({1, 1, 1}, box);
-  HaloExchange halo(comm, grid, box, Method::HalfShell, R);
+  Domain domain(comm, grid, box, Method::HalfShell, R);
   ParticleStore p;
   const Int3 c{0, 0, 0};
   lattice.for_each_site(
@@ -78,23 +80,17 @@ int run(int argc, char** argv) {
         wrap(q, image, box.length);
         p.push_owned(id, q, {0, 0, 0}, image, c);
       });
-  kernels::Workspace ws;
-  halo.migrate(p);
-  CellList order;
-  order.build(ws, p, box, grid.lo(c), grid.hi(c), R, R);
-  p.permute_owned(order.order());
-  halo.build(p);
+  domain.take_census(p);
+  Timers host_timers;
+  domain.redistribute(p, 0, host_timers);
+  const PairRule rule{Method::HalfShell, c, grid.dims(), box.length};
 
-  DeviceConfig cfg;
-  cfg.box = box;
-  cfg.lj = LJParams::make(1.0, 1.0, cutoff, false);
-  cfg.dt = 0.005;
-  cfg.skin = skin;
-  cfg.import_cutoff = R;
-  cfg.method = Method::HalfShell;
-  cfg.rule = PairRule{Method::HalfShell, c, grid.dims(), box.length};
-  cfg.lo = grid.lo(c);
-  cfg.hi = grid.hi(c);
+  using namespace cuda_step;
+  Stream stream;
+  DeviceFlagsMirror flags;
+  Scratch scratch;
+  DeviceParticles particles;
+  particles.upload(p, stream.get());
 
   std::printf(
       "bench_md_neighbors: %zu particles (%zu owned + %zu ghosts), R = %.2f, density %g, "
@@ -105,14 +101,22 @@ int run(int argc, char** argv) {
   std::uint64_t entries[2] = {0, 0};
   int k = 0;
   for (NeighborFill fill : {NeighborFill::SegmentedScan, NeighborFill::AtomicCounters}) {
-    cfg.fill = fill;
-    auto backend = make_device_backend(comm, cfg);
-    Timers timers;
-    backend->upload(p, halo, timers);  // warm-up: allocations, first touch
+    DeviceCellList cell_list(domain.cell_grid(), box.length);
+    DeviceNeighborList list(fill);
+    BuildTimer timer;
+    auto build = [&] {
+      timer.mark(0, stream.get());
+      cell_list.build(particles, scratch, flags.device(), stream.get());
+      timer.mark(1, stream.get());
+      list.build(particles, cell_list, rule, R, scratch, flags.device(), stream.get());
+      timer.mark(2, stream.get());
+      flags.fetch(stream.get());
+      return timer.read(list.size());
+    };
+    build();  // warm-up: allocations, first touch
     std::vector<double> cells_ms, nl_ms;
     for (int r = 0; r < reps; ++r) {
-      backend->upload(p, halo, timers);
-      const DeviceBuildTimes t = backend->last_build_times();
+      const BuildTimes t = build();
       cells_ms.push_back(t.cells_ms);
       nl_ms.push_back(t.neighbors_ms);
       entries[k] = t.entries;
@@ -132,7 +136,7 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  scanmd::MpiRuntime mpi(argc, argv);
   int rc = 1;
   try {
     rc = run(argc, argv);
@@ -140,6 +144,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "bench_md_neighbors: %s\n", e.what());
     rc = 1;
   }
-  MPI_Finalize();
   return rc;
 }

@@ -2,10 +2,10 @@
 //
 // With one rank (grid 1×1×1) a rebuild needs no migration (every particle stays) and its halo
 // is made of periodic images of its own particles only, so it can stay on the device. The
-// choice is the host's ExportSelector::select for that case, written with the same shared
-// functions: for owned particle i, every shift S ∈ image_shifts(x)³ other than 0, the image
-// q = x + S·L with home H = S (the owner's box 0 plus S·grid) is imported when
-// ImportRegion::classify(q, H) says so. Count → exclusive scan → fill, as on the host:
+// choice is the host's ExportSelector::select for that case, the same function (visit_exports,
+// decomposition/export_selection.hpp) on the grid of one box: for owned particle i, every shift
+// S ∈ image_shifts(x)³ other than 0, the image q = x + S·L with home H = S (the owner's box 0
+// plus S·grid) is imported when ImportRegion::classify(q, H) says so. Count → exclusive scan → fill, as on the host:
 //   count   images[i] = number of imported images of i (and the tower / plate tallies)
 //   scan    offsets (kernels/cuda exclusive scan; the total is the ghost count m)
 //   fill    entry e = offset[i] + c: export_index[e] = i, ghost slot n_owned + e gets id, the
@@ -17,7 +17,6 @@
 #include <cuda_runtime.h>
 
 #include "core/cuda/device_math.cuh"
-#include "core/cuda/ghost_images.hpp"
 #include "core/cuda/launch.hpp"
 #include "kernels/cuda/api.hpp"
 
@@ -36,11 +35,11 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= a.n_owned) return;
   unsigned long long tower = 0, plate = 0;
-  images[i] =
-      visit_images(a.x[i], a.length, a.r, a.region, [&](std::uint32_t, Int3, ImportKind kind) {
-        tower += kind == ImportKind::Tower;
-        plate += kind == ImportKind::Plate;
-      });
+  images[i] = visit_exports(a.geometry, a.x[i], Int3{0, 0, 0},
+                            [&](std::uint32_t, Int3, Int3, Int3, ImportKind kind) {
+                              tower += kind == ImportKind::Tower;
+                              plate += kind == ImportKind::Plate;
+                            });
   if (tower) atomicAdd(&a.flags->tower, tower);
   if (plate) atomicAdd(&a.flags->plate, plate);
 }
@@ -52,15 +51,16 @@ __global__ void __launch_bounds__(kThreads)
   const Vec3 x = a.x[i];
   const std::uint64_t id = a.id[i];
   const std::uint32_t base = offsets[i];
-  visit_images(x, a.length, a.r, a.region, [&](std::uint32_t c, Int3 S, ImportKind) {
-    const std::uint32_t e = base + c;
-    const std::uint64_t g = std::uint64_t{a.n_owned} + e;
-    export_index[e] = static_cast<std::uint32_t>(i);
-    a.id[g] = id;
-    a.x[g] = x;
-    a.home[g] = S;
-    a.shift[g] = S;
-  });
+  visit_exports(a.geometry, x, Int3{0, 0, 0},
+                [&](std::uint32_t c, Int3 S, Int3 home, Int3, ImportKind) {
+                  const std::uint32_t e = base + c;
+                  const std::uint64_t g = std::uint64_t{a.n_owned} + e;
+                  export_index[e] = static_cast<std::uint32_t>(i);
+                  a.id[g] = id;
+                  a.x[g] = x;
+                  a.home[g] = home;
+                  a.shift[g] = S;
+                });
 }
 
 __global__ void __launch_bounds__(kThreads)

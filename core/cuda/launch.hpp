@@ -13,11 +13,12 @@
 
 #include <cstdint>
 
-#include "core/box.hpp"
+#include "base/box.hpp"
 #include "core/cell_list.hpp"
 #include "core/cuda/neighbor_runs.hpp"
 #include "core/lj.hpp"
-#include "core/vec3.hpp"
+#include "base/vec3.hpp"
+#include "decomposition/export_selection.hpp"
 #include "decomposition/import_rule.hpp"
 
 namespace scanmd::cuda_step {
@@ -115,7 +116,7 @@ struct ForceArgs {
   double limit_sq;  // pair_term_limit_sq(max_terms)
   DeviceFlags* flags;
 };
-// One thread per row; flags->pairs (and energy, virial when with_energy) accumulate.
+// Four threads per row; flags->pairs (and energy, virial when with_energy) accumulate.
 void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_only,
                       cudaStream_t stream);
 
@@ -127,9 +128,7 @@ struct GhostArgs {
   Int3* home;
   Int3* shift;
   std::uint32_t n_owned;
-  Vec3 length;
-  double r;             // import cutoff R
-  ImportRegion region;  // of box 0 (ExportSelector::region)
+  ExportGeometry geometry;  // of the 1×1×1 grid (ExportSelector::geometry)
   DeviceFlags* flags;
 };
 // images[i] = imported images of owned particle i; flags->tower / plate += their kinds.

@@ -12,7 +12,8 @@
 
 #include <cstdint>
 
-#include "core/vec3.hpp"
+#include "base/vec3.hpp"
+#include "core/pair_candidate.hpp"
 #include "decomposition/import_rule.hpp"
 #include "kernels/hd.hpp"
 
@@ -62,20 +63,13 @@ SCANMD_HD inline std::uint32_t visit_run(const NeighborArgs& a, std::uint32_t i,
   const std::uint32_t end = a.cell_offsets[x1 + row_base + 1];
   const std::uint32_t k_i = a.rank[i];
   const Vec3 qi = a.q_sorted[k_i];
+  const PairSide side_i = kGeneral ? PairSide{i_owned, home_i, k_i, a.id[i], a.x[i]} : PairSide{};
   std::uint32_t count = 0;
   for (std::uint32_t k = begin; k < end; ++k) {
     const std::uint32_t j = a.order[k];
-    const Vec3 qj = a.q_sorted[k];
-    const double dx = qi.x - qj.x, dy = qi.y - qj.y, dz = qi.z - qj.z;
-    bool keep = dx * dx + dy * dy + dz * dz < a.r_sq;
-    if constexpr (!kGeneral) {
-      // i owned: every ghost pair is ours; owned pairs once, by cell order.
-      keep &= (j >= a.n_owned) | (k > k_i);
-    } else {
-      if (!keep || k == k_i) continue;
-      keep = a.rule.lists_pair(PairSide{i_owned, home_i, k_i, a.id[i], a.x[i]},
-                               PairSide{j < a.n_owned, a.home_sorted[k], k, a.id[j], a.x[j]});
-    }
+    const bool keep = lists_candidate<kGeneral>(
+        a.rule, a.r_sq, qi, a.q_sorted[k], j, k, k_i, a.n_owned, side_i,
+        [&] { return PairSide{j < a.n_owned, a.home_sorted[k], k, a.id[j], a.x[j]}; });
     if (keep) {
       emit(count, j);
       ++count;

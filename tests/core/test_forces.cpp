@@ -51,14 +51,14 @@ ForceCase non_cubic() {
 
 SimulationConfig config_for(const ForceCase& c, bool shift, Method m) {
   SimulationConfig cfg;
-  cfg.box_length = c.L;
-  cfg.epsilon = c.lj.epsilon;
-  cfg.sigma = c.lj.sigma;
-  cfg.cutoff = c.lj.cutoff;
-  cfg.shift = shift;
-  cfg.skin = 0.3;
-  cfg.method = m;
-  cfg.temperature = 0.0;
+  cfg.system.box = c.L;
+  cfg.potential.epsilon = c.lj.epsilon;
+  cfg.potential.sigma = c.lj.sigma;
+  cfg.potential.cutoff = c.lj.cutoff;
+  cfg.potential.shift = shift;
+  cfg.neighbor.skin = 0.3;
+  cfg.decomposition.method = m;
+  cfg.system.temperature = 0.0;
   return cfg;
 }
 

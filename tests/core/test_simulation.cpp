@@ -28,7 +28,7 @@ using test::LD;
 TEST(LammpsInLj, StepZero) {
   Communicator comm(MPI_COMM_WORLD);
   const SimulationConfig cfg;  // defaults are bench/in.lj
-  ASSERT_EQ(cfg.cells, (std::array<int, 3>{20, 20, 20}));
+  ASSERT_EQ(cfg.system.cells, (std::array<int, 3>{20, 20, 20}));
   Simulation sim(comm, cfg);
   sim.setup();
   ASSERT_EQ(sim.total_particles(), 32000);
@@ -93,9 +93,9 @@ TEST(Thermo, InitialVelocitiesHaveZeroMomentumAndExactTemperature) {
   Communicator comm(MPI_COMM_WORLD);
   for (double temperature : {1.44, 0.7}) {
     SimulationConfig cfg;
-    cfg.cells = {6, 6, 6};
-    cfg.temperature = temperature;
-    cfg.mass = temperature == 1.44 ? 1.0 : 2.0;
+    cfg.system.cells = {6, 6, 6};
+    cfg.system.temperature = temperature;
+    cfg.system.mass = temperature == 1.44 ? 1.0 : 2.0;
     Simulation sim(comm, cfg);
     sim.setup();
     const ParticleStore& p = sim.particles();
@@ -104,8 +104,8 @@ TEST(Thermo, InitialVelocitiesHaveZeroMomentumAndExactTemperature) {
     LD px = 0, py = 0, pz = 0, two_ke = 0, vmax = 0;
     for (std::size_t i = 0; i < p.n_owned; ++i) {
       const Vec3 v = p.v[i];
-      px += LD(cfg.mass) * v.x, py += LD(cfg.mass) * v.y, pz += LD(cfg.mass) * v.z;
-      two_ke += LD(cfg.mass) * (LD(v.x) * v.x + LD(v.y) * v.y + LD(v.z) * v.z);
+      px += LD(cfg.system.mass) * v.x, py += LD(cfg.system.mass) * v.y, pz += LD(cfg.system.mass) * v.z;
+      two_ke += LD(cfg.system.mass) * (LD(v.x) * v.x + LD(v.y) * v.y + LD(v.z) * v.z);
       vmax = std::max({vmax, std::fabs(LD(v.x)), std::fabs(LD(v.y)), std::fabs(LD(v.z))});
     }
     // Net momentum per particle (mean momentum) vanishes.
@@ -126,7 +126,7 @@ TEST(Thermo, InitialVelocitiesHaveZeroMomentumAndExactTemperature) {
 TEST(Thermo, TotalMomentumBelow1em12) {
   Communicator comm(MPI_COMM_WORLD);
   SimulationConfig cfg;
-  cfg.cells = {6, 6, 6};
+  cfg.system.cells = {6, 6, 6};
   Simulation sim(comm, cfg);
   sim.setup();
   const ParticleStore& p = sim.particles();
@@ -138,13 +138,13 @@ TEST(Thermo, TotalMomentumBelow1em12) {
 TEST(Dynamics, EnergyConservationShiftedLJ) {
   Communicator comm(MPI_COMM_WORLD);
   SimulationConfig cfg;
-  cfg.cells = {6, 6, 6};
-  cfg.density = 0.8442;
-  cfg.temperature = 1.0;
-  cfg.shift = true;
-  cfg.dt = 0.005;
-  cfg.steps = 1000;
-  cfg.thermo_every = 100;
+  cfg.system.cells = {6, 6, 6};
+  cfg.system.density = 0.8442;
+  cfg.system.temperature = 1.0;
+  cfg.potential.shift = true;
+  cfg.run.dt = 0.005;
+  cfg.run.steps = 1000;
+  cfg.output.thermo_every = 100;
   Simulation sim(comm, cfg);
   sim.setup();
   ASSERT_EQ(sim.total_particles(), 864);
@@ -174,9 +174,9 @@ TEST(Dynamics, StateHashIndependentOfSkin) {
   Communicator comm(MPI_COMM_WORLD);
   auto run = [&](double skin, long long& rebuilds) {
     SimulationConfig cfg;
-    cfg.cells = {8, 8, 8};
-    cfg.skin = skin;
-    cfg.steps = 100;
+    cfg.system.cells = {8, 8, 8};
+    cfg.neighbor.skin = skin;
+    cfg.run.steps = 100;
     Simulation sim(comm, cfg);
     sim.setup();
     sim.run(nullptr);
@@ -190,8 +190,8 @@ TEST(Dynamics, StateHashIndependentOfSkin) {
   EXPECT_NE(r3, r6) << "the two runs should rebuild on different steps";
   // And the hash does see the trajectory: a different step count differs.
   SimulationConfig cfg;
-  cfg.cells = {8, 8, 8};
-  cfg.steps = 99;
+  cfg.system.cells = {8, 8, 8};
+  cfg.run.steps = 99;
   Simulation sim(comm, cfg);
   sim.setup();
   sim.run(nullptr);

@@ -90,9 +90,9 @@ const RandomSystem& random_4000() {
 
 SimulationConfig config_for(Vec3 L, Method m) {
   SimulationConfig cfg;
-  cfg.box_length = L;
-  cfg.method = m;
-  cfg.temperature = 0.0;
+  cfg.system.box = L;
+  cfg.decomposition.method = m;
+  cfg.system.temperature = 0.0;
   return cfg;
 }
 
@@ -224,7 +224,7 @@ TEST(MpiDecomposition, StepZeroForcesAndThermoBitwiseEqualToOneRank) {
 TEST(MpiDecomposition, SetupStateBitwiseEqualToOneRank) {
   Communicator comm(MPI_COMM_WORLD);
   SimulationConfig cfg;
-  cfg.cells = {8, 8, 8};
+  cfg.system.cells = {8, 8, 8};
   struct Ref {
     std::uint64_t hash;
     ThermoBits thermo;
@@ -236,7 +236,7 @@ TEST(MpiDecomposition, SetupStateBitwiseEqualToOneRank) {
   });
   for (Method m : kMethods) {
     SCOPED_TRACE(std::string(method_name(m)));
-    cfg.method = m;
+    cfg.decomposition.method = m;
     Simulation sim(comm, cfg);
     sim.setup();
     EXPECT_EQ(sim.state_hash(), ref.hash) << "grid " << sim.grid().to_string();
@@ -277,20 +277,20 @@ TEST(MpiDecomposition, ImportCutoffLargerThanBoxMatchesOneRank) {
   if (P == 4) cases.push_back({{6, 6, 6}, {2, 1, 2}});
   for (const Case& c : cases) {
     SimulationConfig cfg;
-    cfg.cells = c.cells;
-    cfg.cutoff = 4.0;
-    cfg.skin = 0.3;
-    cfg.steps = c.cells[0] == 6 ? 60 : 20;
-    cfg.thermo_every = 10;
+    cfg.system.cells = c.cells;
+    cfg.potential.cutoff = 4.0;
+    cfg.neighbor.skin = 0.3;
+    cfg.run.steps = c.cells[0] == 6 ? 60 : 20;
+    cfg.output.thermo_every = 10;
     SimulationConfig one_cfg = cfg;
-    one_cfg.grid = {1, 1, 1};
+    one_cfg.decomposition.grid = {1, 1, 1};
     const RunResult ref = on_rank0_alone<RunResult>([&](const Communicator& one) { return run_melt(one, one_cfg); });
     ASSERT_GE(ref.samples, 3);
     for (Method m : kMethods) {
-      cfg.method = m;
-      cfg.grid = c.grid;
+      cfg.decomposition.method = m;
+      cfg.decomposition.grid = {c.grid.x, c.grid.y, c.grid.z};
       const RunResult got = run_melt(comm, cfg);
-      const Box box = FccLattice::from_density(cfg.density, cfg.cells).box();
+      const Box box = FccLattice::from_density(cfg.system.density, cfg.system.cells).box();
       const double bz = box.length.z / c.grid.z;
       SCOPED_TRACE(std::string(method_name(m)) + " grid " + std::to_string(c.grid.x) + "x" +
                    std::to_string(c.grid.y) + "x" + std::to_string(c.grid.z) + " box z " +

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/cuda/device_backend.hpp"
+#include "core/cuda/device_selection.hpp"
 #include "core/simulation.hpp"
 #include "tests/core/test_support.hpp"
 
@@ -72,7 +72,7 @@ std::vector<std::array<long long, 4>> import_record(const Communicator& comm,
 }
 
 RunResult run(const Communicator& comm, SimulationConfig cfg, Backend backend) {
-  cfg.backend = backend;
+  cfg.run.backend = backend;
   Simulation sim(comm, cfg);
   sim.setup();
   RunResult r;
@@ -107,9 +107,9 @@ void expect_same_run(const RunResult& host, const RunResult& cuda) {
 
 SimulationConfig melt(int cells, long long steps, long long thermo_every) {
   SimulationConfig cfg;  // LAMMPS bench/in.lj: density 0.8442, T 1.44, r_c 2.5, skin 0.3
-  cfg.cells = {cells, cells, cells};
-  cfg.steps = steps;
-  cfg.thermo_every = thermo_every;
+  cfg.system.cells = {cells, cells, cells};
+  cfg.run.steps = steps;
+  cfg.output.thermo_every = thermo_every;
   return cfg;
 }
 
@@ -127,7 +127,7 @@ TEST(CudaBackend, HashEqualsHostMelt864) {
   RecordProperty("state_hash", std::to_string(cuda.hash));
   // On one rank the rebuilds after the first stay on the device; the host path as well.
   SimulationConfig host_rebuilds = cfg;
-  host_rebuilds.cuda_local_rebuild = false;
+  host_rebuilds.cuda.local_rebuild = false;
   expect_same_run(host, run(comm, host_rebuilds, Backend::Cuda));
 }
 
@@ -149,12 +149,12 @@ TEST(CudaBackend, HashEqualsHostAllMethodsAndFills) {
       SCOPED_TRACE(std::string(method_name(m)) +
                    (fill == NeighborFill::SegmentedScan ? " segmented" : " atomic"));
       SimulationConfig cfg = melt(6, 40, 5);
-      cfg.method = m;
-      cfg.cuda_fill = fill;
-      cfg.shift = m == Method::Midpoint;  // the shifted potential too
+      cfg.decomposition.method = m;
+      cfg.cuda.fill = fill;
+      cfg.potential.shift = m == Method::Midpoint;  // the shifted potential too
       const RunResult host = run(comm, cfg, Backend::Host);
       expect_same_run(host, run(comm, cfg, Backend::Cuda));
-      cfg.cuda_local_rebuild = false;  // one rank: also every rebuild through the host
+      cfg.cuda.local_rebuild = false;  // one rank: also every rebuild through the host
       if (comm.size() == 1) expect_same_run(host, run(comm, cfg, Backend::Cuda));
     }
 }
@@ -169,16 +169,16 @@ TEST(CudaBackend, HashEqualsHostFromParticles) {
   const std::vector<InitialParticle> particles =
       test::make_particles(test::random_positions(400, L, 0.85, 4242), 1.5, 99);
   SimulationConfig cfg;
-  cfg.box_length = L;
-  cfg.epsilon = 1.3;
-  cfg.sigma = 0.9;
-  cfg.cutoff = 2.2;
-  cfg.skin = 0.4;
-  cfg.steps = 60;
-  cfg.thermo_every = 1;  // energy and virial on every step
+  cfg.system.box = L;
+  cfg.potential.epsilon = 1.3;
+  cfg.potential.sigma = 0.9;
+  cfg.potential.cutoff = 2.2;
+  cfg.neighbor.skin = 0.4;
+  cfg.run.steps = 60;
+  cfg.output.thermo_every = 1;  // energy and virial on every step
   auto run_from = [&](Backend b) {
     SimulationConfig c = cfg;
-    c.backend = b;
+    c.run.backend = b;
     Simulation sim(comm, c);
     sim.setup(particles, 0);
     RunResult r;
@@ -207,14 +207,14 @@ TEST(CudaNeighborList, SameEntriesAsHost) {
       SCOPED_TRACE(std::string(method_name(m)) +
                    (fill == NeighborFill::SegmentedScan ? " segmented" : " atomic"));
       SimulationConfig cfg;
-      cfg.box_length = L;
-      cfg.method = m;
-      cfg.cuda_fill = fill;
-      cfg.steps = 40;
-      cfg.skin = 0.1;
+      cfg.system.box = L;
+      cfg.decomposition.method = m;
+      cfg.cuda.fill = fill;
+      cfg.run.steps = 40;
+      cfg.neighbor.skin = 0.1;
       Simulation host(comm, cfg);
       host.setup(particles, 0);
-      cfg.backend = Backend::Cuda;
+      cfg.run.backend = Backend::Cuda;
       Simulation cuda(comm, cfg);
       cuda.setup(particles, 0);
       // The host's particle layout is the device's (the same host rebuild made both; later
@@ -255,8 +255,8 @@ TEST(CudaErrors, OverlapNamesBothParticles) {
   std::vector<InitialParticle> particles = small_lattice(L);
   particles[1].x = {particles[0].x.x + 0.05, particles[0].x.y, particles[0].x.z};  // ids 1, 2
   SimulationConfig cfg;
-  cfg.box_length = L;
-  cfg.backend = Backend::Cuda;
+  cfg.system.box = L;
+  cfg.run.backend = Backend::Cuda;
   Simulation sim(comm, cfg);
   try {
     sim.setup(particles, 0);
@@ -280,9 +280,9 @@ TEST(CudaErrors, OverlapDuringRunMatchesHost) {
   particles[1] = {2, {4.6, 5.0, 5.0}, {-235.0, 0, 0}, {0, 0, 0}};
   auto message = [&](Backend b) {
     SimulationConfig cfg;
-    cfg.box_length = Vec3{10.0, 10.0, 10.0};
-    cfg.backend = b;
-    cfg.steps = 5;
+    cfg.system.box = Vec3{10.0, 10.0, 10.0};
+    cfg.run.backend = b;
+    cfg.run.steps = 5;
     Simulation sim(comm, cfg);
     sim.setup(particles, 0);  // r = 2.6 > r_c: no force yet
     try {
@@ -306,9 +306,9 @@ TEST(CudaErrors, ParticleLeavingTheBoxNamesIt) {
   std::vector<InitialParticle> particles = small_lattice(L);
   particles[6].v = {3500.0, 0, 0};  // id 7: 17.5 per step, more than two box lengths
   SimulationConfig cfg;
-  cfg.box_length = L;
-  cfg.backend = Backend::Cuda;
-  cfg.steps = 3;
+  cfg.system.box = L;
+  cfg.run.backend = Backend::Cuda;
+  cfg.run.steps = 3;
   Simulation sim(comm, cfg);
   sim.setup(particles, 0);
   try {
@@ -329,8 +329,8 @@ TEST(CudaErrors, KineticOverflowMatchesHost) {
   particles[9].v = {0, 3000.0, 0};  // id 10: m v² = 9e6 > 2^62 · 2^-40
   auto message = [&](Backend b) {
     SimulationConfig cfg;
-    cfg.box_length = L;
-    cfg.backend = b;
+    cfg.system.box = L;
+    cfg.run.backend = b;
     Simulation sim(comm, cfg);
     sim.setup(particles, 0);
     try {
@@ -350,7 +350,7 @@ TEST(CudaBackend, WithoutDeviceFailsCleanly) {
   if (why.empty()) GTEST_SKIP() << "a CUDA device is present: the error path is not reachable";
   Communicator comm(MPI_COMM_WORLD);
   SimulationConfig cfg = melt(6, 1, 1);
-  cfg.backend = Backend::Cuda;
+  cfg.run.backend = Backend::Cuda;
   try {
     Simulation sim(comm, cfg);
     FAIL() << "constructing a CUDA simulation without a device did not throw";
@@ -368,10 +368,10 @@ TEST(CudaSanitize, ShortRunEveryKernel) {
   for (Method m : {Method::HalfShell, Method::NeutralTerritory, Method::FullShell})
     for (NeighborFill fill : {NeighborFill::SegmentedScan, NeighborFill::AtomicCounters}) {
       SimulationConfig cfg = melt(4, 12, 3);
-      cfg.method = m;
-      cfg.cuda_fill = fill;
-      cfg.skin = 0.1;  // rebuilds every few steps
-      cfg.backend = Backend::Cuda;
+      cfg.decomposition.method = m;
+      cfg.cuda.fill = fill;
+      cfg.neighbor.skin = 0.1;  // rebuilds every few steps
+      cfg.run.backend = Backend::Cuda;
       Simulation sim(comm, cfg);
       sim.setup();
       long long samples = 0;

@@ -4,9 +4,11 @@
 // The kernels of core/cuda are thin shells around SCANMD_HD functions; these tests call the
 // same functions on the host and rebuild, with the host scan primitives, what the kernels
 // compute around them:
-//   GhostImages.SameAsExportSelector   visit_images (single-rank ghosts, ghosts.cu) yields the
-//       entries of ExportSelector::select for a 1×1×1 grid, in the same order, every method,
-//       including particles placed exactly at and around the image-shift thresholds
+//   GhostImages.SameAsExportSelector   ghosts.cu's count → exclusive scan → fill around
+//       visit_exports (single-rank ghosts) yields the entries of ExportSelector::select for a
+//       1×1×1 grid, in the same order, every method, including particles placed exactly at and
+//       around the image-shift thresholds; and both equal the brute-force oracle over all 26
+//       shifts (no pruning by image_shifts)
 //   NeighborRuns.SameListAsHost        count per (row, run) element → segmented exclusive scan
 //       (heads at run 0) → row offsets → fill, as neighbors.cu does, gives the host
 //       NeighborList's entries and max_terms, every method, on one rank
@@ -24,7 +26,6 @@
 
 #include "core/cell_list.hpp"
 #include "core/fixed_terms.hpp"
-#include "core/cuda/ghost_images.hpp"
 #include "core/cuda/neighbor_runs.hpp"
 #include "core/neighbor_list.hpp"
 #include "core/simulation.hpp"
@@ -60,19 +61,40 @@ TEST(GhostImages, SameAsExportSelector) {
       want.emplace_back(host.particle[e], host.shift[e].x, host.shift[e].y, host.shift[e].z,
                         static_cast<int>(host.kind[e]));
     }
-    std::vector<Entry> got;
-    const ImportRegion region = selector.region({0, 0, 0});
+    // ghosts.cu: count per particle → exclusive scan → each particle fills its slots.
+    const ExportGeometry& g = selector.geometry();
+    std::vector<std::uint32_t> images(x.size()), offsets(x.size());
+    for (std::uint32_t i = 0; i < x.size(); ++i)
+      images[i] = visit_exports(g, x[i], {0, 0, 0}, [](std::uint32_t, Int3, Int3, Int3, ImportKind) {});
+    kernels::Workspace ws;
+    const std::uint32_t m = kernels::exclusive_scan<std::uint32_t>(ws, images, offsets);
+    std::vector<Entry> got(m);
     for (std::uint32_t i = 0; i < x.size(); ++i) {
       std::uint32_t seen = 0;
-      const std::uint32_t n = cuda_step::visit_images(
-          x[i], L, R, region, [&](std::uint32_t c, Int3 S, ImportKind kind) {
-            EXPECT_EQ(c, seen++);
-            got.emplace_back(i, S.x, S.y, S.z, static_cast<int>(kind));
-          });
-      EXPECT_EQ(n, seen);
+      visit_exports(g, x[i], {0, 0, 0}, [&](std::uint32_t c, Int3 S, Int3 home, Int3 X, ImportKind kind) {
+        EXPECT_EQ(c, seen++);
+        EXPECT_EQ(home, S);  // box 0 plus S·grid
+        EXPECT_EQ(X, (Int3{0, 0, 0}));
+        got[offsets[i] + c] = {i, S.x, S.y, S.z, static_cast<int>(kind)};
+      });
+      EXPECT_EQ(images[i], seen);
     }
     ASSERT_FALSE(want.empty());
     EXPECT_TRUE(got == want) << got.size() << " entries vs the host's " << want.size();
+    // Oracle: every shift but 0, no pruning by image_shifts, classified by the import region.
+    std::vector<Entry> brute;
+    const ImportRegion region = selector.region({0, 0, 0});
+    for (std::uint32_t i = 0; i < x.size(); ++i)
+      for (int sx = -1; sx <= 1; ++sx)
+        for (int sy = -1; sy <= 1; ++sy)
+          for (int sz = -1; sz <= 1; ++sz) {
+            const Int3 S{sx, sy, sz};
+            if (S == Int3{0, 0, 0}) continue;
+            const Vec3 q{x[i].x + sx * L.x, x[i].y + sy * L.y, x[i].z + sz * L.z};
+            const ImportKind kind = region.classify(q, S);
+            if (kind != ImportKind::None) brute.emplace_back(i, sx, sy, sz, static_cast<int>(kind));
+          }
+    EXPECT_TRUE(brute == want) << brute.size() << " brute-force entries vs " << want.size();
   }
 }
 

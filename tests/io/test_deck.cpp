@@ -15,11 +15,11 @@
 
 namespace {
 
-using scanmd::io::Backend;
+using scanmd::Backend;
 using scanmd::io::Deck;
 using scanmd::io::DeckError;
 using scanmd::io::load_deck;
-using scanmd::io::Method;
+using scanmd::Method;
 using scanmd::io::parse_deck;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
@@ -150,26 +150,31 @@ TEST(Deck, DefaultsAreTheLammpsLjBenchmark) {
   expect_same(d, Deck{});  // the struct defaults and the parsed defaults agree
 }
 
-TEST(Deck, LatticeConstantAndBox) {
+TEST(Deck, LatticeBox) {
   Deck d;
-  EXPECT_NEAR(d.lattice_constant(), 1.6796, 1e-4);  // LAMMPS in.lj: lattice fcc 0.8442
-  EXPECT_DOUBLE_EQ(d.lattice_constant(), std::cbrt(4.0 / 0.8442));
+  const double a = std::cbrt(4.0 / 0.8442);  // fcc: 4 sites per cubic cell of edge a
+  EXPECT_NEAR(a, 1.6796, 1e-4);              // LAMMPS in.lj: lattice fcc 0.8442
   d.system.cells = {10, 20, 30};
-  const auto box = d.box_length();
-  EXPECT_DOUBLE_EQ(box[0], 10 * d.lattice_constant());
-  EXPECT_DOUBLE_EQ(box[1], 20 * d.lattice_constant());
-  EXPECT_DOUBLE_EQ(box[2], 30 * d.lattice_constant());
+  const scanmd::Vec3 box = scanmd::initial_box_length(d.system);
+  EXPECT_DOUBLE_EQ(box.x, 10 * a);
+  EXPECT_DOUBLE_EQ(box.y, 20 * a);
+  EXPECT_DOUBLE_EQ(box.z, 30 * a);
   d.system.density = 4.0;
-  EXPECT_DOUBLE_EQ(d.lattice_constant(), 1.0);
+  EXPECT_DOUBLE_EQ(scanmd::initial_box_length(d.system).x, 10.0);
+  d.system.box = scanmd::Vec3{3, 4, 5};  // a data file's box wins
+  EXPECT_EQ(scanmd::initial_box_length(d.system).z, 5.0);
 }
 
 TEST(Deck, EnumNames) {
-  EXPECT_EQ(to_string(Backend::Auto), "auto");
-  EXPECT_EQ(to_string(Backend::Host), "host");
-  EXPECT_EQ(to_string(Backend::Cuda), "cuda");
-  EXPECT_EQ(to_string(Method::HalfShell), "half-shell");
-  EXPECT_EQ(to_string(Method::NeutralTerritory), "neutral-territory");
-  EXPECT_EQ(to_string(Method::FullShell), "full-shell");
+  EXPECT_EQ(scanmd::backend_name(Backend::Auto), "auto");
+  EXPECT_EQ(scanmd::backend_name(Backend::Host), "host");
+  EXPECT_EQ(scanmd::backend_name(Backend::Cuda), "cuda");
+  EXPECT_EQ(scanmd::method_name(Method::HalfShell), "half-shell");
+  EXPECT_EQ(scanmd::method_name(Method::NeutralTerritory), "neutral-territory");
+  EXPECT_EQ(scanmd::method_name(Method::FullShell), "full-shell");
+  // Every name reads back as its value.
+  for (const auto& n : scanmd::kMethodNames)
+    EXPECT_EQ(scanmd::method_from_name(n.name), n.value) << n.name;
 }
 
 TEST(Deck, EveryKeyIsParsed) {

@@ -23,6 +23,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// MPI_COMM_WORLD as the library's communicator (freed at exit, after MPI_Finalize: a no-op then).
+const Communicator& world() {
+  static const Communicator comm(MPI_COMM_WORLD);
+  return comm;
+}
+
 int rank() {
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -98,7 +104,7 @@ TEST(RowBlock, ContiguousBalancedInRankOrder) {
 
 TEST(OrderById, EachRankGetsItsBlockSorted) {
   for (std::int64_t n : {1, 2, 5, 997}) {
-    const std::vector<ParticleRow> block = order_by_id(MPI_COMM_WORLD, scattered(n, 0), n);
+    const std::vector<ParticleRow> block = order_by_id(world(), scattered(n, 0), n);
     const RowBlock b = row_block(n, rank(), ranks());
     ASSERT_EQ(static_cast<std::int64_t>(block.size()), b.size());
     for (std::size_t k = 0; k < block.size(); ++k) expect_row(block[k], make_row(b.lo + k + 1, 0));
@@ -108,15 +114,15 @@ TEST(OrderById, EachRankGetsItsBlockSorted) {
 TEST(OrderById, MissingOrDuplicateIdsThrowOnEveryRank) {
   std::vector<ParticleRow> rows = scattered(50, 0);
   if (rank() == 0) rows.push_back(make_row(1, 0));  // id 1 twice
-  EXPECT_THROW(order_by_id(MPI_COMM_WORLD, rows, 50), std::runtime_error);
-  EXPECT_THROW(order_by_id(MPI_COMM_WORLD, scattered(50, 0), 51), std::runtime_error);
+  EXPECT_THROW(order_by_id(world(), rows, 50), std::runtime_error);
+  EXPECT_THROW(order_by_id(world(), scattered(50, 0), 51), std::runtime_error);
 }
 
 TEST(Redistribute, RowsReachTheirDestination) {
   std::vector<ParticleRow> rows = scattered(300, 0);
   std::vector<std::uint32_t> dest(rows.size());
   for (std::size_t i = 0; i < rows.size(); ++i) dest[i] = rows[i].id % ranks();
-  const std::vector<ParticleRow> got = redistribute(MPI_COMM_WORLD, rows, dest);
+  const std::vector<ParticleRow> got = redistribute(world(), rows, dest);
   long long mine = 0;
   for (const ParticleRow& r : got) {
     EXPECT_EQ(static_cast<int>(r.id % ranks()), rank());
@@ -133,11 +139,11 @@ void write_frames(const std::string& path, std::int64_t n, const std::vector<std
   H5mdLayout layout;
   layout.particles = n;
   layout.force = true;
-  H5mdWriter w = H5mdWriter::create(MPI_COMM_WORLD, path, layout, "test");
+  H5mdWriter w = H5mdWriter::create(world(), path, layout, "test");
   w.begin_run({"[run]\nsteps = 3\n", "half-shell", {1, 1, ranks()}, ranks(), 0, ""});
   for (std::size_t k = 0; k < steps.size(); ++k) {
     const std::vector<ParticleRow> block =
-        order_by_id(MPI_COMM_WORLD, scattered(n, static_cast<int>(k)), n);
+        order_by_id(world(), scattered(n, static_cast<int>(k)), n);
     const Observables obs{1.0 * k, 2.0 * k, 3.0 * k, 4.0 * k, 5.0 * k};
     w.write_frame({steps[k], 0.005 * steps[k], {4.0, 5.0, 6.0}}, block, &obs);
     w.write_thermo({steps[k], 1.0 * k, 2.0, 3.0, 4.0, 5.0});
@@ -162,7 +168,7 @@ TEST(H5mdWriter, FramesReadBackExactly) {
   const std::string dir = shared_dir("frames");
   const std::string path = dir + "/t.h5";
   write_frames(path, 37, {0, 10, 20});
-  const Checkpoint c = read_checkpoint(MPI_COMM_WORLD, path);
+  const Checkpoint c = read_checkpoint(world(), path);
   expect_frame(c, 37, 20, 2);
   EXPECT_EQ(c.deck, "[run]\nsteps = 3\n");
 }
@@ -175,33 +181,33 @@ TEST(H5mdWriter, AppendDropsFramesAfterTheRestartStep) {
   layout.particles = 11;
   layout.force = true;
   {
-    H5mdWriter w = H5mdWriter::append(MPI_COMM_WORLD, path, layout, 15);
+    H5mdWriter w = H5mdWriter::append(world(), path, layout, 15);
     EXPECT_EQ(w.frames(), 2);
     ASSERT_TRUE(w.last_step().has_value());
     EXPECT_EQ(*w.last_step(), 10);
-    const std::vector<ParticleRow> block = order_by_id(MPI_COMM_WORLD, scattered(11, 7), 11);
+    const std::vector<ParticleRow> block = order_by_id(world(), scattered(11, 7), 11);
     const Observables obs;
     w.write_frame({25, 0.125, {4.0, 5.0, 6.0}}, block, &obs);
     EXPECT_EQ(w.frames(), 3);
     w.close();
   }
-  expect_frame(read_checkpoint(MPI_COMM_WORLD, path), 11, 25, 7);
+  expect_frame(read_checkpoint(world(), path), 11, 25, 7);
   layout.particles = 12;
-  EXPECT_THROW(H5mdWriter::append(MPI_COMM_WORLD, path, layout, 15), std::runtime_error);
+  EXPECT_THROW(H5mdWriter::append(world(), path, layout, 15), std::runtime_error);
   layout.particles = 11;
   layout.force = false;
-  EXPECT_THROW(H5mdWriter::append(MPI_COMM_WORLD, path, layout, 15), std::runtime_error);
+  EXPECT_THROW(H5mdWriter::append(world(), path, layout, 15), std::runtime_error);
 }
 
 TEST(Checkpoint, WrittenViaTemporaryNameAndReadBack) {
   const std::string dir = shared_dir("checkpoint");
   const std::string path = dir + "/c.h5";
   for (int round = 0; round < 2; ++round) {  // the second replaces the first
-    const std::vector<ParticleRow> block = order_by_id(MPI_COMM_WORLD, scattered(23, round), 23);
-    write_checkpoint(MPI_COMM_WORLD, path, {100 + round, 0.005 * (100 + round), {4.0, 5.0, 6.0}},
+    const std::vector<ParticleRow> block = order_by_id(world(), scattered(23, round), 23);
+    write_checkpoint(world(), path, {100 + round, 0.005 * (100 + round), {4.0, 5.0, 6.0}},
                      block, 23, {"deck text", "full-shell", {1, 1, 1}, ranks(), 0, ""}, "test");
     EXPECT_FALSE(fs::exists(path + ".tmp"));
-    const Checkpoint c = read_checkpoint(MPI_COMM_WORLD, path);
+    const Checkpoint c = read_checkpoint(world(), path);
     expect_frame(c, 23, 100 + round, round);
     EXPECT_EQ(c.deck, "deck text");
   }
@@ -211,7 +217,7 @@ TEST(Checkpoint, UnusableFilesAreErrorsNamingThem) {
   const std::string dir = shared_dir("bad");
   auto message = [](const std::string& path) {
     try {
-      read_checkpoint(MPI_COMM_WORLD, path);
+      read_checkpoint(world(), path);
     } catch (const CheckpointError& e) {
       return std::string(e.what());
     }

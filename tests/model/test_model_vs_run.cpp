@@ -16,8 +16,8 @@
 
 #include "core/lattice.hpp"
 #include "core/simulation.hpp"
-#include "decomposition/communicator.hpp"
-#include "decomposition/virtual_decomposition.hpp"
+#include "base/communicator.hpp"
+#include "model/virtual_decomposition.hpp"
 
 namespace scanmd {
 namespace {
@@ -39,22 +39,22 @@ double oracle_volume(Method m, Vec3 b, double R) {
 TEST(ModelVsRun, ImportsAndPairsPerRankEqualTheRealRun) {
   Communicator comm(MPI_COMM_WORLD);
   SimulationConfig config;
-  config.cells = {8, 8, 8};  // 2048 particles, L = 13.4 ≥ 2R
-  config.steps = 0;
-  const FccLattice lattice = FccLattice::from_density(config.density, config.cells);
+  config.system.cells = {8, 8, 8};  // 2048 particles, L = 13.4 ≥ 2R
+  config.run.steps = 0;
+  const FccLattice lattice = FccLattice::from_density(config.system.density, config.system.cells);
   std::vector<Vec3> positions(lattice.site_count());
   lattice.for_each_site({0, 0, 0}, lattice.box().length, [](Vec3) { return true; },
                         [&](std::uint64_t id, Vec3 x) { positions[id - 1] = x; });
   for (Method m : kAllMethods) {
-    config.method = m;
+    config.decomposition.method = m;
     Simulation sim(comm, config);
     sim.setup();
     ASSERT_FALSE(sim.imports().empty());
     const std::vector<long long>& imports = sim.imports().front().per_rank;
     const std::vector<long long> pairs = comm.all_gather(sim.local_pairs());
 
-    const ModelResult model = model_decomposition(positions, sim.box(), m, config.cutoff,
-                                                  config.skin, comm.size());
+    const ModelResult model = model_decomposition(positions, sim.box(), m, config.potential.cutoff,
+                                                  config.neighbor.skin, comm.size());
     EXPECT_EQ(model.grid, sim.grid().dims()) << method_name(m);
     ASSERT_EQ(model.imports_per_rank.size(), imports.size());
     for (std::size_t r = 0; r < imports.size(); ++r) {
@@ -62,7 +62,7 @@ TEST(ModelVsRun, ImportsAndPairsPerRankEqualTheRealRun) {
       EXPECT_EQ(model.pairs_per_rank[r], pairs[r]) << method_name(m) << " rank " << r;
     }
     const double density = static_cast<double>(positions.size()) / sim.box().volume();
-    const double R = config.cutoff + config.skin;
+    const double R = config.potential.cutoff + config.neighbor.skin;
     EXPECT_NEAR(model.analytic, density * oracle_volume(m, model.box_edge, R),
                 1e-9 * model.analytic)
         << method_name(m);

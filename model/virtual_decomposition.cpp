@@ -1,4 +1,4 @@
-#include "decomposition/virtual_decomposition.hpp"
+#include "model/virtual_decomposition.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 #include "core/cell_list.hpp"
 #include "core/lj.hpp"
 #include "core/neighbor_list.hpp"
-#include "core/particles.hpp"
+#include "base/particles.hpp"
 #include "decomposition/export_selection.hpp"
 #include "kernels/counting_sort.hpp"
 #include "kernels/workspace.hpp"

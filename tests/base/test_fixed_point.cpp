@@ -1,4 +1,4 @@
-// tests/core/test_fixed_point.cpp — core/fixed_point.hpp: 64-bit fixed point in units of 2^-40.
+// tests/base/test_fixed_point.cpp — base/fixed_point.hpp: 64-bit fixed point in units of 2^-40.
 //
 // Checks: conversion truncates toward zero and is symmetric (to_fixed(-v) == -to_fixed(v));
 // the overflow flag is raised (and never cleared) for |v|·2^40 >= 2^62, ±inf and NaN, and not
@@ -13,8 +13,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/fixed_point.hpp"
-#include "tests/core/test_support.hpp"
+#include "base/fixed_point.hpp"
+#include "tests/support/rng.hpp"
 
 namespace scanmd {
 namespace {

@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/vec3.hpp"
+#include "base/vec3.hpp"
 
 namespace scanmd {
 

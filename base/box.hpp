@@ -6,7 +6,9 @@
 // bits of a trajectory never depend on where a particle is stored.
 #pragma once
 
-#include "core/vec3.hpp"
+#include <cmath>
+
+#include "base/vec3.hpp"
 
 namespace scanmd {
 
@@ -29,6 +31,17 @@ SCANMD_HD inline void wrap_coordinate(double& x, int& image, double length) {
     if (x >= length) x = 0.0;  // -tiny + L rounds to L
     --image;
   }
+}
+
+// Brings a coordinate however far out (data files, checkpoints, test inputs) into [0, L),
+// counting the images crossed.
+inline void wrap_far_coordinate(double& x, int& image, double length) {
+  const double k = std::floor(x / length);
+  if (k != 0.0) {
+    x -= k * length;
+    image += static_cast<int>(k);
+  }
+  wrap_coordinate(x, image, length);
 }
 
 SCANMD_HD inline void wrap(Vec3& x, Int3& image, const Vec3& length) {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/box.hpp"
+#include "base/box.hpp"
 #include "decomposition/method.hpp"
 #include "decomposition/rank_grid.hpp"
 

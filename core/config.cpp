@@ -1,0 +1,28 @@
+// Derived quantities of the configuration (see config.hpp).
+#include "core/config.hpp"
+
+#include <fmt/format.h>
+
+#include "core/lattice.hpp"
+
+namespace scanmd {
+
+Vec3 initial_box_length(const SystemSection& system) {
+  if (system.box) return *system.box;
+  return FccLattice::from_density(system.density, system.cells).box().length;
+}
+
+std::optional<int> short_box_axis(Vec3 length, double import_cutoff) {
+  const double l[3] = {length.x, length.y, length.z};
+  for (int axis = 0; axis < 3; ++axis)
+    if (l[axis] < 2.0 * import_cutoff) return axis;
+  return std::nullopt;
+}
+
+std::string short_box_message(Vec3 length, double import_cutoff, int axis) {
+  const double l[3] = {length.x, length.y, length.z};
+  return fmt::format("box {:.4g} along {} is smaller than 2*(cutoff+skin) = {:.4g}", l[axis],
+                     "xyz"[axis], 2.0 * import_cutoff);
+}
+
+}  // namespace scanmd

@@ -1,0 +1,121 @@
+// The configuration of a run: the deck's typed sections, defined once. io/deck.cpp parses TOML
+// into them (io::Deck is a SimulationConfig plus the file it came from), Simulation takes them as
+// they are, and every default lives here — the defaults reproduce LAMMPS `bench/in.lj`.
+// LJ reduced units throughout (σ, ε, m, τ = σ√(m/ε); k_B = 1).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/names.hpp"
+#include "base/vec3.hpp"
+#include "decomposition/method.hpp"
+
+namespace scanmd {
+
+// Where the time step runs. Auto: the GPU when every rank has a usable one, else the host.
+enum class Backend { Auto, Host, Cuda };
+
+inline constexpr NamedValue<Backend> kBackendNames[] = {
+    {Backend::Auto, "auto"}, {Backend::Host, "host"}, {Backend::Cuda, "cuda"}};
+
+constexpr std::string_view backend_name(Backend b) { return name_of<Backend>(kBackendNames, b); }
+
+// How the CUDA neighbour-list build places each accepted candidate in its row.
+//   SegmentedScan   run counts → segmented exclusive scan (segments = rows): deterministic row
+//                   order, the same order as the host list (default)
+//   AtomicCounters  one atomicAdd per (row, stencil run) on the row's counter: no scan pass,
+//                   row order depends on scheduling (forces are the same bits either way)
+// The environment variable SCANMD_CUDA_NL_FILL=segmented|atomic overrides the configured value.
+// Which is faster is the H200's to say: bench/md/bench_md_neighbors times both (it is part of
+// scripts/gpu-check.sh). SegmentedScan stays the default until that measurement says otherwise:
+// it costs one extra pass over 25·n small counts, but the atomic variant's counters are
+// contended (25 adds per row land on one word) and its rows come out in a different order every
+// run, which makes lists harder to compare and debug.
+enum class NeighborFill { SegmentedScan, AtomicCounters };
+
+inline constexpr NamedValue<NeighborFill> kNeighborFillNames[] = {
+    {NeighborFill::SegmentedScan, "segmented"}, {NeighborFill::AtomicCounters, "atomic"}};
+
+struct SystemSection {
+  std::string lattice = "fcc";  // initial lattice (fcc only)
+  double density = 0.8442;      // number density ρ, σ⁻³
+  std::array<int, 3> cells{20, 20, 20};  // unit cells along x, y, z
+  double temperature = 1.44;    // initial temperature, exact with 3N − 3 degrees of freedom
+  std::uint64_t seed = 87287;   // velocities are a function of (seed, particle id) only
+  double mass = 1.0;
+  // LAMMPS write_data file (atom_style atomic) to start from; empty: the lattice above. When set,
+  // box, ids, positions, image flags and velocities come from the file (lattice, density, cells,
+  // temperature and seed are not used), the mass from its Masses section (`mass` when it has
+  // none), and the box size is checked once the file is read.
+  std::string data_file;
+  // Not a deck key: the box of a started-from file (data file, test configuration), set by
+  // whoever reads it; unset: the lattice's box.
+  std::optional<Vec3> box;
+};
+
+struct PotentialSection {
+  std::string style = "lj";  // Lennard-Jones 12-6
+  double epsilon = 1.0, sigma = 1.0, cutoff = 2.5;
+  bool shift = false;  // shift U so that U(r_c) = 0
+};
+
+struct NeighborSection {
+  double skin = 0.3;  // import cutoff R = cutoff + skin; rebuild when a particle moved > skin/2
+};
+
+struct RunSection {
+  double dt = 0.005;
+  std::int64_t steps = 100;
+  Backend backend = Backend::Auto;
+};
+
+struct DecompositionSection {
+  Method method = Method::HalfShell;
+  std::array<int, 3> grid{0, 0, 0};  // all 0: chosen to minimise the method's import volume
+};
+
+struct OutputSection {
+  std::int64_t thermo_every = 50;  // 0: only at the start and the end
+  std::string trajectory;          // empty: no trajectory
+  std::int64_t trajectory_every = 0;
+  bool trajectory_force = false;  // forces in the trajectory too
+  std::string checkpoint;         // empty: no checkpoint
+  std::int64_t checkpoint_every = 0;
+  bool overwrite = false;
+  std::string imports;  // CSV of per-rank import counts at every rebuild; empty: not written
+};
+
+// Not deck keys: choices of the CUDA backend that tests and benchmarks pin down (the environment
+// variables SCANMD_CUDA_NL_FILL and SCANMD_CUDA_REBUILD override them).
+struct CudaTuning {
+  NeighborFill fill = NeighborFill::SegmentedScan;
+  bool local_rebuild = true;  // one rank: rebuilds after the first stay on the device
+};
+
+struct SimulationConfig {
+  SystemSection system;
+  PotentialSection potential;
+  NeighborSection neighbor;
+  RunSection run;
+  DecompositionSection decomposition;
+  OutputSection output;
+  CudaTuning cuda;
+
+  double import_cutoff() const { return potential.cutoff + neighbor.skin; }  // R
+};
+
+// The box edge lengths a run starts with: system.box when set, else the fcc lattice's
+// (cells · (4/ρ)^(1/3)).
+Vec3 initial_box_length(const SystemSection& system);
+
+// The first axis (0, 1, 2) along which `length` is shorter than 2·R, or nothing. The ghost
+// images of one rank come from the 3³ nearest periodic images only, which needs L >= 2R.
+std::optional<int> short_box_axis(Vec3 length, double import_cutoff);
+// "box 4.2 along x is smaller than 2*(cutoff+skin) = 5.6"
+std::string short_box_message(Vec3 length, double import_cutoff, int axis);
+
+}  // namespace scanmd

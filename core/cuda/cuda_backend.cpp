@@ -1,0 +1,290 @@
+// core/cuda/cuda_backend.cpp — the CUDA time step of one rank: the order of the device phases
+// (see cuda_backend.hpp). Plain C++ on the CUDA runtime API; the kernels are in core/cuda/*.cu.
+//
+// Synchronisation: one stream. Every synchronisation point fetches the flags and raises pending
+// errors first (check_errors), so nothing observes a broken state. Calls that wait for other
+// ranks (multi-rank forward and reverse, rebuilds) synchronise before their wall-clock timer;
+// device-only phases are timed with events (device_timing.hpp).
+#include "core/cuda/cuda_backend.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string_view>
+
+#include "core/domain.hpp"
+#include "core/cuda/device_cell_list.hpp"
+#include "core/cuda/device_errors.hpp"
+#include "core/cuda/device_flags.hpp"
+#include "core/cuda/device_halo.hpp"
+#include "core/cuda/device_memory.hpp"
+#include "core/cuda/device_neighbor_list.hpp"
+#include "core/cuda/device_particles.hpp"
+#include "core/cuda/device_selection.hpp"
+#include "core/cuda/device_timing.hpp"
+#include "core/cuda/launch.hpp"
+#include "decomposition/export_selection.hpp"
+
+namespace scanmd {
+
+namespace {
+
+using namespace cuda_step;
+
+// SCANMD_CUDA_REBUILD=host|device applied to `configured`; never on several ranks.
+bool resolve_local_rebuild(bool configured, const Communicator& comm) {
+  if (comm.size() != 1) return false;
+  const char* env = std::getenv("SCANMD_CUDA_REBUILD");
+  if (env == nullptr || *env == '\0') return configured;
+  const std::string_view v(env);
+  if (v == "device") return true;
+  if (v == "host") return false;
+  throw std::runtime_error(
+      fmt::format("SCANMD_CUDA_REBUILD={}: expected \"device\" or \"host\"", v));
+}
+
+class CudaBackend final : public StepBackend {
+ public:
+  // `device` is current already (make_cuda_backend).
+  CudaBackend(const StepSetup& s, int device)
+      : comm_(s.comm),
+        timers_(s.timers),
+        box_(s.box),
+        lj_(s.lj),
+        rule_(s.rule),
+        dt_(s.config.run.dt),
+        mass_(s.config.system.mass),
+        half_skin_(0.5 * s.config.neighbor.skin),
+        full_shell_(s.config.decomposition.method == Method::FullShell),
+        local_rebuild_(resolve_local_rebuild(s.config.cuda.local_rebuild, s.comm)),
+        domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()),
+        geometry_(ExportSelector(s.grid, s.box, s.config.decomposition.method,
+                                 s.config.import_cutoff())
+                      .geometry()),
+        cells_(domain_.cell_grid(), s.box.length),
+        list_(resolve_fill(s.config.cuda.fill)),
+        halo_(s.comm, s.config.decomposition.method, mpi_cuda_aware()),
+        description_(fmt::format(
+            "CUDA on {}; MPI: {}; neighbour fill: {}; rebuilds: {}", device_name(device),
+            mpi_path_name(mpi_cuda_aware()), fill_description(list_.fill()),
+            local_rebuild_ ? "on the device (one rank)" : "migration and halo plan on the host")) {
+  }
+
+  std::string description() const override { return description_; }
+
+  void load(ParticleStore owned) override {
+    host_ = std::move(owned);
+    domain_.take_census(host_);
+    host_current_ = true;
+    built_on_device_ = false;
+  }
+
+  bool kick_drift() override {
+    flags_.reset(&flags_.device()->moved, 1, stream());
+    const IntegrateArgs a{particles_.x.data(),       particles_.v.data(),
+                          particles_.image.data(),   particles_.f.data(),
+                          particles_.x_build.data(), particles_.n_owned,
+                          dt_,                       0.5 * dt_ / mass_,
+                          half_skin_ * half_skin_,   box_,
+                          flags_.device()};
+    launch_initial_integrate(a, stream());
+    host_current_ = false;
+    synchronize();
+    return flags_.host().moved != 0;
+  }
+
+  ImportCounts rebuild(long long step) override {
+    if (local_rebuild_ && built_on_device_) return rebuild_on_device();
+    {
+      ScopedTimer t(timers_, Phase::Migrate);
+      refresh_host();
+    }
+    const ImportCounts counts = domain_.redistribute(host_, step, timers_);
+    synchronize();
+    ScopedTimer t(timers_, Phase::Neigh);
+    particles_.upload(host_, stream());
+    halo_.set_plan(domain_.halo(), particles_, stream());
+    build_lists();
+    built_on_device_ = true;
+    return counts;
+  }
+
+  void forward() override {
+    if (!halo_.remote()) {
+      events_.begin(Phase::Forward, stream());
+      halo_.forward_local(particles_, stream());
+      events_.end(stream());
+      return;
+    }
+    synchronize();
+    ScopedTimer t(timers_, Phase::Forward);
+    halo_.forward_remote(particles_, stream());
+  }
+
+  void compute_forces(bool with_energy) override {
+    events_.begin(Phase::Pair, stream());
+    particles_.zero_forces(stream());
+    flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy[2], virial[2]
+    const ForceArgs a{particles_.x.data(), particles_.id.data(), list_.offsets(),
+                      list_.neighbors(),   particles_.f.data(),  particles_.n,
+                      particles_.n_owned,  box_.length,          box_.half_length,
+                      lj_,                 list_.limit_sq(),     flags_.device()};
+    launch_lj_forces(a, with_energy, full_shell_, stream());
+    events_.end(stream());
+    host_current_ = false;
+  }
+
+  void reverse() override {
+    if (!halo_.reverse_needed()) return;
+    if (!halo_.remote()) {
+      events_.begin(Phase::Reverse, stream());
+      halo_.reverse_local(particles_, flags_.device(), stream());
+      events_.end(stream());
+      return;
+    }
+    synchronize();
+    ScopedTimer t(timers_, Phase::Reverse);
+    halo_.reverse_remote(particles_, flags_.device(), stream());
+  }
+
+  void kick() override {
+    launch_final_integrate(particles_.v.data(), particles_.f.data(), particles_.n_owned,
+                           0.5 * dt_ / mass_, stream());
+    host_current_ = false;
+  }
+
+  ForceTotals force_totals() override {
+    check_errors();
+    const DeviceFlags& h = flags_.host();
+    return {wide(h.energy), wide(h.virial), static_cast<long long>(h.pairs)};
+  }
+
+  fixed::Wide twice_kinetic() override {
+    flags_.reset(flags_.device()->kinetic, 2, stream());
+    launch_twice_kinetic(particles_.v.data(), particles_.n_owned, mass_, flags_.device(),
+                         stream());
+    check_errors();
+    return wide(flags_.host().kinetic);
+  }
+
+  const ParticleStore& particles() override {
+    refresh_host();
+    return host_;
+  }
+
+  NeighborEntries neighbor_entries() override {
+    check_errors();
+    std::vector<std::uint64_t> offsets;
+    std::vector<std::uint32_t> nbr;
+    list_.download(particles_.n, offsets, nbr, stream());
+    NeighborEntries out;
+    out.reserve(nbr.size());
+    for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
+      for (auto k = offsets[i]; k < offsets[i + 1]; ++k)
+        out.emplace_back(static_cast<std::uint32_t>(i), nbr[k]);
+    return out;
+  }
+
+  void synchronize() override {
+    flags_.fetch(stream());
+    events_.harvest(timers_);
+    raise_errors();
+  }
+
+ private:
+  cudaStream_t stream() const { return stream_.get(); }
+
+  // Waits for the device and raises pending errors (no timings booked).
+  void check_errors() {
+    flags_.fetch(stream());
+    raise_errors();
+  }
+  void raise_errors() {
+    raise_device_errors(flags_.host(),
+                        {particles_, list_, halo_.export_index(), box_, comm_.rank()}, stream());
+  }
+
+  // The host copy of the owned particles brought up to date.
+  void refresh_host() {
+    if (host_current_) return;
+    check_errors();
+    particles_.download_owned(host_, stream());
+    host_current_ = true;
+  }
+
+  // One rank: nothing migrates and every ghost is a periodic image of an own particle.
+  ImportCounts rebuild_on_device() {
+    synchronize();
+    {
+      // Owned particles in cell order, as the host rebuild sorts them: neighbours stay close in
+      // memory, and the layout stays the host's.
+      ScopedTimer t(timers_, Phase::Neigh);
+      particles_.permute_owned(
+          cells_.order_owned(particles_, scratch_, flags_.device(), stream()), stream());
+    }
+    std::uint32_t m = 0;
+    {
+      ScopedTimer t(timers_, Phase::Plan);
+      flags_.reset(&flags_.device()->tower, 2, stream());  // tower, plate
+      m = halo_.make_self_images(particles_, geometry_, scratch_, flags_.device(), stream());
+      particles_.mark_built(stream());
+    }
+    ScopedTimer t(timers_, Phase::Neigh);
+    build_lists();
+    return {static_cast<long long>(m), static_cast<long long>(flags_.host().tower),
+            static_cast<long long>(flags_.host().plate), 0};
+  }
+
+  // Binning and list build; raises errors; books their device times.
+  void build_lists() {
+    build_timer_.mark(0, stream());
+    cells_.build(particles_, scratch_, flags_.device(), stream());
+    build_timer_.mark(1, stream());
+    list_.build(particles_, cells_, rule_, domain_.import_cutoff(), scratch_, flags_.device(),
+                stream());
+    build_timer_.mark(2, stream());
+    check_errors();
+    build_times_ = build_timer_.read(list_.size());
+  }
+
+  const Communicator& comm_;
+  Timers& timers_;
+  Box box_;
+  LJParams lj_;
+  PairRule rule_;
+  double dt_, mass_, half_skin_;
+  bool full_shell_;
+  bool local_rebuild_;
+  Stream stream_;
+  DeviceFlagsMirror flags_;
+  EventTimer events_;
+  BuildTimer build_timer_;
+  BuildTimes build_times_;
+  Scratch scratch_;
+  Domain domain_;
+  ExportGeometry geometry_;  // single-rank ghosts
+  DeviceParticles particles_;
+  DeviceCellList cells_;
+  DeviceNeighborList list_;
+  DeviceHalo halo_;
+  std::string description_;
+  ParticleStore host_;        // owned particles for host rebuilds and readers; ghosts of the
+                              // last host rebuild
+  bool host_current_ = true;  // host_ holds the device's owned state
+  bool built_on_device_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<StepBackend> make_cuda_backend(const StepSetup& setup) {
+  std::string why;
+  if (!select_device(setup.comm, &why))
+    throw std::runtime_error("backend cuda: no usable GPU: " + why);
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  return std::make_unique<CudaBackend>(setup, device);
+}
+
+}  // namespace scanmd

@@ -1,0 +1,29 @@
+// core/cuda/device_errors.hpp — the CUDA time step's error flags turned into exceptions with
+// context: the particle id(s), their distance or position, the rank.
+//
+// Device code never prints; kernels raise flags with the lowest offending index
+// (DeviceFlagsMirror). At every synchronisation point the backend calls raise_device_errors on
+// the freshly fetched mirror, which reads what it needs to name the culprits from device memory.
+// The first cause in step order wins (forces of the last step before positions of this one).
+#pragma once
+
+#include "base/box.hpp"
+#include "core/cuda/device_neighbor_list.hpp"
+#include "core/cuda/device_particles.hpp"
+#include "core/cuda/launch.hpp"
+
+namespace scanmd::cuda_step {
+
+// Where a flag's index points into.
+struct ErrorSources {
+  const DeviceParticles& particles;
+  const DeviceNeighborList& list;
+  const std::uint32_t* export_index;  // DeviceHalo::export_index
+  Box box;
+  int rank;
+};
+
+// Throws std::overflow_error or std::runtime_error when `flags` holds an error; else returns.
+void raise_device_errors(const DeviceFlags& flags, const ErrorSources& at, cudaStream_t stream);
+
+}  // namespace scanmd::cuda_step

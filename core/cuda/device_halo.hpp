@@ -1,0 +1,75 @@
+// core/cuda/device_halo.hpp — the halo plan of one rank executed on device data, the sibling of
+// HaloExchange's forward() and reverse() (decomposition/halo_exchange.hpp).
+//
+// The plan comes from a host rebuild (set_plan: HaloExchange's ExchangePlan and export index),
+// or, on a single rank, is made on the device (make_self_images: every ghost a periodic image of
+// an own particle, count → exclusive scan → fill with the host's export rule, visit_exports).
+// Send buffer entry k is owned particle export_index[k]; ghosts sit in receive order behind the
+// owned particles.
+//
+//   forward   pack x[export_index] → send buffer; the self part goes straight into the ghost
+//             slots; remote parts → MPI → ghost slots
+//   reverse   ghost forces → MPI (remote parts) → summed into the owners with overflow-checked
+//             integer atomics (self entries read the ghost slots directly)
+// MPI: remote parts go through pinned host buffers, or straight from device memory when the MPI
+// library reports CUDA support at run time (device_selection.hpp). Self parts never leave the
+// device.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/communicator.hpp"
+#include "core/cuda/device_memory.hpp"
+#include "core/cuda/device_particles.hpp"
+#include "core/cuda/launch.hpp"
+#include "decomposition/halo_exchange.hpp"
+
+namespace scanmd::cuda_step {
+
+class DeviceHalo {
+ public:
+  DeviceHalo(const Communicator& comm, Method method, bool cuda_aware)
+      : comm_(comm), reverse_(has_reverse_exchange(method)), cuda_aware_(cuda_aware) {}
+
+  // The plan of the host rebuild that made p's ghosts.
+  void set_plan(const HaloExchange& halo, const DeviceParticles& p, cudaStream_t stream);
+  // One rank: ghosts of p's owned particles made on the device, p resized for them and the plan
+  // set to its self part. flags->tower / plate count the imported kinds (the caller resets them).
+  // Returns the ghost count. Synchronises.
+  std::uint32_t make_self_images(DeviceParticles& p, const ExportGeometry& geometry,
+                                 Scratch& scratch, DeviceFlags* flags, cudaStream_t stream);
+
+  bool remote() const { return !sends_.empty() || !recvs_.empty(); }
+  bool reverse_needed() const { return reverse_; }
+  const std::uint32_t* export_index() const { return export_index_.data(); }
+
+  // Forward exchange without other ranks (asynchronous).
+  void forward_local(DeviceParticles& p, cudaStream_t stream);
+  // Forward exchange with other ranks; returns with the ghosts in place (synchronises).
+  void forward_remote(DeviceParticles& p, cudaStream_t stream);
+  // Reverse exchange without other ranks (asynchronous).
+  void reverse_local(DeviceParticles& p, DeviceFlags* flags, cudaStream_t stream);
+  // Reverse exchange with other ranks; returns with the owners' sums done (synchronises).
+  void reverse_remote(DeviceParticles& p, DeviceFlags* flags, cudaStream_t stream);
+
+ private:
+  void reserve(std::uint32_t m);
+
+  const Communicator& comm_;
+  bool reverse_;
+  bool cuda_aware_;
+  std::vector<MessagePart> sends_, recvs_;  // remote parts of the plan
+  std::size_t recv_total_ = 0;
+  std::uint32_t m_ = 0;  // export entries (send buffer length)
+  SelfPart self_{0, 0, 0};
+  DeviceBuffer<std::uint32_t> export_index_;
+  DeviceBuffer<Vec3> send_x_;
+  DeviceBuffer<Fix3> send_f_;
+  PinnedBuffer<Vec3> h_send_x_, h_recv_x_;
+  PinnedBuffer<Fix3> h_back_f_, h_send_f_;
+  // make_self_images: images per owned particle and their exclusive scan.
+  DeviceBuffer<std::uint32_t> images_, image_offsets_;
+};
+
+}  // namespace scanmd::cuda_step

@@ -1,0 +1,87 @@
+// core/cuda/device_particles.cpp — see device_particles.hpp.
+#include "core/cuda/device_particles.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "core/cuda/launch.hpp"
+#include "core/cuda/neighbor_runs.hpp"
+
+namespace scanmd::cuda_step {
+
+void DeviceParticles::check_size(std::size_t count) {
+  if (count >= (std::size_t{1} << 31) || count * kRunsPerRow >= (std::size_t{1} << 32))
+    throw std::length_error(fmt::format(
+        "backend cuda: {} particles (owned + ghosts) on one rank are more than this version "
+        "supports (2^32 / 25); use more ranks",
+        count));
+}
+
+void DeviceParticles::upload(const ParticleStore& p, cudaStream_t stream) {
+  check_size(p.size());
+  n_owned = static_cast<std::uint32_t>(p.n_owned);
+  n = static_cast<std::uint32_t>(p.size());
+  ensure(id, n);
+  ensure(x, n);
+  ensure(home, n);
+  ensure(shift, n);
+  ensure(f, n);
+  ensure(v, n_owned);
+  ensure(image, n_owned);
+  ensure(x_build, n_owned);
+  cuda_step::upload(id.data(), p.id, n, stream);
+  cuda_step::upload(x.data(), p.x, n, stream);
+  cuda_step::upload(home.data(), p.home, n, stream);
+  cuda_step::upload(shift.data(), p.shift, n, stream);
+  cuda_step::upload(v.data(), p.v, n_owned, stream);
+  cuda_step::upload(image.data(), p.image, n_owned, stream);
+  cuda_step::upload(x_build.data(), p.x_build, n_owned, stream);
+  zero_forces(stream);
+}
+
+void DeviceParticles::download_owned(ParticleStore& p, cudaStream_t stream) const {
+  if (p.n_owned != n_owned)
+    throw std::logic_error("backend cuda: host store and device disagree on the owned count");
+  download(p.id, id.data(), n_owned, stream);
+  download(p.x, x.data(), n_owned, stream);
+  download(p.v, v.data(), n_owned, stream);
+  download(p.image, image.data(), n_owned, stream);
+  download(p.f, f.data(), n_owned, stream);
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (download)");
+}
+
+void DeviceParticles::resize_ghosts(std::uint32_t m, cudaStream_t stream) {
+  const std::size_t total = std::size_t{n_owned} + m;
+  check_size(total);
+  grow_keeping(id, total, n_owned, stream);
+  grow_keeping(x, total, n_owned, stream);
+  grow_keeping(home, total, n_owned, stream);
+  grow_keeping(shift, total, n_owned, stream);
+  ensure(f, total);
+  n = static_cast<std::uint32_t>(total);
+  zero_forces(stream);
+}
+
+void DeviceParticles::permute_owned(const std::uint32_t* order, cudaStream_t stream) {
+  ensure(sorted_id_, n_owned);
+  ensure(sorted_x_, n_owned);
+  ensure(sorted_v_, n_owned);
+  ensure(sorted_image_, n_owned);
+  const OwnedArrays current{id.data(), x.data(), v.data(), image.data()};
+  const OwnedArrays sorted{sorted_id_.data(), sorted_x_.data(), sorted_v_.data(),
+                           sorted_image_.data()};
+  launch_gather_owned(order, n_owned, current, sorted, stream);
+  copy_d2d(id.data(), sorted_id_.data(), n_owned, stream);
+  copy_d2d(x.data(), sorted_x_.data(), n_owned, stream);
+  copy_d2d(v.data(), sorted_v_.data(), n_owned, stream);
+  copy_d2d(image.data(), sorted_image_.data(), n_owned, stream);
+}
+
+void DeviceParticles::zero_forces(cudaStream_t stream) {
+  if (n > 0)
+    check(cudaMemsetAsync(f.data(), 0, std::size_t{n} * sizeof(Fix3), stream),
+          "cudaMemsetAsync forces");
+}
+
+}  // namespace scanmd::cuda_step

@@ -1,0 +1,47 @@
+// core/cuda/device_particles.hpp — the particles of one rank in device memory, laid out as the
+// host's ParticleStore: owned first, ghosts after them.
+//
+//   owned + ghosts   id, x (wrapped), home, shift, f (fixed point)
+//   owned only       v, image, x_build (positions at the last build, for the skin/2 test)
+// Arrays are grow-only; n_owned and n say what is in use. Particle counts fit in uint32 with
+// 25 stencil runs per particle (check_size).
+#pragma once
+
+#include <cstdint>
+
+#include "base/particles.hpp"
+#include "core/cuda/device_memory.hpp"
+
+namespace scanmd::cuda_step {
+
+struct DeviceParticles {
+  std::uint32_t n_owned = 0, n = 0;
+  DeviceBuffer<std::uint64_t> id;
+  DeviceBuffer<Vec3> x, v, x_build;
+  DeviceBuffer<Int3> image, home, shift;
+  DeviceBuffer<Fix3> f;
+
+  // Throws std::length_error when n particles (owned + ghosts) do not fit one rank's arrays.
+  static void check_size(std::size_t n);
+
+  // All of p (owned and ghosts), forces zeroed.
+  void upload(const ParticleStore& p, cudaStream_t stream);
+  // id, x, v, image and f of the owned particles into p (p.n_owned must match). Synchronises.
+  void download_owned(ParticleStore& p, cudaStream_t stream) const;
+  // Room for m ghosts behind the owned particles, which stay where they are; forces zeroed.
+  void resize_ghosts(std::uint32_t m, cudaStream_t stream);
+  // Owned particles into the order `order` (new slot k takes old slot order[k]), as
+  // ParticleStore::permute_owned does on the host.
+  void permute_owned(const std::uint32_t* order, cudaStream_t stream);
+  // x_build = x for the owned particles (after a build).
+  void mark_built(cudaStream_t stream) { copy_d2d(x_build.data(), x.data(), n_owned, stream); }
+  void zero_forces(cudaStream_t stream);
+
+ private:
+  // Scratch copies of permute_owned.
+  DeviceBuffer<std::uint64_t> sorted_id_;
+  DeviceBuffer<Vec3> sorted_x_, sorted_v_;
+  DeviceBuffer<Int3> sorted_image_;
+};
+
+}  // namespace scanmd::cuda_step

@@ -1,0 +1,71 @@
+// The host backend (see host_backend.hpp).
+#include "core/host_backend.hpp"
+
+#include "core/lj_force.hpp"
+#include "core/thermo.hpp"
+
+namespace scanmd {
+
+HostBackend::HostBackend(const StepSetup& s)
+    : timers_(s.timers),
+      box_(s.box),
+      lj_(s.lj),
+      rule_(s.rule),
+      cutoff_(s.config.potential.cutoff),
+      half_skin_(0.5 * s.config.neighbor.skin),
+      mass_(s.config.system.mass),
+      full_shell_(s.config.decomposition.method == Method::FullShell),
+      integrator_(s.config.run.dt, s.config.system.mass),
+      domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()) {}
+
+void HostBackend::load(ParticleStore owned) {
+  particles_ = std::move(owned);
+  domain_.take_census(particles_);
+}
+
+bool HostBackend::kick_drift() {
+  integrator_.initial_integrate(particles_, box_);
+  ScopedTimer t(timers_, Phase::Neigh);
+  return moved_beyond(particles_, box_, half_skin_);
+}
+
+ImportCounts HostBackend::rebuild(long long step) {
+  const ImportCounts counts = domain_.redistribute(particles_, step, timers_);
+  ScopedTimer t(timers_, Phase::Neigh);
+  const double R = domain_.import_cutoff();
+  cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, R);
+  neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
+  return counts;
+}
+
+void HostBackend::forward() {
+  ScopedTimer t(timers_, Phase::Forward);
+  domain_.halo().forward(particles_);
+}
+
+void HostBackend::compute_forces(bool with_energy) {
+  ScopedTimer t(timers_, Phase::Pair);
+  forces_ = compute_lj_forces(particles_, neighbors_, lj_, box_, full_shell_, with_energy);
+}
+
+void HostBackend::reverse() {
+  ScopedTimer t(timers_, Phase::Reverse);
+  domain_.halo().reverse(particles_);
+}
+
+void HostBackend::kick() { integrator_.final_integrate(particles_); }
+
+fixed::Wide HostBackend::twice_kinetic() { return twice_kinetic_fixed(particles_, mass_); }
+
+NeighborEntries HostBackend::neighbor_entries() {
+  NeighborEntries out;
+  const auto& offsets = neighbors_.offsets();
+  const auto& nbr = neighbors_.neighbors();
+  out.reserve(nbr.size());
+  for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
+    for (auto k = offsets[i]; k < offsets[i + 1]; ++k)
+      out.emplace_back(static_cast<std::uint32_t>(i), nbr[k]);
+  return out;
+}
+
+}  // namespace scanmd

@@ -1,0 +1,53 @@
+// The host backend: the time step of one rank on host arrays (see step_backend.hpp).
+//
+//   particles   ParticleStore, owned first, ghosts after them
+//   halo        Domain (migration, census, halo plan) and its HaloExchange (forward, reverse)
+//   cells       CellList (counting sort), rebuilt on rebuild steps
+//   list        NeighborList (count → scan → fill, the PairRule of the decomposition)
+//   forces      compute_lj_forces, 64-bit fixed point
+#pragma once
+
+#include "core/cell_list.hpp"
+#include "core/domain.hpp"
+#include "core/integrator.hpp"
+#include "core/neighbor_list.hpp"
+#include "core/step_backend.hpp"
+#include "kernels/workspace.hpp"
+
+namespace scanmd {
+
+class HostBackend final : public StepBackend {
+ public:
+  explicit HostBackend(const StepSetup& setup);
+
+  std::string description() const override { return "host"; }
+  void load(ParticleStore owned) override;
+  bool kick_drift() override;
+  ImportCounts rebuild(long long step) override;
+  void forward() override;
+  void compute_forces(bool with_energy) override;
+  void reverse() override;
+  void kick() override;
+  ForceTotals force_totals() override { return forces_; }
+  fixed::Wide twice_kinetic() override;
+  const ParticleStore& particles() override { return particles_; }
+  NeighborEntries neighbor_entries() override;
+  void synchronize() override {}
+
+ private:
+  Timers& timers_;
+  Box box_;
+  LJParams lj_;
+  PairRule rule_;
+  double cutoff_, half_skin_, mass_;
+  bool full_shell_;
+  VelocityVerlet integrator_;
+  Domain domain_;
+  ParticleStore particles_;
+  CellList cells_;
+  NeighborList neighbors_;
+  kernels::Workspace ws_;
+  ForceTotals forces_;
+};
+
+}  // namespace scanmd
