@@ -4,7 +4,7 @@
 //           host packs it. The entries a rank sends to itself (periodic images of its own
 //           particles) go straight into their ghost slots too, so a single rank never leaves
 //           the device; the remote parts cross to the host (or go to MPI directly when it is
-//           CUDA-aware) in device_backend.cpp.
+//           CUDA-aware) in device_halo.cpp.
 // reverse   f[export_index[k]] += force on the ghost of entry k: read from the ghost slot for
 //           self entries, from `recv` (what the other ranks sent back) otherwise. Several
 //           entries can name one owned particle, hence atomics; each add is checked for int64

@@ -1,5 +1,5 @@
 // core/cuda/launch.hpp — the kernels of the CUDA time step as plain C++ launchers (internal to
-// core/cuda: device_backend.cpp calls them; the .cu files define them).
+// core/cuda: the device_*.cpp classes and cuda_backend.cpp call them; the .cu files define them).
 //
 // Conventions: all pointers are device pointers; every launcher is asynchronous on `stream`,
 // returns at once for an empty range (a zero-block grid is a launch error) and throws
