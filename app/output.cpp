@@ -65,6 +65,7 @@ std::vector<io::ParticleRow> rows_by_id(const Communicator& comm, const Simulati
     r.f[1] = fixed::to_double(p.f[i].y);
     r.f[2] = fixed::to_double(p.f[i].z);
     r.image[0] = p.image[i].x, r.image[1] = p.image[i].y, r.image[2] = p.image[i].z;
+    r.type = static_cast<std::int32_t>(p.type[i]);
   }
   return io::order_by_id(comm, rows, sim.total_particles());
 }
@@ -125,9 +126,12 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
             spdlog::info("backed up existing {} to {}", path, *b);
     });
   // 4. A new trajectory.
-  if (!out.trajectory.empty() && !append)
+  if (!out.trajectory.empty() && !append) {
+    std::vector<std::int32_t> species;
+    for (const io::ParticleRow& r : rows_by_id(comm, sim)) species.push_back(r.type + 1);
     trajectory_ = std::make_unique<io::H5mdWriter>(
-        io::H5mdWriter::create(comm, out.trajectory, layout, SCANMD_VERSION));
+        io::H5mdWriter::create(comm, out.trajectory, layout, SCANMD_VERSION, species));
+  }
   if (trajectory_) trajectory_->begin_run(run_record(comm, deck, sim, first_step_, restart_from));
 }
 

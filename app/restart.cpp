@@ -68,7 +68,8 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
     r.particles_here.push_back(InitialParticle{p.id,
                                                {p.x[0], p.x[1], p.x[2]},
                                                {p.v[0], p.v[1], p.v[2]},
-                                               {p.image[0], p.image[1], p.image[2]}});
+                                               {p.image[0], p.image[1], p.image[2]},
+                                               static_cast<std::uint32_t>(p.type)});
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "app/build_info.hpp"
 #include "app/gpu_info.hpp"
@@ -45,32 +46,38 @@ bool agree(const Communicator& comm, F&& f) {
   }
 }
 
-// system.data_file: reads the LAMMPS data file (on every rank), takes the box and the mass from
-// it and returns its atoms, positions relative to the box corner, as the starting configuration.
-std::vector<InitialParticle> read_data_file(const std::string& file, SimulationConfig& config) {
+// system.data_file: reads the LAMMPS data file (on every rank), takes the box, the number of
+// atom types and the masses from it, checks the deck's pairs against its types, and returns its
+// atoms, positions relative to the box corner, as the starting configuration.
+std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConfig& config) {
+  const std::string& file = deck.system.data_file;
   const io::LammpsData data = io::read_lammps_data(file);
-  if (data.atom_types != 1) {
-    throw std::runtime_error(
-        fmt::format("scanmd supports one atom type; {} has {}", file, data.atom_types));
+  config.system.types = data.atom_types;
+  if (!data.masses.empty()) config.system.mass = data.masses;
+  {
+    io::Deck with_file = deck;
+    with_file.system = config.system;
+    io::check_species(with_file, fmt::format("the data file {}", file));
   }
   const Vec3 length{data.hi[0] - data.lo[0], data.hi[1] - data.lo[1], data.hi[2] - data.lo[2]};
   if (const auto axis = short_box_axis(length, config.import_cutoff()))
     throw std::runtime_error(fmt::format("{}: {}; use a larger system or a shorter cutoff", file,
                                          short_box_message(length, config.import_cutoff(), *axis)));
   config.system.box = length;
-  if (!data.masses.empty()) config.system.mass = data.masses[0];
   std::vector<InitialParticle> particles;
   particles.reserve(data.atoms.size());
   for (const io::LammpsAtom& a : data.atoms)
     particles.push_back(InitialParticle{a.id,
                                         {a.x - data.lo[0], a.y - data.lo[1], a.z - data.lo[2]},
                                         {a.vx, a.vy, a.vz},
-                                        {a.ix, a.iy, a.iz}});
+                                        {a.ix, a.iy, a.iz},
+                                        static_cast<std::uint32_t>(a.type - 1)});
   spdlog::info(
-      "data file {}: {} atoms, box [{:.17g}, {:.17g}) x [{:.17g}, {:.17g}) x [{:.17g}, "
-      "{:.17g}), mass {:.17g}{}",
-      file, data.atoms.size(), data.lo[0], data.hi[0], data.lo[1], data.hi[1], data.lo[2],
-      data.hi[2], config.system.mass,
+      "data file {}: {} atoms of {} type{}, box [{:.17g}, {:.17g}) x [{:.17g}, {:.17g}) x "
+      "[{:.17g}, {:.17g}), mass {:.17g}{}",
+      file, data.atoms.size(), data.atom_types, data.atom_types == 1 ? "" : "s", data.lo[0],
+      data.hi[0], data.lo[1], data.hi[1], data.lo[2], data.hi[2],
+      fmt::join(config.system.mass, " "),
       data.masses.empty() ? " (system.mass: the file has no Masses section)" : "");
   if (!data.has_velocities)
     spdlog::info("data file {}: no Velocities section, velocities are 0 (as in LAMMPS)", file);
@@ -181,7 +188,7 @@ int run_command(const RunOptions& options) {
   if (!agree(comm, [&] {
         SimulationConfig config = deck;
         config.run.backend = choose_backend(comm, config);
-        if (!deck.system.data_file.empty()) initial = read_data_file(deck.system.data_file, config);
+        if (!deck.system.data_file.empty()) initial = read_data_file(deck, config);
         sim.emplace(comm, config);
         if (!deck.output.imports.empty() && comm.rank() == 0) check_writable(deck.output.imports);
       }))

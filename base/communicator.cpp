@@ -125,6 +125,11 @@ double Communicator::max(double v) const { return reduce(comm_, v, MPI_DOUBLE, M
 double Communicator::min(double v) const { return reduce(comm_, v, MPI_DOUBLE, MPI_MIN); }
 double Communicator::sum(double v) const { return reduce(comm_, v, MPI_DOUBLE, MPI_SUM); }
 long long Communicator::sum(long long v) const { return reduce(comm_, v, MPI_LONG_LONG, MPI_SUM); }
+void Communicator::sum(std::span<long long> values) const {
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                          MPI_LONG_LONG, MPI_SUM, comm_),
+            "MPI_Allreduce(long long)");
+}
 long long Communicator::max(long long v) const { return reduce(comm_, v, MPI_LONG_LONG, MPI_MAX); }
 long long Communicator::min(long long v) const { return reduce(comm_, v, MPI_LONG_LONG, MPI_MIN); }
 bool Communicator::any(bool v) const { return reduce<int>(comm_, v ? 1 : 0, MPI_INT, MPI_LOR) != 0; }

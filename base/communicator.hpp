@@ -68,6 +68,7 @@ class Communicator {
   double min(double local) const;
   double sum(double local) const;
   long long sum(long long local) const;
+  void sum(std::span<long long> values) const;  // element-wise, in place
   long long max(long long local) const;
   long long min(long long local) const;
   bool any(bool local) const;

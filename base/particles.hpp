@@ -5,6 +5,7 @@
 //                                  images of this rank's own), refreshed every step
 // Per particle:
 //   id      global id (1-based, LAMMPS convention), never changes
+//   type    species index 0..T-1 (LAMMPS type − 1), never changes; ghosts carry the owner's
 //   x       position wrapped into [0, L) — ghosts carry the owner's wrapped coordinates, so
 //           every rank computes a pair's displacement from the same bits (DESIGN.md §5)
 //   v       velocity (owned only)
@@ -29,6 +30,7 @@ struct ParticleStore {
   std::size_t n_owned = 0;
 
   std::vector<std::uint64_t> id;
+  std::vector<std::uint32_t> type;
   std::vector<Vec3> x;
   std::vector<Vec3> v;
   std::vector<Int3> image;
@@ -47,6 +49,7 @@ struct ParticleStore {
   void resize(std::size_t n_owned_new, std::size_t n) {
     n_owned = n_owned_new;
     id.resize(n);
+    type.resize(n);
     x.resize(n);
     v.resize(n);
     image.resize(n);
@@ -59,6 +62,7 @@ struct ParticleStore {
   // Reorders the owned particles (no ghosts present): new slot k takes old slot order[k].
   void permute_owned(const std::vector<std::uint32_t>& order) {
     permute(id, order);
+    permute(type, order);
     permute(x, order);
     permute(v, order);
     permute(image, order);
@@ -67,8 +71,10 @@ struct ParticleStore {
   }
 
   // Appends one owned particle (only valid while there are no ghosts).
-  void push_owned(std::uint64_t gid, Vec3 pos, Vec3 vel, Int3 img, Int3 box) {
+  void push_owned(std::uint64_t gid, std::uint32_t species, Vec3 pos, Vec3 vel, Int3 img,
+                  Int3 box) {
     id.push_back(gid);
+    type.push_back(species);
     x.push_back(pos);
     v.push_back(vel);
     image.push_back(img);

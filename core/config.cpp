@@ -1,6 +1,8 @@
 // Derived quantities of the configuration (see config.hpp).
 #include "core/config.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/lattice.hpp"
@@ -10,6 +12,13 @@ namespace scanmd {
 Vec3 initial_box_length(const SystemSection& system) {
   if (system.box) return *system.box;
   return FccLattice::from_density(system.density, system.cells).box().length;
+}
+
+double SimulationConfig::max_pair_cutoff(const PotentialSection& p) {
+  if (p.pairs.empty()) return p.cutoff;
+  double r = 0.0;
+  for (const PairCoeffs& c : p.pairs) r = std::max(r, c.cutoff.value_or(p.cutoff));
+  return r;
 }
 
 std::optional<int> short_box_axis(Vec3 length, double import_cutoff) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/names.hpp"
 #include "base/vec3.hpp"
@@ -45,22 +46,57 @@ struct SystemSection {
   double density = 0.8442;      // number density ρ, σ⁻³
   std::array<int, 3> cells{20, 20, 20};  // unit cells along x, y, z
   double temperature = 1.44;    // initial temperature, exact with 3N − 3 degrees of freedom
-  std::uint64_t seed = 87287;   // velocities are a function of (seed, particle id) only
-  double mass = 1.0;
+  std::uint64_t seed = 87287;   // velocities and types are functions of (seed, particle id) only
+  // Mass per type (index type − 1); one value: every type.
+  std::vector<double> mass{1.0};
+  // Lattice starts: the fraction of each type (types 1..size), summing to 1; the counts are
+  // exact (largest remainder) and which sites get which type is a function of (seed, id) only.
+  // Empty: every particle is type 1.
+  std::vector<double> type_fractions;
   // LAMMPS write_data file (atom_style atomic) to start from; empty: the lattice above. When set,
-  // box, ids, positions, image flags and velocities come from the file (lattice, density, cells,
-  // temperature and seed are not used), the mass from its Masses section (`mass` when it has
-  // none), and the box size is checked once the file is read.
+  // box, ids, types, positions, image flags and velocities come from the file (lattice, density,
+  // cells, temperature, seed and type_fractions are not used), the masses from its Masses section
+  // (`mass` when it has none), and the box size is checked once the file is read.
   std::string data_file;
-  // Not a deck key: the box of a started-from file (data file, test configuration), set by
-  // whoever reads it; unset: the lattice's box.
+  // Not deck keys: the box and the number of atom types of a started-from file (data file, test
+  // configuration), set by whoever reads it; unset: the lattice's box and type_fractions' types.
   std::optional<Vec3> box;
+  std::optional<int> types;
+
+  // The number of species T: the file's, else type_fractions' length, else 1.
+  int type_count() const {
+    if (types) return *types;
+    return type_fractions.empty() ? 1 : static_cast<int>(type_fractions.size());
+  }
+  // The mass of type t (0-based).
+  double mass_of(int t) const { return mass.size() == 1 ? mass[0] : mass.at(t); }
+};
+
+// How the coefficients of an unlisted pair of unlike types come from those of the like pairs,
+// as LAMMPS `pair_modify mix`: ε_ij = √(ε_i ε_j) in both rules; σ_ij and r_c,ij are √(a_i a_j)
+// (geometric) or (a_i + a_j)/2 (arithmetic, Lorentz–Berthelot). None: every pair is listed.
+enum class Mixing { Geometric, Arithmetic, None };
+
+inline constexpr NamedValue<Mixing> kMixingNames[] = {
+    {Mixing::Geometric, "geometric"}, {Mixing::Arithmetic, "arithmetic"}, {Mixing::None, "none"}};
+
+// One [[potential.pair]] entry: the LJ coefficients of types i and j (1-based, as in LAMMPS
+// `pair_coeff i j ε σ r_c`).
+struct PairCoeffs {
+  std::array<int, 2> types{1, 1};
+  double epsilon = 1.0, sigma = 1.0;
+  std::optional<double> cutoff;  // unset: potential.cutoff
 };
 
 struct PotentialSection {
   std::string style = "lj";  // Lennard-Jones 12-6
-  double epsilon = 1.0, sigma = 1.0, cutoff = 2.5;
-  bool shift = false;  // shift U so that U(r_c) = 0
+  // The coefficients of every pair when `pairs` is empty (one species, or all alike).
+  double epsilon = 1.0, sigma = 1.0;
+  double cutoff = 2.5;  // also the cutoff of listed pairs that give none
+  bool shift = false;   // shift U so that U(r_c) = 0, per pair
+  bool tail = false;    // long-range corrections to energy and pressure (LAMMPS pair_modify tail)
+  Mixing mixing = Mixing::Geometric;
+  std::vector<PairCoeffs> pairs;  // [[potential.pair]]; every like pair i-i of T types is listed
 };
 
 struct NeighborSection {
@@ -105,7 +141,11 @@ struct SimulationConfig {
   OutputSection output;
   CudaTuning cuda;
 
-  double import_cutoff() const { return potential.cutoff + neighbor.skin; }  // R
+  double import_cutoff() const { return max_pair_cutoff(potential) + neighbor.skin; }  // R
+
+  // The largest pair cutoff: potential.cutoff when no pair is listed, else the largest listed
+  // one (a mixed pair's cutoff is a mean of two listed ones, never larger).
+  static double max_pair_cutoff(const PotentialSection& p);
 };
 
 // The box edge lengths a run starts with: system.box when set, else the fcc lattice's

@@ -9,13 +9,12 @@ namespace scanmd {
 HostBackend::HostBackend(const StepSetup& s)
     : timers_(s.timers),
       box_(s.box),
-      lj_(s.lj),
+      species_(s.species),
       rule_(s.rule),
-      cutoff_(s.config.potential.cutoff),
+      cutoff_(s.species.max_cutoff),
       half_skin_(0.5 * s.config.neighbor.skin),
-      mass_(s.config.system.mass),
       full_shell_(s.config.decomposition.method == Method::FullShell),
-      integrator_(s.config.run.dt, s.config.system.mass),
+      integrator_(s.config.run.dt, s.species.mass),
       domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()) {}
 
 void HostBackend::load(ParticleStore owned) {
@@ -45,7 +44,7 @@ void HostBackend::forward() {
 
 void HostBackend::compute_forces(bool with_energy) {
   ScopedTimer t(timers_, Phase::Pair);
-  forces_ = compute_lj_forces(particles_, neighbors_, lj_, box_, full_shell_, with_energy);
+  forces_ = compute_lj_forces(particles_, neighbors_, species_.table(), box_, full_shell_, with_energy);
 }
 
 void HostBackend::reverse() {
@@ -55,7 +54,7 @@ void HostBackend::reverse() {
 
 void HostBackend::kick() { integrator_.final_integrate(particles_); }
 
-fixed::Wide HostBackend::twice_kinetic() { return twice_kinetic_fixed(particles_, mass_); }
+fixed::Wide HostBackend::twice_kinetic() { return twice_kinetic_fixed(particles_, species_.mass); }
 
 NeighborEntries HostBackend::neighbor_entries() {
   NeighborEntries out;

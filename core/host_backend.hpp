@@ -37,9 +37,9 @@ class HostBackend final : public StepBackend {
  private:
   Timers& timers_;
   Box box_;
-  LJParams lj_;
+  Species species_;
   PairRule rule_;
-  double cutoff_, half_skin_, mass_;
+  double cutoff_, half_skin_;
   bool full_shell_;
   VelocityVerlet integrator_;
   Domain domain_;

@@ -11,6 +11,8 @@
 // both backends produce the same bits (no FMA contraction on either side, DESIGN.md §5).
 #pragma once
 
+#include <vector>
+
 #include "base/box.hpp"
 #include "base/fixed_point.hpp"
 #include "core/lj.hpp"
@@ -43,24 +45,33 @@ SCANMD_HD inline bool moved_beyond_limit(Vec3 x, Vec3 x_build, const Box& box, d
   return d.x * d.x + d.y * d.y + d.z * d.z > limit_sq;
 }
 
+// dt / 2m of each type (0-based), the per-particle factor of both half kicks.
+inline std::vector<double> half_kick_factors(double dt, const std::vector<double>& mass) {
+  std::vector<double> dtf;
+  for (const double m : mass) dtf.push_back(0.5 * dt / m);
+  return dtf;
+}
+
 class VelocityVerlet {
  public:
-  VelocityVerlet(double dt, double mass) : dt_(dt), dtf_(0.5 * dt / mass) {}
+  VelocityVerlet(double dt, const std::vector<double>& mass)
+      : dt_(dt), dtf_(half_kick_factors(dt, mass)) {}
 
   double dt() const { return dt_; }
-  double dtf() const { return dtf_; }
+  const std::vector<double>& dtf() const { return dtf_; }
 
   void initial_integrate(ParticleStore& p, const Box& box) const {
     for (std::size_t i = 0; i < p.n_owned; ++i)
-      verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_, box.length);
+      verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]], box.length);
   }
 
   void final_integrate(ParticleStore& p) const {
-    for (std::size_t i = 0; i < p.n_owned; ++i) verlet_final(p.v[i], p.f[i], dtf_);
+    for (std::size_t i = 0; i < p.n_owned; ++i) verlet_final(p.v[i], p.f[i], dtf_[p.type[i]]);
   }
 
  private:
-  double dt_, dtf_;
+  double dt_;
+  std::vector<double> dtf_;
 };
 
 // Has any owned particle moved more than `limit` since the last neighbour build?

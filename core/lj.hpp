@@ -12,6 +12,8 @@
 // rank that computes a pair gets the same bits for it, whichever particle it holds as "i".
 #pragma once
 
+#include <cstdint>
+
 #include "base/vec3.hpp"
 
 namespace scanmd {
@@ -36,6 +38,16 @@ struct LJParams {
       p.energy_shift = r6inv * (p.lj3 * r6inv - p.lj4);
     }
     return p;
+  }
+};
+
+// The LJ constants of every pair of types: entry ti · types + tj (0-based types, symmetric).
+// Device code gets the same struct with a device pointer.
+struct PairTable {
+  const LJParams* params;
+  std::uint32_t types;
+  SCANMD_HD const LJParams& of(std::uint32_t ti, std::uint32_t tj) const {
+    return params[ti * types + tj];
   }
 };
 

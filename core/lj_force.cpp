@@ -12,14 +12,17 @@ namespace scanmd {
 
 namespace {
 
-template <bool WithEnergy, bool OwnedSharesOnly>
-ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParams& lj,
+// Typed: more than one species, the pair's constants looked up by the two types; else the one
+// entry, hoisted (the same bits, no type loads in the loop).
+template <bool WithEnergy, bool OwnedSharesOnly, bool Typed>
+ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const PairTable& table,
                        const Box& box) {
   const std::size_t n = p.size();
   const std::size_t n_owned = p.n_owned;
   const auto* offsets = list.offsets().data();
   const auto* nbr = list.neighbors().data();
   const Vec3* x = p.x.data();
+  const std::uint32_t* type = p.type.data();
   Fix3* f = p.f.data();
   const Vec3 L = box.length, H = box.half_length;
   ForceTotals totals;
@@ -30,12 +33,14 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
     const std::uint32_t begin = offsets[i], end = offsets[i + 1];
     if (begin == end) continue;
     const Vec3 xi = x[i];
+    const LJParams* row = Typed ? table.params + type[i] * table.types : table.params;
     std::int64_t fx = 0, fy = 0, fz = 0;
     bool overflow = false;
     for (std::uint32_t k = begin; k < end; ++k) {
       const std::uint32_t j = nbr[k];
       const Vec3 d = pair_displacement(xi, x[j], L, H);
       const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
+      const LJParams& lj = Typed ? row[type[j]] : *row;
       // A plain branch: measured faster than branch-free selection or a compaction pass,
       // because it skips the division for the third of the list beyond r_c.
       if (r2 >= lj.cutoff_sq) continue;
@@ -71,16 +76,23 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const LJParam
   return totals;
 }
 
+template <bool Typed>
+ForceTotals dispatch(ParticleStore& p, const NeighborList& list, const PairTable& table,
+                     const Box& box, bool owned_shares_only, bool with_energy) {
+  if (with_energy)
+    return owned_shares_only ? accumulate<true, true, Typed>(p, list, table, box)
+                             : accumulate<true, false, Typed>(p, list, table, box);
+  // Without energy, full shell's share rule does not enter.
+  return accumulate<false, false, Typed>(p, list, table, box);
+}
+
 }  // namespace
 
-ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const LJParams& lj,
+ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const PairTable& table,
                               const Box& box, bool owned_shares_only, bool with_energy) {
   std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
-  if (with_energy)
-    return owned_shares_only ? accumulate<true, true>(p, list, lj, box)
-                             : accumulate<true, false>(p, list, lj, box);
-  return owned_shares_only ? accumulate<false, true>(p, list, lj, box)
-                           : accumulate<false, false>(p, list, lj, box);
+  return table.types > 1 ? dispatch<true>(p, list, table, box, owned_shares_only, with_energy)
+                         : dispatch<false>(p, list, table, box, owned_shares_only, with_energy);
 }
 
 }  // namespace scanmd

@@ -1,7 +1,7 @@
 // Lennard-Jones forces, energy and virial over a neighbour list, in 64-bit fixed point.
 //
 // For each listed pair (i, j): d = minimum image of x_i − x_j (wrapped coordinates), and if
-// r² < r_c²: F = to_fixed(fpair · d) is added to i and subtracted from j. Truncation is
+// r² < r_c² of the pair's types (PairTable): F = to_fixed(fpair · d) is added to i and subtracted from j. Truncation is
 // symmetric, so whichever of the two is "i" on whichever rank, the bits agree. The pair's
 // energy and virial (r·F = fpair r²) are converted once and split exactly between its two
 // particles (fixed::lower_share): the one-rank-per-pair methods add both parts; full shell,
@@ -33,7 +33,7 @@ struct ForceTotals {
 // Zeroes all forces, then accumulates. `owned_shares_only`: full-shell energy bookkeeping;
 // `with_energy`: also energy and virial (else those totals are 0).
 // Throws std::overflow_error naming the particle ids when a term does not fit.
-ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const LJParams& lj,
+ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const PairTable& table,
                               const Box& box, bool owned_shares_only, bool with_energy);
 
 }  // namespace scanmd

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <stdexcept>
+#include <string>
 
 #include "core/backend_choice.hpp"
 #include "core/cuda/cuda_backend.hpp"
@@ -45,14 +46,14 @@ std::unique_ptr<StepBackend> make_backend(const StepSetup& setup) {
 Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
     : comm_(comm),
       config_(resolved(comm, config)),
+      species_(make_species(config_)),
       box_(checked_box(config_)),
       grid_(pick_grid(comm, config_, box_), box_) {
-  const PotentialSection& pot = config_.potential;
   const StepSetup setup{comm_,
                         config_,
                         box_,
                         grid_,
-                        LJParams::make(pot.epsilon, pot.sigma, pot.cutoff, pot.shift),
+                        species_,
                         PairRule{config_.decomposition.method, grid_.coord_of(comm_.rank()),
                                  grid_.dims(), box_.length},
                         timers_};
@@ -62,15 +63,18 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
 void Simulation::setup() {
   const SystemSection& sys = config_.system;
   const FccLattice lattice = FccLattice::from_density(sys.density, sys.cells);
+  const LatticeTypes type_of(sys.type_fractions, lattice.site_count(), sys.seed);
   const Int3 c = grid_.coord_of(comm_.rank());
   ParticleStore owned;
   lattice.for_each_site(
       grid_.lo(c), grid_.hi(c), [&](Vec3 x) { return grid_.box_of(x) == c; },
-      [&](std::uint64_t id, Vec3 x) { owned.push_owned(id, x, {0, 0, 0}, {0, 0, 0}, c); });
+      [&](std::uint64_t id, Vec3 x) {
+        owned.push_owned(id, type_of(id), x, {0, 0, 0}, {0, 0, 0}, c);
+      });
   const long long n_total = comm_.sum(static_cast<long long>(owned.n_owned));
   if (static_cast<std::uint64_t>(n_total) != lattice.site_count())
     throw std::logic_error("lattice creation lost sites");
-  create_velocities(owned, comm_, sys.seed, sys.temperature, sys.mass, n_total);
+  create_velocities(owned, comm_, sys.seed, sys.temperature, species_.mass, n_total);
   start(std::move(owned), 0);
 }
 
@@ -84,7 +88,11 @@ void Simulation::setup(const std::vector<InitialParticle>& particles, long long 
     wrap_far_coordinate(x.x, image.x, L.x);
     wrap_far_coordinate(x.y, image.y, L.y);
     wrap_far_coordinate(x.z, image.z, L.z);
-    if (grid_.box_of(x) == c) owned.push_owned(ip.id, x, ip.v, image, c);
+    if (ip.type >= static_cast<std::uint32_t>(species_.types))
+      throw std::invalid_argument("particle " + std::to_string(ip.id) + " has type " +
+                                  std::to_string(ip.type + 1) + ", but the run has " +
+                                  std::to_string(species_.types) + " atom types");
+    if (grid_.box_of(x) == c) owned.push_owned(ip.id, ip.type, x, ip.v, image, c);
   }
   start(std::move(owned), start_step);
 }
@@ -92,6 +100,14 @@ void Simulation::setup(const std::vector<InitialParticle>& particles, long long 
 // The state at `start_step`: census, first rebuild, forces with energy.
 void Simulation::start(ParticleStore owned, long long start_step) {
   n_total_ = comm_.sum(static_cast<long long>(owned.n_owned));
+  type_totals_.assign(species_.types, 0);
+  for (std::size_t i = 0; i < owned.n_owned; ++i) ++type_totals_[owned.type[i]];
+  comm_.sum(std::span<long long>(type_totals_));
+  if (config_.potential.tail) {
+    const TailCorrection t = species_.tail(type_totals_);
+    const double V = box_.volume();
+    tail_ = {t.energy / V, t.pressure / (V * V)};
+  }
   backend_->load(std::move(owned));
   step_ = start_step;
   rebuild();
@@ -173,7 +189,7 @@ void Simulation::rebuild() {
 ThermoSample Simulation::thermo() const {
   const ForceTotals t = backend_->force_totals();
   return thermo_from_sums(step_, comm_, n_total_, box_.volume(), backend_->twice_kinetic(),
-                          t.energy, t.virial);
+                          t.energy, t.virial, tail_);
 }
 
 double Simulation::analytic_import() const {

@@ -18,6 +18,7 @@
 #include "base/particles.hpp"
 #include "base/timers.hpp"
 #include "core/config.hpp"
+#include "core/species.hpp"
 #include "core/step_backend.hpp"
 #include "core/thermo.hpp"
 #include "decomposition/halo_exchange.hpp"
@@ -32,6 +33,7 @@ struct InitialParticle {
   Vec3 x;  // any position: wrapped into the box on setup
   Vec3 v;
   Int3 image;
+  std::uint32_t type = 0;  // 0-based (LAMMPS type − 1)
 };
 
 // Import statistics over ranks at one rebuild.
@@ -60,8 +62,9 @@ class StepObserver {
 
 class Simulation {
  public:
-  // Collective. Throws std::invalid_argument when the box is too small for the cutoff, and
-  // std::runtime_error when run.backend = cuda finds no usable GPU.
+  // Collective. Throws std::invalid_argument when the box is too small for the cutoff
+  // (SpeciesError when the species tables cannot be built), and std::runtime_error when
+  // run.backend = cuda finds no usable GPU.
   Simulation(const Communicator& comm, const SimulationConfig& config);
 
   // Step 0 from the fcc lattice and velocities of the config: particles, first rebuild, forces.
@@ -80,6 +83,9 @@ class Simulation {
   std::uint64_t state_hash() const;  // collective; same on every rank
 
   const SimulationConfig& config() const { return config_; }
+  const Species& species() const { return species_; }
+  // Particles of each type (0-based), over all ranks.
+  const std::vector<long long>& type_totals() const { return type_totals_; }
   const Box& box() const { return box_; }
   const RankGrid& grid() const { return grid_; }
   double import_cutoff() const { return config_.import_cutoff(); }
@@ -106,11 +112,14 @@ class Simulation {
 
   const Communicator& comm_;
   SimulationConfig config_;
+  Species species_;
   Box box_;
   RankGrid grid_;
   Timers timers_;
   std::unique_ptr<StepBackend> backend_;
   long long n_total_ = 0;
+  std::vector<long long> type_totals_;
+  ThermoTail tail_;  // potential.tail: the corrections for this box and these counts
   long long step_ = 0;
   long long rebuilds_ = 0;
   long long energy_step_ = -1;

@@ -30,6 +30,7 @@
 #include "base/timers.hpp"
 #include "core/config.hpp"
 #include "core/lj.hpp"
+#include "core/species.hpp"
 #include "core/lj_force.hpp"  // ForceTotals
 #include "decomposition/halo_exchange.hpp"
 #include "decomposition/import_rule.hpp"
@@ -43,7 +44,7 @@ struct StepSetup {
   const SimulationConfig& config;
   Box box;
   RankGrid grid;
-  LJParams lj;
+  const Species& species;  // masses and the pair table
   PairRule rule;  // this rank's pair rule
   Timers& timers;
 };

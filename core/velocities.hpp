@@ -2,12 +2,13 @@
 //
 // Each component is uniform in [−½, ½) from a counter-based hash of (seed, id, component)
 // (SplitMix64 finaliser chain), like LAMMPS' `velocity create ... dist uniform`. The net
-// momentum is removed and the velocities scaled to the target temperature with 3N − 3
+// momentum (Σ m v) is removed and the velocities scaled to the target temperature with 3N − 3
 // degrees of freedom; both global sums are taken in fixed point, so every rank count gets
 // the same bits.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "base/particles.hpp"
 #include "base/communicator.hpp"
@@ -18,6 +19,6 @@ namespace scanmd {
 double counter_uniform(std::uint64_t seed, std::uint64_t id, std::uint64_t stream);
 
 void create_velocities(ParticleStore& p, const Communicator& comm, std::uint64_t seed,
-                       double temperature, double mass, long long n_total);
+                       double temperature, const std::vector<double>& mass, long long n_total);
 
 }  // namespace scanmd

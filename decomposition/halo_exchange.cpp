@@ -42,14 +42,14 @@ void HaloExchange::migrate(ParticleStore& p) {
   send_migrants_.resize(n);
   for (std::size_t k = 0; k < n; ++k) {
     const std::uint32_t i = perm_[k];
-    send_migrants_[k] = {p.id[i], p.x[i], p.v[i], p.image[i]};
+    send_migrants_[k] = {p.id[i], p.type[i], p.x[i], p.v[i], p.image[i]};
   }
   const ExchangePlan plan = ExchangePlan::make(comm_, offsets_);
   recv_migrants_.resize(plan.recv_total);
   execute<MigrantRecord>(comm_, plan, send_migrants_, recv_migrants_, kTagMigrate);
 
   p.resize(0, 0);
-  for (const MigrantRecord& m : recv_migrants_) p.push_owned(m.id, m.x, m.v, m.image, coord_);
+  for (const MigrantRecord& m : recv_migrants_) p.push_owned(m.id, m.type, m.x, m.v, m.image, coord_);
 }
 
 ImportCounts HaloExchange::build(ParticleStore& p) {
@@ -74,7 +74,7 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
     const std::uint32_t e = perm_[k];
     const std::uint32_t i = exports_.particle[e];
     export_index_[k] = i;
-    send_ghosts_[k] = {p.id[i], p.x[i], p.home[i] + exports_.shift[e] * dims, exports_.shift[e],
+    send_ghosts_[k] = {p.id[i], p.type[i], p.x[i], p.home[i] + exports_.shift[e] * dims, exports_.shift[e],
                        exports_.kind[e]};
   }
 
@@ -89,6 +89,7 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
     const GhostRecord& g = recv_ghosts_[k];
     const std::size_t j = n + k;
     p.id[j] = g.id;
+    p.type[j] = g.type;
     p.x[j] = g.x;
     p.home[j] = g.home;
     p.shift[j] = g.shift;

@@ -63,6 +63,7 @@ class HaloExchange {
  private:
   struct GhostRecord {
     std::uint64_t id;
+    std::uint32_t type;
     Vec3 x;
     Int3 home;
     Int3 shift;
@@ -70,6 +71,7 @@ class HaloExchange {
   };
   struct MigrantRecord {
     std::uint64_t id;
+    std::uint32_t type;
     Vec3 x, v;
     Int3 image;
   };

@@ -41,7 +41,9 @@ void write_checkpoint(const Communicator& comm, const std::string& path, const F
     layout.force = false;
     layout.observables = false;
     layout.thermo_table = false;
-    H5mdWriter w = H5mdWriter::create(comm, tmp, layout, creator_version);
+    std::vector<std::int32_t> species;
+    for (const ParticleRow& r : block) species.push_back(r.type + 1);
+    H5mdWriter w = H5mdWriter::create(comm, tmp, layout, creator_version, species);
     w.begin_run(run);
     w.write_frame(frame, block, nullptr);
     w.close();
@@ -142,6 +144,17 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
       const hsize_t is[1] = {lo}, ic[1] = {n};
       h5::read_block(id.get(), H5T_NATIVE_INT64, is, ic, ids.data(), dxpl.get(), path + ": id");
     }
+    // Species: the LAMMPS type, 1..T (checkpoints written before species existed have all 0:
+    // one species either way).
+    std::vector<std::int32_t> species(n, 1);
+    if (h5::exists(f, t + "species")) {
+      Dataset sp = h5::open_dataset(f, t + "species");
+      if (h5::dims(sp.get()) != std::vector<hsize_t>{s.particles})
+        throw CheckpointError(bad + "species shape differs from position");
+      const hsize_t ss[1] = {lo}, sc[1] = {n};
+      h5::read_block(sp.get(), H5T_NATIVE_INT32, ss, sc, species.data(), dxpl.get(),
+                     path + ": species");
+    }
     if (h5::exists(f, "scanmd/runs")) {
       Group runs = h5::open_group(f, "scanmd/runs");
       H5G_info_t info{};
@@ -154,6 +167,7 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
     for (hsize_t i = 0; i < n; ++i) {
       ParticleRow& r = c.rows[i];
       r.id = static_cast<std::uint64_t>(ids[i]);
+      r.type = std::max(species[i], 1) - 1;
       for (int k = 0; k < 3; ++k) {
         r.x[k] = x[3 * i + k];
         r.v[k] = v[3 * i + k];

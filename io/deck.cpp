@@ -4,6 +4,8 @@
 // can jump straight to it. Only the first problem is reported. No MPI in here.
 #include "io/deck.hpp"
 
+#include "core/species.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -77,6 +79,12 @@ std::string toml_float(double v) {
 
 std::string toml_bool(bool b) {
   return b ? "true" : "false";
+}
+
+std::string toml_floats(const std::vector<double>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + toml_float(v[i]);
+  return s + "]";
 }
 
 template <typename T>
@@ -261,6 +269,102 @@ std::int64_t non_negative_int(const Reader& r) {
   return v;
 }
 
+// An array of numbers (or, with `scalar_ok`, one number: a one-element list), each > 0 when
+// `positive` else >= 0.
+std::vector<double> numbers(const Reader& r, std::string_view expected, bool positive,
+                            bool scalar_ok) {
+  const toml::node& n = r.node();
+  if (scalar_ok && (n.is_floating_point() || n.is_integer())) {
+    const double v = r.real();
+    if (positive ? !(v > 0) : !(v >= 0))
+      r.fail(fmt::format("must be {} 0 (got {})", positive ? ">" : ">=", v));
+    return {v};
+  }
+  const auto* arr = n.as_array();
+  if (!arr || arr->empty())
+    r.fail(fmt::format("expected {}, got {}", expected, arr ? "an empty array" : describe(n)));
+  std::vector<double> out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const toml::node& e = *arr->get(i);
+    const auto v = e.value<double>();
+    if (!v || !(e.is_floating_point() || e.is_integer()) || !std::isfinite(*v))
+      r.fail_at(e, fmt::format("expected {}, got {} at index {}", expected, describe(e), i));
+    if (positive ? !(*v > 0) : !(*v >= 0))
+      r.fail_at(e, fmt::format("entries must be {} 0 (got {} at index {})", positive ? ">" : ">=",
+                               *v, i));
+    out.push_back(*v);
+  }
+  return out;
+}
+
+// [[potential.pair]]: an array of tables {types = [i, j], epsilon, sigma[, cutoff]}.
+void read_pairs(Deck& d, const Reader& r) {
+  const auto* arr = r.node().as_array();
+  if (!arr)
+    r.fail(fmt::format("expected [[potential.pair]] tables (types, epsilon, sigma, cutoff), got {}",
+                       describe(r.node())));
+  d.potential.pairs.clear();
+  std::vector<std::string> at;
+  for (std::size_t k = 0; k < arr->size(); ++k) {
+    const toml::node& e = *arr->get(k);
+    const auto* t = e.as_table();
+    if (!t) r.fail_at(e, fmt::format("entry {}: expected a table, got {}", k, describe(e)));
+    const auto entry = [&](std::string_view what) {
+      return fmt::format("entry {} ({}): {}", k, r.where(e), what);
+    };
+    PairCoeffs c;
+    bool has_types = false, has_epsilon = false, has_sigma = false;
+    for (const auto& [key, v] : *t) {
+      const auto number = [&](bool strictly_positive) {
+        const auto x = v.value<double>();
+        if (!x || !(v.is_floating_point() || v.is_integer()) || !std::isfinite(*x))
+          r.fail_at(v, fmt::format("{}: expected a number, got {}", key.str(), describe(v)));
+        if (strictly_positive ? !(*x > 0) : !(*x >= 0))
+          r.fail_at(v, fmt::format("{}: must be {} 0 (got {})", key.str(),
+                                   strictly_positive ? ">" : ">=", *x));
+        return *x;
+      };
+      if (key == "types") {
+        const auto* ta = v.as_array();
+        if (!ta || ta->size() != 2 || !ta->get(0)->is_integer() || !ta->get(1)->is_integer())
+          r.fail_at(v, fmt::format("types: expected 2 atom types [i, j], got {}", describe(v)));
+        for (int m = 0; m < 2; ++m) {
+          const std::int64_t ty = *ta->get(m)->value<std::int64_t>();
+          if (ty < 1 || ty > INT_MAX)
+            r.fail_at(v, fmt::format("types: atom types are >= 1 (got {})", ty));
+          c.types[m] = static_cast<int>(ty);
+        }
+        has_types = true;
+      } else if (key == "epsilon") {
+        c.epsilon = number(false);
+        has_epsilon = true;
+      } else if (key == "sigma") {
+        c.sigma = number(true);
+        has_sigma = true;
+      } else if (key == "cutoff") {
+        c.cutoff = number(true);
+      } else {
+        r.fail_at(v, fmt::format("unknown key '{}' in a [[potential.pair]] table (keys: types, "
+                                 "epsilon, sigma, cutoff)",
+                                 key.str()));
+      }
+    }
+    if (!has_types || !has_epsilon || !has_sigma)
+      r.fail_at(e, entry(fmt::format("needs {}", !has_types     ? "types = [i, j]"
+                                                 : !has_epsilon ? "epsilon"
+                                                                : "sigma")));
+    for (std::size_t m = 0; m < d.potential.pairs.size(); ++m) {
+      const auto& o = d.potential.pairs[m].types;
+      if ((o[0] == c.types[0] && o[1] == c.types[1]) || (o[0] == c.types[1] && o[1] == c.types[0]))
+        r.fail_at(e, fmt::format("types [{}, {}] given twice (also at {})", c.types[0], c.types[1],
+                                 at[m]));
+    }
+    d.potential.pairs.push_back(c);
+    at.push_back(r.where(e));
+    d.where[fmt::format("potential.pair[{}]", k)] = r.where(e);
+  }
+}
+
 // The enum value named by the string value.
 template <class E>
 E one_of(const Reader& r, std::span<const NamedValue<E>> names) {
@@ -305,7 +409,15 @@ const KeySpec kKeys[] = {
      d.system.temperature = non_negative(r); }},
   {"system", "seed", false, [](Deck& d, const Reader& r) {
      d.system.seed = static_cast<std::uint64_t>(non_negative_int(r)); }},
-  {"system", "mass", false, [](Deck& d, const Reader& r) { d.system.mass = positive(r); }},
+  {"system", "mass", false, [](Deck& d, const Reader& r) {
+     d.system.mass = numbers(r, "a mass or an array of masses (one per atom type)", true, true); }},
+  {"system", "type_fractions", false, [](Deck& d, const Reader& r) {
+     const auto f = numbers(r, "an array of fractions, one per atom type", false, false);
+     double sum = 0;
+     for (const double x : f) sum += x;
+     if (std::abs(sum - 1.0) > 1e-9)
+       r.fail(fmt::format("the fractions must sum to 1 (they sum to {})", sum));
+     d.system.type_fractions = f; }},
   {"system", "data_file", true, [](Deck& d, const Reader& r) {
      d.system.data_file = r.string(); }},
 
@@ -316,6 +428,10 @@ const KeySpec kKeys[] = {
   {"potential", "sigma", false, [](Deck& d, const Reader& r) { d.potential.sigma = positive(r); }},
   {"potential", "cutoff", false, [](Deck& d, const Reader& r) { d.potential.cutoff = positive(r); }},
   {"potential", "shift", false, [](Deck& d, const Reader& r) { d.potential.shift = r.boolean(); }},
+  {"potential", "tail", false, [](Deck& d, const Reader& r) { d.potential.tail = r.boolean(); }},
+  {"potential", "mixing", true, [](Deck& d, const Reader& r) {
+     d.potential.mixing = one_of<Mixing>(r, kMixingNames); }},
+  {"potential", "pair", false, read_pairs},
 
   {"neighbor", "skin", false, [](Deck& d, const Reader& r) { d.neighbor.skin = non_negative(r); }},
 
@@ -448,7 +564,8 @@ void check_box(const Deck& deck, const std::vector<Item>& items, const std::stri
 
   auto relevant = [](const Item& it) {
     return it.name == "system.cells" || it.name == "potential.cutoff" ||
-           it.name == "neighbor.skin" || it.name == "system.density";
+           it.name == "neighbor.skin" || it.name == "system.density" ||
+           it.name == "potential.pair";
   };
   const Item* blame = nullptr;
   for (const auto& it : items) {
@@ -484,7 +601,13 @@ std::string Deck::to_toml() const {
   s += fmt::format("cells = {}\n", toml_int3(system.cells));
   s += fmt::format("temperature = {}\n", toml_float(system.temperature));
   s += fmt::format("seed = {}\n", system.seed);
-  s += fmt::format("mass = {}\n", toml_float(system.mass));
+  if (system.mass.size() == 1) {
+    s += fmt::format("mass = {}\n", toml_float(system.mass[0]));
+  } else {
+    s += fmt::format("mass = {}\n", toml_floats(system.mass));
+  }
+  if (!system.type_fractions.empty())
+    s += fmt::format("type_fractions = {}\n", toml_floats(system.type_fractions));
   s += fmt::format("data_file = {}\n", toml_quote(system.data_file));
   s += "\n[potential]\n";
   s += fmt::format("style = {}\n", toml_quote(potential.style));
@@ -492,6 +615,13 @@ std::string Deck::to_toml() const {
   s += fmt::format("sigma = {}\n", toml_float(potential.sigma));
   s += fmt::format("cutoff = {}\n", toml_float(potential.cutoff));
   s += fmt::format("shift = {}\n", toml_bool(potential.shift));
+  s += fmt::format("tail = {}\n", toml_bool(potential.tail));
+  s += fmt::format("mixing = {}\n", toml_quote(name_of<Mixing>(kMixingNames, potential.mixing)));
+  for (const PairCoeffs& c : potential.pairs) {
+    s += fmt::format("\n[[potential.pair]]\ntypes = [{}, {}]\nepsilon = {}\nsigma = {}\n",
+                     c.types[0], c.types[1], toml_float(c.epsilon), toml_float(c.sigma));
+    if (c.cutoff) s += fmt::format("cutoff = {}\n", toml_float(*c.cutoff));
+  }
   s += "\n[neighbor]\n";
   s += fmt::format("skin = {}\n", toml_float(neighbor.skin));
   s += "\n[run]\n";
@@ -591,10 +721,44 @@ Deck parse_deck(std::string_view text, const std::string& path,
 
   Deck deck;
   deck.path = path;
-  for (const auto& it : items) kKeys[it.spec].apply(deck, Reader(path, it));
-  // A data file brings its own box: checked by the run once the file is read.
-  if (deck.system.data_file.empty()) check_box(deck, items, path);
+  for (const auto& it : items) {
+    const Reader r(path, it);
+    kKeys[it.spec].apply(deck, r);
+    deck.where[it.name] = r.where(*it.node);
+  }
+  if (!deck.potential.pairs.empty())
+    for (const auto& it : items)
+      if (it.name == "potential.epsilon" || it.name == "potential.sigma")
+        Reader(path, it).fail("is not used when [[potential.pair]] tables are given: give it "
+                              "per pair");
+  // A data file brings its own box and types: checked by the run once the file is read.
+  if (deck.system.data_file.empty()) {
+    check_species(deck);
+    check_box(deck, items, path);
+  }
   return deck;
+}
+
+void check_species(const Deck& deck, const std::string& types_from) {
+  try {
+    (void)make_species(deck);
+  } catch (const SpeciesError& e) {
+    std::string key = e.key();
+    auto w = deck.where.find(key);
+    if (w == deck.where.end() && key.starts_with("potential.pair")) {
+      key = "potential.pair";
+      w = deck.where.find(key);
+    }
+    const std::string at = w != deck.where.end() ? w->second : deck.path;
+    const int T = deck.system.type_count();
+    const std::string from =
+        types_from.empty()
+            ? (deck.system.type_fractions.empty()
+                   ? std::string()
+                   : fmt::format(" (types from system.type_fractions: {})", T))
+            : fmt::format(" ({} atom type{} from {})", T, T == 1 ? "" : "s", types_from);
+    throw DeckError(fmt::format("{}: {}: {}{}", at, key, e.what(), from));
+  }
 }
 
 Deck load_deck(const std::string& path, const std::vector<std::string>& overrides) {

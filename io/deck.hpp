@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -20,6 +21,9 @@ namespace scanmd::io {
 // a file.
 struct Deck : SimulationConfig {
   std::string path;  // the deck file as given
+  // Where each given key came from ("deck.toml:12:5" or "--set run.dt=0.01"), by its name
+  // ("run.dt"); [[potential.pair]] entries as "potential.pair[k]" (0-based).
+  std::map<std::string, std::string> where;
 
   // The resolved deck: every key with its value (defaults included), valid TOML, sections in the
   // order above. parse_deck(to_toml(), ...) gives back the same Deck.
@@ -30,6 +34,12 @@ class DeckError : public std::runtime_error {
  public:
   using runtime_error::runtime_error;
 };
+
+// The species of this deck (make_species) with `types` atom types, or a DeckError naming the key
+// at fault and where it was given; `types_from` says where the count came from when it is not
+// the deck's (e.g. "the data file melt.data"). Called by parse_deck for lattice starts, and by
+// the run once a data file has been read.
+void check_species(const Deck& deck, const std::string& types_from = {});
 
 // Reads and validates; applies overrides ("section.key=value") after the file. Throws DeckError.
 Deck load_deck(const std::string& path, const std::vector<std::string>& overrides = {});

@@ -100,7 +100,8 @@ void write_whole(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_
 }  // namespace
 
 H5mdWriter H5mdWriter::create(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
-                              const std::string& creator_version) {
+                              const std::string& creator_version,
+                              std::span<const std::int32_t> species_block) {
   H5mdWriter w;
   w.comm_ = comm.get();
   w.rank_ = comm.rank();
@@ -132,12 +133,15 @@ H5mdWriter H5mdWriter::create(const Communicator& comm, const std::string& path,
   if (layout.observables) h5::create_group(f, "observables");
   w.open_series(true);
 
-  // Time-independent: id (row + 1) and species (all 0), each rank its block.
+  // Time-independent: id (row + 1) and species (LAMMPS atom type), each rank its block.
   const RowBlock block = row_block(layout.particles, w.rank_, w.ranks_);
   const hsize_t n = static_cast<hsize_t>(layout.particles);
   std::vector<std::int64_t> ids(block.size());
   for (std::int64_t k = 0; k < block.size(); ++k) ids[k] = block.lo + k + 1;
-  std::vector<std::int32_t> species(block.size(), 0);
+  if (!species_block.empty() && species_block.size() != static_cast<std::size_t>(block.size()))
+    throw std::logic_error(path + ": species block does not match the row block");
+  std::vector<std::int32_t> species(species_block.begin(), species_block.end());
+  species.resize(block.size(), 1);
   const hsize_t start[1] = {static_cast<hsize_t>(block.lo)};
   const hsize_t count[1] = {static_cast<hsize_t>(block.size())};
   Dataset id = h5::create_fixed(traj.get(), "id", H5T_STD_I64LE, std::span<const hsize_t>(&n, 1));

@@ -84,9 +84,11 @@ struct TimingRow {
 
 class H5mdWriter {
  public:
-  // A new file at `path` (an existing one is replaced).
+  // A new file at `path` (an existing one is replaced). `species_block`: this rank's row block
+  // (row_block()) of particles/trajectory/species, the LAMMPS atom types; empty: all type 1.
   static H5mdWriter create(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
-                           const std::string& creator_version);
+                           const std::string& creator_version,
+                           std::span<const std::int32_t> species_block = {});
   // An existing trajectory, continued from a restart at `restart_step`: frames with a step
   // <= restart_step and thermo rows with a step < restart_step are kept, later ones dropped.
   // Throws when the file does not hold a trajectory of this layout (particle count, force).

@@ -25,7 +25,7 @@ struct ParticleRow {
   double v[3] = {0, 0, 0};
   double f[3] = {0, 0, 0};
   std::int32_t image[3] = {0, 0, 0};
-  std::int32_t pad = 0;
+  std::int32_t type = 0;  // 0-based (LAMMPS type − 1)
 };
 
 struct RowBlock {

@@ -95,7 +95,7 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
       store = ParticleStore{};
       for (std::uint32_t k = owner_offsets[r]; k < owner_offsets[r + 1]; ++k) {
         const std::uint32_t i = by_owner[k];
-        store.push_owned(i + 1, positions[i], {0, 0, 0}, {0, 0, 0}, c);
+        store.push_owned(i + 1, 0, positions[i], {0, 0, 0}, {0, 0, 0}, c);
       }
       const std::size_t n_owned = store.n_owned;
       const std::size_t n_ghost = ghost_offsets[r + 1] - ghost_offsets[r];

@@ -78,7 +78,7 @@ int run(int argc, char** argv) {
                x.z + 0.3 * (counter_uniform(7, id, 2) - 0.5)};
         Int3 image{0, 0, 0};
         wrap(q, image, box.length);
-        p.push_owned(id, q, {0, 0, 0}, image, c);
+        p.push_owned(id, 0, q, {0, 0, 0}, image, c);
       });
   domain.take_census(p);
   Timers host_timers;

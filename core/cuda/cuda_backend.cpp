@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "core/domain.hpp"
+#include "core/integrator.hpp"
 #include "core/cuda/device_cell_list.hpp"
 #include "core/cuda/device_errors.hpp"
 #include "core/cuda/device_flags.hpp"
@@ -52,10 +53,11 @@ class CudaBackend final : public StepBackend {
       : comm_(s.comm),
         timers_(s.timers),
         box_(s.box),
-        lj_(s.lj),
+        lj_(s.species.lj.front()),
+        types_(static_cast<std::uint32_t>(s.species.types)),
         rule_(s.rule),
         dt_(s.config.run.dt),
-        mass_(s.config.system.mass),
+        mass_(s.species.mass.front()),
         half_skin_(0.5 * s.config.neighbor.skin),
         full_shell_(s.config.decomposition.method == Method::FullShell),
         local_rebuild_(resolve_local_rebuild(s.config.cuda.local_rebuild, s.comm)),
@@ -70,6 +72,16 @@ class CudaBackend final : public StepBackend {
             "CUDA on {}; MPI: {}; neighbour fill: {}; rebuilds: {}", device_name(device),
             mpi_path_name(mpi_cuda_aware()), fill_description(list_.fill()),
             local_rebuild_ ? "on the device (one rank)" : "migration and halo plan on the host")) {
+    if (types_ > 1) {  // per-type tables in device memory; one species passes scalars
+      const std::vector<double> dtf = half_kick_factors(dt_, s.species.mass);
+      ensure(pair_table_, s.species.lj.size());
+      ensure(dtf_of_, dtf.size());
+      ensure(mass_of_, dtf.size());
+      upload(pair_table_.data(), s.species.lj, s.species.lj.size(), stream());
+      upload(dtf_of_.data(), dtf, dtf.size(), stream());
+      upload(mass_of_.data(), s.species.mass, dtf.size(), stream());
+      check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (species tables)");
+    }
   }
 
   std::string description() const override { return description_; }
@@ -83,11 +95,18 @@ class CudaBackend final : public StepBackend {
 
   bool kick_drift() override {
     flags_.reset(&flags_.device()->moved, 1, stream());
-    const IntegrateArgs a{particles_.x.data(),       particles_.v.data(),
-                          particles_.image.data(),   particles_.f.data(),
-                          particles_.x_build.data(), particles_.n_owned,
-                          dt_,                       0.5 * dt_ / mass_,
-                          half_skin_ * half_skin_,   box_,
+    const IntegrateArgs a{particles_.x.data(),
+                          particles_.v.data(),
+                          particles_.image.data(),
+                          particles_.f.data(),
+                          particles_.x_build.data(),
+                          particles_.type.data(),
+                          particles_.n_owned,
+                          dt_,
+                          0.5 * dt_ / mass_,
+                          types_ > 1 ? dtf_of_.data() : nullptr,
+                          half_skin_ * half_skin_,
+                          box_,
                           flags_.device()};
     launch_initial_integrate(a, stream());
     host_current_ = false;
@@ -127,10 +146,20 @@ class CudaBackend final : public StepBackend {
     events_.begin(Phase::Pair, stream());
     particles_.zero_forces(stream());
     flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy[2], virial[2]
-    const ForceArgs a{particles_.x.data(), particles_.id.data(), list_.offsets(),
-                      list_.neighbors(),   particles_.f.data(),  particles_.n,
-                      particles_.n_owned,  box_.length,          box_.half_length,
-                      lj_,                 list_.limit_sq(),     flags_.device()};
+    const ForceArgs a{particles_.x.data(),
+                      particles_.id.data(),
+                      particles_.type.data(),
+                      list_.offsets(),
+                      list_.neighbors(),
+                      particles_.f.data(),
+                      particles_.n,
+                      particles_.n_owned,
+                      box_.length,
+                      box_.half_length,
+                      lj_,
+                      PairTable{pair_table_.data(), types_},
+                      list_.limit_sq(),
+                      flags_.device()};
     launch_lj_forces(a, with_energy, full_shell_, stream());
     events_.end(stream());
     host_current_ = false;
@@ -151,7 +180,7 @@ class CudaBackend final : public StepBackend {
 
   void kick() override {
     launch_final_integrate(particles_.v.data(), particles_.f.data(), particles_.n_owned,
-                           0.5 * dt_ / mass_, stream());
+                           per_type(0.5 * dt_ / mass_, dtf_of_), stream());
     host_current_ = false;
   }
 
@@ -163,8 +192,8 @@ class CudaBackend final : public StepBackend {
 
   fixed::Wide twice_kinetic() override {
     flags_.reset(flags_.device()->kinetic, 2, stream());
-    launch_twice_kinetic(particles_.v.data(), particles_.n_owned, mass_, flags_.device(),
-                         stream());
+    launch_twice_kinetic(particles_.v.data(), particles_.n_owned, per_type(mass_, mass_of_),
+                         flags_.device(), stream());
     check_errors();
     return wide(flags_.host().kinetic);
   }
@@ -195,6 +224,11 @@ class CudaBackend final : public StepBackend {
 
  private:
   cudaStream_t stream() const { return stream_.get(); }
+
+  // A per-type factor: the one species' value, or the device table by type.
+  PerType per_type(double one, const DeviceBuffer<double>& table) const {
+    return {one, types_ > 1 ? table.data() : nullptr, particles_.type.data()};
+  }
 
   // Waits for the device and raises pending errors (no timings booked).
   void check_errors() {
@@ -252,7 +286,10 @@ class CudaBackend final : public StepBackend {
   const Communicator& comm_;
   Timers& timers_;
   Box box_;
-  LJParams lj_;
+  LJParams lj_;            // one species: its pair
+  std::uint32_t types_;    // several: the device tables below
+  DeviceBuffer<LJParams> pair_table_;
+  DeviceBuffer<double> dtf_of_, mass_of_;
   PairRule rule_;
   double dt_, mass_, half_skin_;
   bool full_shell_;

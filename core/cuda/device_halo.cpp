@@ -39,7 +39,7 @@ std::uint32_t DeviceHalo::make_self_images(DeviceParticles& p, const ExportGeome
   ensure(image_offsets_, std::size_t{n_owned} + 1);
   scratch.ensure(kernels::cuda::scan_scratch_bytes<std::uint32_t>(n_owned));
   auto args = [&] {
-    return GhostArgs{p.id.data(), p.x.data(), p.home.data(), p.shift.data(),
+    return GhostArgs{p.id.data(), p.type.data(), p.x.data(), p.home.data(), p.shift.data(),
                      n_owned,     geometry,   flags};
   };
   launch_count_images(args(), images_.data(), stream);

@@ -23,6 +23,7 @@ void DeviceParticles::upload(const ParticleStore& p, cudaStream_t stream) {
   n_owned = static_cast<std::uint32_t>(p.n_owned);
   n = static_cast<std::uint32_t>(p.size());
   ensure(id, n);
+  ensure(type, n);
   ensure(x, n);
   ensure(home, n);
   ensure(shift, n);
@@ -31,6 +32,7 @@ void DeviceParticles::upload(const ParticleStore& p, cudaStream_t stream) {
   ensure(image, n_owned);
   ensure(x_build, n_owned);
   cuda_step::upload(id.data(), p.id, n, stream);
+  cuda_step::upload(type.data(), p.type, n, stream);
   cuda_step::upload(x.data(), p.x, n, stream);
   cuda_step::upload(home.data(), p.home, n, stream);
   cuda_step::upload(shift.data(), p.shift, n, stream);
@@ -44,6 +46,7 @@ void DeviceParticles::download_owned(ParticleStore& p, cudaStream_t stream) cons
   if (p.n_owned != n_owned)
     throw std::logic_error("backend cuda: host store and device disagree on the owned count");
   download(p.id, id.data(), n_owned, stream);
+  download(p.type, type.data(), n_owned, stream);
   download(p.x, x.data(), n_owned, stream);
   download(p.v, v.data(), n_owned, stream);
   download(p.image, image.data(), n_owned, stream);
@@ -55,6 +58,7 @@ void DeviceParticles::resize_ghosts(std::uint32_t m, cudaStream_t stream) {
   const std::size_t total = std::size_t{n_owned} + m;
   check_size(total);
   grow_keeping(id, total, n_owned, stream);
+  grow_keeping(type, total, n_owned, stream);
   grow_keeping(x, total, n_owned, stream);
   grow_keeping(home, total, n_owned, stream);
   grow_keeping(shift, total, n_owned, stream);
@@ -65,14 +69,16 @@ void DeviceParticles::resize_ghosts(std::uint32_t m, cudaStream_t stream) {
 
 void DeviceParticles::permute_owned(const std::uint32_t* order, cudaStream_t stream) {
   ensure(sorted_id_, n_owned);
+  ensure(sorted_type_, n_owned);
   ensure(sorted_x_, n_owned);
   ensure(sorted_v_, n_owned);
   ensure(sorted_image_, n_owned);
-  const OwnedArrays current{id.data(), x.data(), v.data(), image.data()};
-  const OwnedArrays sorted{sorted_id_.data(), sorted_x_.data(), sorted_v_.data(),
-                           sorted_image_.data()};
+  const OwnedArrays current{id.data(), type.data(), x.data(), v.data(), image.data()};
+  const OwnedArrays sorted{sorted_id_.data(), sorted_type_.data(), sorted_x_.data(),
+                           sorted_v_.data(), sorted_image_.data()};
   launch_gather_owned(order, n_owned, current, sorted, stream);
   copy_d2d(id.data(), sorted_id_.data(), n_owned, stream);
+  copy_d2d(type.data(), sorted_type_.data(), n_owned, stream);
   copy_d2d(x.data(), sorted_x_.data(), n_owned, stream);
   copy_d2d(v.data(), sorted_v_.data(), n_owned, stream);
   copy_d2d(image.data(), sorted_image_.data(), n_owned, stream);

@@ -1,7 +1,7 @@
 // core/cuda/device_particles.hpp — the particles of one rank in device memory, laid out as the
 // host's ParticleStore: owned first, ghosts after them.
 //
-//   owned + ghosts   id, x (wrapped), home, shift, f (fixed point)
+//   owned + ghosts   id, type, x (wrapped), home, shift, f (fixed point)
 //   owned only       v, image, x_build (positions at the last build, for the skin/2 test)
 // Arrays are grow-only; n_owned and n say what is in use. Particle counts fit in uint32 with
 // 25 stencil runs per particle (check_size).
@@ -17,6 +17,7 @@ namespace scanmd::cuda_step {
 struct DeviceParticles {
   std::uint32_t n_owned = 0, n = 0;
   DeviceBuffer<std::uint64_t> id;
+  DeviceBuffer<std::uint32_t> type;
   DeviceBuffer<Vec3> x, v, x_build;
   DeviceBuffer<Int3> image, home, shift;
   DeviceBuffer<Fix3> f;
@@ -26,7 +27,7 @@ struct DeviceParticles {
 
   // All of p (owned and ghosts), forces zeroed.
   void upload(const ParticleStore& p, cudaStream_t stream);
-  // id, x, v, image and f of the owned particles into p (p.n_owned must match). Synchronises.
+  // id, type, x, v, image and f of the owned particles into p (p.n_owned must match). Synchronises.
   void download_owned(ParticleStore& p, cudaStream_t stream) const;
   // Room for m ghosts behind the owned particles, which stay where they are; forces zeroed.
   void resize_ghosts(std::uint32_t m, cudaStream_t stream);
@@ -40,6 +41,7 @@ struct DeviceParticles {
  private:
   // Scratch copies of permute_owned.
   DeviceBuffer<std::uint64_t> sorted_id_;
+  DeviceBuffer<std::uint32_t> sorted_type_;
   DeviceBuffer<Vec3> sorted_x_, sorted_v_;
   DeviceBuffer<Int3> sorted_image_;
 };

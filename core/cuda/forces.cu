@@ -26,7 +26,9 @@ namespace {
 constexpr int kThreads = 128;
 constexpr int kRowLanes = 4;  // threads per row: entries k, k + 4, ... (coalesced, 4x the threads)
 
-template <bool kEnergy, bool kOwnedShares>
+// kTyped: several species, each pair's constants from the table by the two types; else the one
+// pair of ForceArgs::lj (no type loads).
+template <bool kEnergy, bool kOwnedShares, bool kTyped>
 __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   const std::uint64_t i = t / kRowLanes;
@@ -37,6 +39,7 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
     const std::uint64_t begin = a.offsets[i] + lane, end = a.offsets[i + 1];
     if (begin < end) {
       const Vec3 xi = a.x[i];
+      const LJParams* row = kTyped ? a.table.params + a.type[i] * a.table.types : &a.lj;
       // Wrapping unsigned sums of this lane's share of the row: the same bits as the signed
       // sums, which the bound keeps in range (a share has at most max_terms terms too).
       unsigned long long fx = 0, fy = 0, fz = 0;
@@ -44,10 +47,11 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
         const std::uint32_t j = a.neighbors[k];
         const Vec3 d = pair_displacement(xi, a.x[j], a.length, a.half_length);
         const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
-        if (r2 >= a.lj.cutoff_sq) continue;
+        const LJParams& lj = kTyped ? row[a.type[j]] : *row;
+        if (r2 >= lj.cutoff_sq) continue;
         ++pairs;
         bool overflow = false;
-        const PairFixed pf = lj_pair_fixed(d, r2, a.lj, a.limit_sq, overflow);
+        const PairFixed pf = lj_pair_fixed(d, r2, lj, a.limit_sq, overflow);
         fx += static_cast<unsigned long long>(pf.f.x);
         fy += static_cast<unsigned long long>(pf.f.y);
         fz += static_cast<unsigned long long>(pf.f.z);
@@ -90,12 +94,21 @@ void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_on
   if (a.n == 0) return;
   const unsigned blocks =
       static_cast<unsigned>((std::uint64_t{a.n} * kRowLanes + kThreads - 1) / kThreads);
-  if (with_energy && owned_shares_only)
-    lj_force_kernel<true, true><<<blocks, kThreads, 0, stream>>>(a);
-  else if (with_energy)
-    lj_force_kernel<true, false><<<blocks, kThreads, 0, stream>>>(a);
-  else
-    lj_force_kernel<false, false><<<blocks, kThreads, 0, stream>>>(a);
+  if (a.table.types > 1) {
+    if (with_energy && owned_shares_only)
+      lj_force_kernel<true, true, true><<<blocks, kThreads, 0, stream>>>(a);
+    else if (with_energy)
+      lj_force_kernel<true, false, true><<<blocks, kThreads, 0, stream>>>(a);
+    else
+      lj_force_kernel<false, false, true><<<blocks, kThreads, 0, stream>>>(a);
+  } else {
+    if (with_energy && owned_shares_only)
+      lj_force_kernel<true, true, false><<<blocks, kThreads, 0, stream>>>(a);
+    else if (with_energy)
+      lj_force_kernel<true, false, false><<<blocks, kThreads, 0, stream>>>(a);
+    else
+      lj_force_kernel<false, false, false><<<blocks, kThreads, 0, stream>>>(a);
+  }
   kernels::cuda::check(cudaGetLastError(), "lj_force_kernel launch");
 }
 

@@ -50,6 +50,7 @@ __global__ void __launch_bounds__(kThreads)
   if (i >= a.n_owned) return;
   const Vec3 x = a.x[i];
   const std::uint64_t id = a.id[i];
+  const std::uint32_t type = a.type[i];
   const std::uint32_t base = offsets[i];
   visit_exports(a.geometry, x, Int3{0, 0, 0},
                 [&](std::uint32_t c, Int3 S, Int3 home, Int3, ImportKind) {
@@ -57,6 +58,7 @@ __global__ void __launch_bounds__(kThreads)
                   const std::uint64_t g = std::uint64_t{a.n_owned} + e;
                   export_index[e] = static_cast<std::uint32_t>(i);
                   a.id[g] = id;
+                  a.type[g] = type;
                   a.x[g] = x;
                   a.home[g] = home;
                   a.shift[g] = S;
@@ -70,6 +72,7 @@ __global__ void __launch_bounds__(kThreads)
   if (k >= n_owned) return;
   const std::uint32_t i = order[k];
   out.id[k] = in.id[i];
+  out.type[k] = in.type[i];
   out.x[k] = in.x[i];
   out.v[k] = in.v[i];
   out.image[k] = in.image[i];

@@ -41,7 +41,8 @@ __global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateAr
     Vec3 x = a.x[i];
     Vec3 v = a.v[i];
     Int3 image = a.image[i];
-    verlet_initial(x, v, image, a.f[i], a.dt, a.dtf, a.box.length);
+    verlet_initial(x, v, image, a.f[i], a.dt, a.dtf_of ? a.dtf_of[a.type[i]] : a.dtf,
+                   a.box.length);
     a.x[i] = x;
     a.v[i] = v;
     a.image[i] = image;
@@ -55,22 +56,22 @@ __global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateAr
 }
 
 __global__ void __launch_bounds__(kThreads)
-    final_integrate_kernel(Vec3* v, const Fix3* f, std::uint32_t n_owned, double dtf) {
+    final_integrate_kernel(Vec3* v, const Fix3* f, std::uint32_t n_owned, PerType dtf) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   if (i < n_owned) {
     Vec3 vi = v[i];
-    verlet_final(vi, f[i], dtf);
+    verlet_final(vi, f[i], dtf(i));
     v[i] = vi;
   }
 }
 
 __global__ void __launch_bounds__(kThreads)
-    twice_kinetic_kernel(const Vec3* v, std::uint32_t n_owned, double mass, DeviceFlags* flags) {
+    twice_kinetic_kernel(const Vec3* v, std::uint32_t n_owned, PerType mass, DeviceFlags* flags) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   __int128 sum = 0;
   if (i < n_owned) {
     bool overflow = false;
-    sum = twice_kinetic_term(v[i], mass, overflow);
+    sum = twice_kinetic_term(v[i], mass(i), overflow);
     if (overflow) atomic_min_index(&flags->kinetic_overflow, i);
   }
   sum = block_sum_wide<kThreads>(sum);
@@ -85,14 +86,14 @@ void launch_initial_integrate(const IntegrateArgs& a, cudaStream_t stream) {
   kernels::cuda::check(cudaGetLastError(), "initial_integrate_kernel launch");
 }
 
-void launch_final_integrate(Vec3* v, const Fix3* f, std::uint32_t n_owned, double dtf,
+void launch_final_integrate(Vec3* v, const Fix3* f, std::uint32_t n_owned, PerType dtf,
                             cudaStream_t stream) {
   if (n_owned == 0) return;
   final_integrate_kernel<<<blocks_for(n_owned), kThreads, 0, stream>>>(v, f, n_owned, dtf);
   kernels::cuda::check(cudaGetLastError(), "final_integrate_kernel launch");
 }
 
-void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, double mass, DeviceFlags* flags,
+void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, PerType mass, DeviceFlags* flags,
                           cudaStream_t stream) {
   if (n_owned == 0) return;
   twice_kinetic_kernel<<<blocks_for(n_owned), kThreads, 0, stream>>>(v, n_owned, mass, flags);

@@ -51,18 +51,29 @@ struct IntegrateArgs {
   Int3* image;
   const Fix3* f;
   const Vec3* x_build;
+  const std::uint32_t* type;
   std::uint32_t n_owned;
-  double dt, dtf;   // dtf = dt / 2m
-  double moved_sq;  // (skin/2)²
+  double dt, dtf;         // dtf = dt / 2m of the one species
+  const double* dtf_of;   // several species: dt / 2m per type (then dtf is not used); else null
+  double moved_sq;        // (skin/2)²
   Box box;
   DeviceFlags* flags;
 };
 // verlet_initial + wrap + position check + moved_beyond_limit (flags->moved).
 void launch_initial_integrate(const IntegrateArgs& a, cudaStream_t stream);
-void launch_final_integrate(Vec3* v, const Fix3* f, std::uint32_t n_owned, double dtf,
+// Per-type factors: `of` (device array by type) when several species, else the one `value`.
+struct PerType {
+  double value;
+  const double* of;
+  const std::uint32_t* type;
+  SCANMD_HD double operator()(std::uint32_t i) const {
+    return of != nullptr ? of[type[i]] : value;
+  }
+};
+void launch_final_integrate(Vec3* v, const Fix3* f, std::uint32_t n_owned, PerType dtf,
                             cudaStream_t stream);
 // flags->kinetic += Σ m v² (fixed point) over the owned particles.
-void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, double mass, DeviceFlags* flags,
+void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, PerType mass, DeviceFlags* flags,
                           cudaStream_t stream);
 
 // ---- neighbors.cu ------------------------------------------------------------------------------
@@ -107,12 +118,14 @@ void launch_max_terms(const std::uint32_t* terms, std::uint32_t n, DeviceFlags* 
 struct ForceArgs {
   const Vec3* x;
   const std::uint64_t* id;
+  const std::uint32_t* type;
   const std::uint64_t* offsets;  // n + 1
   const std::uint32_t* neighbors;
   Fix3* f;  // zeroed by the caller
   std::uint32_t n, n_owned;
   Vec3 length, half_length;
-  LJParams lj;
+  LJParams lj;       // one species: its pair (table not used)
+  PairTable table;   // several species (table.types > 1): by the pair's types, device memory
   double limit_sq;  // pair_term_limit_sq(max_terms)
   DeviceFlags* flags;
 };
@@ -124,6 +137,7 @@ void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_on
 // Single-rank rebuild: periodic images of the rank's own particles (see ghosts.cu).
 struct GhostArgs {
   std::uint64_t* id;  // owned [0, n_owned) read, ghost slots [n_owned, n_owned + m) written
+  std::uint32_t* type;
   Vec3* x;
   Int3* home;
   Int3* shift;
@@ -138,9 +152,10 @@ void launch_fill_ghosts(const GhostArgs& a, const std::uint32_t* offsets,
                         std::uint32_t* export_index, cudaStream_t stream);
 
 // Owned particles into cell order (after a counting sort of their cells): out[k] = in[order[k]]
-// for id, x, v, image — as ParticleStore::permute_owned does on the host.
+// for id, type, x, v, image — as ParticleStore::permute_owned does on the host.
 struct OwnedArrays {
   std::uint64_t* id;
+  std::uint32_t* type;
   Vec3* x;
   Vec3* v;
   Int3* image;

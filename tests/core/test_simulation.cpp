@@ -68,10 +68,10 @@ TEST(Thermo, TemperatureUsesThreeNMinusThreeDof) {
   const int n = 37;
   for (int i = 0; i < n; ++i) {
     const Vec3 v{rng.uniform(-2, 2), rng.uniform(-2, 2), rng.uniform(-2, 2)};
-    p.push_owned(i + 1, {rng.uniform(), rng.uniform(), rng.uniform()}, v, {0, 0, 0}, {0, 0, 0});
+    p.push_owned(i + 1, 0, {rng.uniform(), rng.uniform(), rng.uniform()}, v, {0, 0, 0}, {0, 0, 0});
     two_ke += LD(mass) * (LD(v.x) * v.x + LD(v.y) * v.y + LD(v.z) * v.z);
   }
-  const double t = kinetic_temperature(p, comm, mass, n);
+  const double t = kinetic_temperature(p, comm, {mass}, n);
   const LD want_t = two_ke / (3 * n - 3);
   EXPECT_NEAR(t, static_cast<double>(want_t), 1e-11 * static_cast<double>(want_t));
   // 3N dof would differ by 3/(3N) ≈ 3%: far outside the tolerance.
@@ -80,7 +80,7 @@ TEST(Thermo, TemperatureUsesThreeNMinusThreeDof) {
   const fixed::Wide energy = fixed::to_fixed(-123.456, ovf), virial = fixed::to_fixed(78.9, ovf);
   ASSERT_FALSE(ovf);
   const double volume = 321.0;
-  const ThermoSample s = thermo_sample(17, p, comm, mass, n, volume, energy, virial);
+  const ThermoSample s = thermo_sample(17, p, comm, {mass}, n, volume, energy, virial);
   EXPECT_EQ(s.step, 17);
   EXPECT_NEAR(s.temp, static_cast<double>(want_t), 1e-11 * static_cast<double>(want_t));
   EXPECT_NEAR(s.ke, static_cast<double>(two_ke / (2 * n)), 1e-11);
@@ -95,7 +95,8 @@ TEST(Thermo, InitialVelocitiesHaveZeroMomentumAndExactTemperature) {
     SimulationConfig cfg;
     cfg.system.cells = {6, 6, 6};
     cfg.system.temperature = temperature;
-    cfg.system.mass = temperature == 1.44 ? 1.0 : 2.0;
+    cfg.system.mass = {temperature == 1.44 ? 1.0 : 2.0};
+    const LD m = cfg.system.mass[0];
     Simulation sim(comm, cfg);
     sim.setup();
     const ParticleStore& p = sim.particles();
@@ -104,8 +105,8 @@ TEST(Thermo, InitialVelocitiesHaveZeroMomentumAndExactTemperature) {
     LD px = 0, py = 0, pz = 0, two_ke = 0, vmax = 0;
     for (std::size_t i = 0; i < p.n_owned; ++i) {
       const Vec3 v = p.v[i];
-      px += LD(cfg.system.mass) * v.x, py += LD(cfg.system.mass) * v.y, pz += LD(cfg.system.mass) * v.z;
-      two_ke += LD(cfg.system.mass) * (LD(v.x) * v.x + LD(v.y) * v.y + LD(v.z) * v.z);
+      px += m * v.x, py += m * v.y, pz += m * v.z;
+      two_ke += m * (LD(v.x) * v.x + LD(v.y) * v.y + LD(v.z) * v.z);
       vmax = std::max({vmax, std::fabs(LD(v.x)), std::fabs(LD(v.y)), std::fabs(LD(v.z))});
     }
     // Net momentum per particle (mean momentum) vanishes.

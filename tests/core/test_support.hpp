@@ -224,7 +224,7 @@ inline std::vector<ListedPair> listed_pairs(const Communicator& comm, const std:
   ParticleStore p;
   for (std::size_t i = 0; i < x.size(); ++i)
     if (grid.box_of(x[i]) == halo.coord())
-      p.push_owned(i + 1, x[i], {0, 0, 0}, {0, 0, 0}, halo.coord());
+      p.push_owned(i + 1, 0, x[i], {0, 0, 0}, {0, 0, 0}, halo.coord());
   halo.migrate(p);
   halo.build(p);
   if (ghosts) *ghosts = p.n_ghost();

@@ -387,7 +387,7 @@ TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
     // Every rank offers a different, overlapping-free share: migrate must route them home.
     for (std::size_t i = 0; i < sys.x.size(); ++i)
       if (static_cast<int>(i % comm.size()) == comm.rank())
-        p.push_owned(i + 1, sys.x[i], {0, 0, 0}, {0, 0, 0}, halo.coord());
+        p.push_owned(i + 1, 0, sys.x[i], {0, 0, 0}, {0, 0, 0}, halo.coord());
     halo.migrate(p);
     halo.build(p);
 

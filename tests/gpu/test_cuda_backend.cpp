@@ -18,7 +18,6 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -262,8 +261,10 @@ TEST(CudaErrors, OverlapNamesBothParticles) {
     sim.setup(particles, 0);
     FAIL() << "no overflow reported";
   } catch (const std::overflow_error& e) {
-    EXPECT_TRUE(std::regex_search(e.what(), std::regex("between particles (1 and 2|2 and 1)")))
-        << e.what();
+    const std::string msg = e.what();
+    EXPECT_TRUE(msg.find("between particles 1 and 2") != std::string::npos ||
+                msg.find("between particles 2 and 1") != std::string::npos)
+        << msg;
   }
 }
 
@@ -315,7 +316,9 @@ TEST(CudaErrors, ParticleLeavingTheBoxNamesIt) {
     sim.run(std::function<void(const ThermoSample&)>{});
     FAIL() << "no error reported";
   } catch (const std::runtime_error& e) {
-    EXPECT_TRUE(std::regex_search(e.what(), std::regex("particle 7 .*left the box"))) << e.what();
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("particle 7 "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("left the box"), std::string::npos) << msg;
   }
 }
 

@@ -111,7 +111,7 @@ TEST(NeighborRuns, SameListAsHost) {
     HaloExchange halo(comm, grid, box, m, R);
     ParticleStore p;
     for (std::size_t i = 0; i < x.size(); ++i)
-      p.push_owned(i + 1, x[i], {0, 0, 0}, {0, 0, 0}, {0, 0, 0});
+      p.push_owned(i + 1, 0, x[i], {0, 0, 0}, {0, 0, 0}, {0, 0, 0});
     halo.migrate(p);
     halo.build(p);
     kernels::Workspace ws;

@@ -58,6 +58,16 @@ void expect_same(const Deck& a, const Deck& b) {
   EXPECT_EQ(a.potential.sigma, b.potential.sigma);
   EXPECT_EQ(a.potential.cutoff, b.potential.cutoff);
   EXPECT_EQ(a.potential.shift, b.potential.shift);
+  EXPECT_EQ(a.system.type_fractions, b.system.type_fractions);
+  EXPECT_EQ(a.potential.tail, b.potential.tail);
+  EXPECT_EQ(a.potential.mixing, b.potential.mixing);
+  ASSERT_EQ(a.potential.pairs.size(), b.potential.pairs.size());
+  for (std::size_t k = 0; k < a.potential.pairs.size(); ++k) {
+    EXPECT_EQ(a.potential.pairs[k].types, b.potential.pairs[k].types);
+    EXPECT_EQ(a.potential.pairs[k].epsilon, b.potential.pairs[k].epsilon);
+    EXPECT_EQ(a.potential.pairs[k].sigma, b.potential.pairs[k].sigma);
+    EXPECT_EQ(a.potential.pairs[k].cutoff, b.potential.pairs[k].cutoff);
+  }
   EXPECT_EQ(a.neighbor.skin, b.neighbor.skin);
   EXPECT_EQ(a.run.dt, b.run.dt);
   EXPECT_EQ(a.run.steps, b.run.steps);
@@ -128,7 +138,7 @@ TEST(Deck, DefaultsAreTheLammpsLjBenchmark) {
   EXPECT_EQ(d.system.cells, (std::array<int, 3>{20, 20, 20}));
   EXPECT_EQ(d.system.temperature, 1.44);
   EXPECT_EQ(d.system.seed, 87287u);
-  EXPECT_EQ(d.system.mass, 1.0);
+  EXPECT_EQ(d.system.mass, std::vector<double>{1.0});
   EXPECT_EQ(d.potential.style, "lj");
   EXPECT_EQ(d.potential.epsilon, 1.0);
   EXPECT_EQ(d.potential.sigma, 1.0);
@@ -183,7 +193,7 @@ TEST(Deck, EveryKeyIsParsed) {
   EXPECT_EQ(d.system.cells, (std::array<int, 3>{10, 12, 14}));
   EXPECT_EQ(d.system.temperature, 0.0);
   EXPECT_EQ(d.system.seed, 12345u);
-  EXPECT_EQ(d.system.mass, 2.5);
+  EXPECT_EQ(d.system.mass, std::vector<double>{2.5});
   EXPECT_EQ(d.potential.epsilon, 1.5);
   EXPECT_EQ(d.potential.sigma, 0.9);
   EXPECT_EQ(d.potential.cutoff, 3.0);
