@@ -90,13 +90,14 @@ struct PairCoeffs {
 
 struct PotentialSection {
   std::string style = "lj";  // Lennard-Jones 12-6
-  // The coefficients of every pair when `pairs` is empty (one species, or all alike).
+  // The coefficients of the one pair when `pairs` is empty (one species only).
   double epsilon = 1.0, sigma = 1.0;
   double cutoff = 2.5;  // also the cutoff of listed pairs that give none
   bool shift = false;   // shift U so that U(r_c) = 0, per pair
   bool tail = false;    // long-range corrections to energy and pressure (LAMMPS pair_modify tail)
   Mixing mixing = Mixing::Geometric;
-  std::vector<PairCoeffs> pairs;  // [[potential.pair]]; every like pair i-i of T types is listed
+  // [[potential.pair]]: needed when there are several types; every like pair i-i is listed.
+  std::vector<PairCoeffs> pairs;
 };
 
 struct NeighborSection {

@@ -42,7 +42,14 @@ Species make_species(const SimulationConfig& config) {
 
   std::vector<std::optional<PairCoefficients>> given(static_cast<std::size_t>(T) * T);
   if (pot.pairs.empty()) {
-    for (auto& g : given) g = PairCoefficients{pot.epsilon, pot.sigma, pot.cutoff};
+    // Several types with one set of coefficients is more likely a forgotten table than meant.
+    if (T > 1)
+      throw SpeciesError("potential.pair",
+                         fmt::format("no coefficients for types [2, 2] and the other pairs of {} "
+                                     "atom types: list them as [[potential.pair]] tables "
+                                     "(types = [i, j], epsilon, sigma, cutoff)",
+                                     T));
+    given[0] = PairCoefficients{pot.epsilon, pot.sigma, pot.cutoff};
   }
   for (std::size_t k = 0; k < pot.pairs.size(); ++k) {
     const PairCoeffs& c = pot.pairs[k];

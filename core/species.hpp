@@ -5,7 +5,7 @@
 // it: a listed pair takes its ε, σ, r_c (r_c defaults to potential.cutoff); an unlisted unlike
 // pair i-j mixes the like pairs i-i and j-j (ε = √(ε_i ε_j); σ and r_c geometric √(a_i a_j) or
 // arithmetic (a_i + a_j)/2); with mixing = "none" every pair must be listed. With no
-// [[potential.pair]] at all, every pair is potential.{epsilon, sigma, cutoff}.
+// [[potential.pair]] at all (one species only), the pair is potential.{epsilon, sigma, cutoff}.
 //
 // Lattice types (system.type_fractions f_1..f_T over N sites): the counts are exact, n_t = ⌊f_t N⌋
 // plus one for the largest remainders; the particle with id k gets the type of block π(k − 1)

@@ -148,18 +148,21 @@ struct BruteForce {
 };
 
 // O(N²) Lennard-Jones over all minimum-image pairs, in long double.
-inline BruteForce brute_force_lj(const std::vector<Vec3>& x, Vec3 L, const LJSpec& s) {
+// Several species: pair (i, j) uses spec_of(type[i], type[j]) (its own ε, σ, r_c and shift).
+template <class SpecOf>
+BruteForce brute_force_lj(const std::vector<Vec3>& x, Vec3 L, const std::vector<int>& type,
+                          SpecOf spec_of) {
   const std::size_t n = x.size();
   BruteForce out;
   out.force.assign(n, {0, 0, 0});
-  const LD rc = s.cutoff, eps = s.epsilon, sig = s.sigma;
-  auto u = [&](LD r) {
-    const LD sr6 = std::pow(sig / r, LD(6));
-    return 4 * eps * (sr6 * sr6 - sr6);
-  };
-  const LD u_shift = s.shift ? u(rc) : LD(0);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = i + 1; j < n; ++j) {
+      const LJSpec s = spec_of(type[i], type[j]);
+      const LD rc = s.cutoff, eps = s.epsilon, sig = s.sigma;
+      auto u = [&](LD r) {
+        const LD sr6 = std::pow(sig / r, LD(6));
+        return 4 * eps * (sr6 * sr6 - sr6);
+      };
       if (surely_beyond(x[i], x[j], L, s.cutoff)) continue;
       const LD dx = min_image(LD(x[i].x) - LD(x[j].x), L.x);
       const LD dy = min_image(LD(x[i].y) - LD(x[j].y), L.y);
@@ -172,11 +175,15 @@ inline BruteForce brute_force_lj(const std::vector<Vec3>& x, Vec3 L, const LJSpe
       const LD f_over_r = minus_dudr / r;
       out.force[i][0] += f_over_r * dx, out.force[i][1] += f_over_r * dy, out.force[i][2] += f_over_r * dz;
       out.force[j][0] -= f_over_r * dx, out.force[j][1] -= f_over_r * dy, out.force[j][2] -= f_over_r * dz;
-      out.energy += u(r) - u_shift;
+      out.energy += u(r) - (s.shift ? u(rc) : LD(0));
       out.virial += minus_dudr * r;
       ++out.pairs;
     }
   return out;
+}
+
+inline BruteForce brute_force_lj(const std::vector<Vec3>& x, Vec3 L, const LJSpec& s) {
+  return brute_force_lj(x, L, std::vector<int>(x.size(), 0), [&](int, int) { return s; });
 }
 
 // Unordered pairs (id_lo, id_hi) of ids 1..n within distance `r` (minimum image), with for
