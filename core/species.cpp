@@ -56,10 +56,8 @@ Species make_species(const SimulationConfig& config) {
     const std::string key = fmt::format("potential.pair[{}]", k);
     for (const int t : c.types)
       if (t < 1 || t > T)
-        throw SpeciesError(key, fmt::format("types {}: type {} does not exist (this run has {} "
-                                            "atom type{}, 1..{})",
-                                            pair_name(c.types[0], c.types[1]), t, T,
-                                            T == 1 ? "" : "s", T));
+        throw SpeciesError(key, fmt::format("types {}: type {} does not exist (types are 1..{})",
+                                            pair_name(c.types[0], c.types[1]), t, T));
     const int i = c.types[0] - 1, j = c.types[1] - 1;
     if (given[i * T + j])
       throw SpeciesError(key, fmt::format("types {} are given twice",

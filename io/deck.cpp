@@ -416,7 +416,7 @@ const KeySpec kKeys[] = {
      double sum = 0;
      for (const double x : f) sum += x;
      if (std::abs(sum - 1.0) > 1e-9)
-       r.fail(fmt::format("the fractions must sum to 1 (they sum to {})", sum));
+       r.fail(fmt::format("the fractions must sum to 1 (they sum to {:.9g})", sum));
      d.system.type_fractions = f; }},
   {"system", "data_file", true, [](Deck& d, const Reader& r) {
      d.system.data_file = r.string(); }},
@@ -755,7 +755,7 @@ void check_species(const Deck& deck, const std::string& types_from) {
         types_from.empty()
             ? (deck.system.type_fractions.empty()
                    ? std::string()
-                   : fmt::format(" (types from system.type_fractions: {})", T))
+                   : fmt::format(" ({} atom types, from system.type_fractions)", T))
             : fmt::format(" ({} atom type{} from {})", T, T == 1 ? "" : "s", types_from);
     throw DeckError(fmt::format("{}: {}: {}{}", at, key, e.what(), from));
   }
