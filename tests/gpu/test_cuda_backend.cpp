@@ -158,6 +158,32 @@ TEST(CudaBackend, HashEqualsHostAllMethodsAndFills) {
     }
 }
 
+// Two species (the Kob–Andersen mixture, masses 1 and 2): the pair table, per-type half kicks and
+// kinetic energy on the device; ghosts carry their types through both rebuild paths.
+TEST(CudaBackend, HashEqualsHostTwoSpecies) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  for (Method m : {Method::HalfShell, Method::FullShell, Method::NeutralTerritory}) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    SimulationConfig cfg = melt(6, 60, 5);
+    cfg.system.density = 1.2;
+    cfg.system.temperature = 1.0;
+    cfg.system.type_fractions = {0.8, 0.2};
+    cfg.system.mass = {1.0, 2.0};
+    cfg.potential.mixing = Mixing::None;
+    cfg.potential.shift = m != Method::HalfShell;
+    cfg.potential.pairs = {{{1, 1}, 1.0, 1.0, 2.5}, {{1, 2}, 1.5, 0.8, 2.0},
+                           {{2, 2}, 0.5, 0.88, 2.2}};
+    cfg.decomposition.method = m;
+    const RunResult host = run(comm, cfg, Backend::Host);
+    EXPECT_GT(host.rebuilds, 2);
+    expect_same_run(host, run(comm, cfg, Backend::Cuda));
+    cfg.cuda.local_rebuild = false;
+    if (comm.size() == 1) expect_same_run(host, run(comm, cfg, Backend::Cuda));
+  }
+}
+
 // A configuration given particle by particle (data files, restarts), not cubic, with a
 // non-default potential: setup(particles) on the device.
 TEST(CudaBackend, HashEqualsHostFromParticles) {
