@@ -124,6 +124,9 @@ struct OutputSection {
   std::int64_t checkpoint_every = 0;
   bool overwrite = false;
   std::string imports;  // CSV of per-rank import counts at every rebuild; empty: not written
+  // LAMMPS data file of the final state (write_data: types, masses, positions, image flags,
+  // velocities); empty: not written
+  std::string data_file;
 };
 
 // Not deck keys: choices of the CUDA backend that tests and benchmarks pin down (the environment

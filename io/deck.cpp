@@ -463,6 +463,7 @@ const KeySpec kKeys[] = {
      d.output.checkpoint_every = non_negative_int(r); }},
   {"output", "overwrite", false, [](Deck& d, const Reader& r) { d.output.overwrite = r.boolean(); }},
   {"output", "imports", true, [](Deck& d, const Reader& r) { d.output.imports = r.string(); }},
+  {"output", "data_file", true, [](Deck& d, const Reader& r) { d.output.data_file = r.string(); }},
 };
 // clang-format on
 
@@ -640,6 +641,7 @@ std::string Deck::to_toml() const {
   s += fmt::format("checkpoint_every = {}\n", output.checkpoint_every);
   s += fmt::format("overwrite = {}\n", toml_bool(output.overwrite));
   s += fmt::format("imports = {}\n", toml_quote(output.imports));
+  s += fmt::format("data_file = {}\n", toml_quote(output.data_file));
   return s;
 }
 
