@@ -49,6 +49,7 @@ io::RunRecord run_record(const Communicator& comm, const io::Deck& deck, const S
   r.ranks = comm.size();
   r.first_step = first_step;
   r.restart_from = restart_from;
+  r.thermostat = std::string(name_of<ThermostatStyle>(kThermostatNames, deck.thermostat.style));
   return r;
 }
 
@@ -182,7 +183,8 @@ void RunOutput::after_step(const Simulation& sim, const ThermoSample* thermo, bo
   }
   if (checkpoint) {
     io::write_checkpoint(comm_, deck_.output.checkpoint, header, block, particles_,
-                         run_record(comm_, deck_, sim, first_step_, restart_from_), SCANMD_VERSION);
+                         run_record(comm_, deck_, sim, first_step_, restart_from_), SCANMD_VERSION,
+                         sim.thermostat_state());
     checkpoint_step_ = step;
     spdlog::debug("checkpoint at step {} written to {}", step, deck_.output.checkpoint);
   }

@@ -63,6 +63,7 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
   r.path = path;
   r.step = c.step;
   r.particles = c.particles;
+  r.thermostat = c.thermostat;
   r.particles_here.reserve(mine.size());
   for (const io::ParticleRow& p : mine)
     r.particles_here.push_back(InitialParticle{p.id,

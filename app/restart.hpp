@@ -20,6 +20,7 @@ struct RestartState {
   long long step = 0;
   long long particles = 0;
   std::vector<InitialParticle> particles_here;  // those this rank's box holds
+  std::vector<double> thermostat;               // the thermostat's state at `step`
 };
 
 // Collective. Throws (the same message on every rank) naming `path` and the problem.

@@ -96,17 +96,19 @@ Backend choose_backend(const Communicator& comm, const SimulationConfig& config)
   return choice.backend;
 }
 
-std::string thermo_header() {
-  return fmt::format("{:>10} {:>19} {:>19} {:>19} {:>19} {:>19} {:>12} {:>8}", "step", "temp",
-                     "pe", "ke", "etotal", "press", "pstep/s", "eta");
+// `econs`: a thermostat is on, its conserved quantity gets a column after press.
+std::string thermo_header(bool econs) {
+  return fmt::format("{:>10} {:>19} {:>19} {:>19} {:>19} {:>19}{} {:>12} {:>8}", "step", "temp",
+                     "pe", "ke", "etotal", "press", econs ? fmt::format(" {:>19}", "econs") : "",
+                     "pstep/s", "eta");
 }
 
 // Thermo rows from rank 0, with the particle-steps/s since the previous row and an ETA.
 class ThermoPrinter {
  public:
   using Clock = std::chrono::steady_clock;
-  ThermoPrinter(long long particles, long long last_step)
-      : n_(static_cast<double>(particles)), last_step_of_run_(last_step) {}
+  ThermoPrinter(long long particles, long long last_step, bool econs)
+      : n_(static_cast<double>(particles)), last_step_of_run_(last_step), econs_(econs) {}
 
   void print(const ThermoSample& s) {
     const auto now = Clock::now();
@@ -120,8 +122,9 @@ class ThermoPrinter {
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const long long done = s.step - first_step_;
     const double eta = done > 0 ? elapsed * (last_step_of_run_ - s.step) / done : 0.0;
-    spdlog::info("{:>10} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>12.4g} {:>7.1f}s",
-                 s.step, s.temp, s.pe, s.ke, s.etotal, s.press, rate, eta);
+    spdlog::info("{:>10} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g}{} {:>12.4g} {:>7.1f}s",
+                 s.step, s.temp, s.pe, s.ke, s.etotal, s.press,
+                 econs_ ? fmt::format(" {:>19.12g}", s.econs) : "", rate, eta);
     last_ = now;
     last_step_ = s.step;
   }
@@ -129,6 +132,7 @@ class ThermoPrinter {
  private:
   double n_;
   long long last_step_of_run_;
+  bool econs_;
   bool first_ = true;
   Clock::time_point start_, last_;
   long long first_step_ = 0, last_step_ = 0;
@@ -215,7 +219,7 @@ int run_command(const RunOptions& options) {
   try {
     using Clock = std::chrono::steady_clock;
     if (restart) {
-      sim->setup(restart->particles_here, restart->step);
+      sim->setup(restart->particles_here, restart->step, restart->thermostat);
       if (sim->total_particles() != restart->particles)
         throw std::runtime_error(
             fmt::format("{}: {} of its {} particles lie outside the box", restart->path,
@@ -234,11 +238,12 @@ int run_command(const RunOptions& options) {
     std::optional<RunOutput> output;
     if (!agree(comm, [&] { output.emplace(comm, deck, *sim, restart ? restart->path : ""); }))
       return 1;
-    spdlog::info("{}", thermo_header());
+    const bool econs = deck.thermostat.style != ThermostatStyle::None;
+    spdlog::info("{}", thermo_header(econs));
     const auto start = Clock::now();
     const long long first_step = sim->step();
     const long long steps = sim->config().run.steps - first_step;
-    ThermoPrinter printer(sim->total_particles(), sim->config().run.steps);
+    ThermoPrinter printer(sim->total_particles(), sim->config().run.steps, econs);
     RunObserver observer(printer, output->active() ? &*output : nullptr);
     sim->run(observer);
     const double loop = std::chrono::duration<double>(Clock::now() - start).count();

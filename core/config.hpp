@@ -100,6 +100,28 @@ struct PotentialSection {
   std::vector<PairCoeffs> pairs;
 };
 
+// Temperature control ([thermostat]).
+//   None        NVE
+//   Langevin    F = −(m/τ) v + √(24 m T / (τ dt)) (u − ½) per axis, as LAMMPS `fix langevin T T τ
+//               seed`; u from Philox4x64 keyed by (seed, particle id, step): the same numbers
+//               whatever the rank count, decomposition, backend or restart (core/langevin.hpp)
+//   NoseHoover  a Nosé–Hoover chain of `chain` thermostats, as LAMMPS `fix nvt temp T T τ
+//               tchain M` integrates it (core/nose_hoover.hpp)
+enum class ThermostatStyle { None, Langevin, NoseHoover };
+
+inline constexpr NamedValue<ThermostatStyle> kThermostatNames[] = {
+    {ThermostatStyle::None, "none"},
+    {ThermostatStyle::Langevin, "langevin"},
+    {ThermostatStyle::NoseHoover, "nose-hoover"}};
+
+struct ThermostatSection {
+  ThermostatStyle style = ThermostatStyle::None;
+  double temperature = 1.0;  // target T
+  double damping = 1.0;      // τ: LAMMPS `damp` (Langevin) and `Tdamp` (Nosé–Hoover), time units
+  std::uint64_t seed = 1;    // Langevin random numbers
+  int chain = 3;             // Nosé–Hoover chain length (LAMMPS tchain)
+};
+
 struct NeighborSection {
   double skin = 0.3;  // import cutoff R = cutoff + skin; rebuild when a particle moved > skin/2
 };
@@ -142,6 +164,7 @@ struct SimulationConfig {
   NeighborSection neighbor;
   RunSection run;
   DecompositionSection decomposition;
+  ThermostatSection thermostat;
   OutputSection output;
   CudaTuning cuda;
 

@@ -15,15 +15,18 @@ HostBackend::HostBackend(const StepSetup& s)
       half_skin_(0.5 * s.config.neighbor.skin),
       full_shell_(s.config.decomposition.method == Method::FullShell),
       integrator_(s.config.run.dt, s.species.mass),
-      domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()) {}
+      domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()) {
+  const ThermostatSection& t = s.config.thermostat;
+  if (t.style == ThermostatStyle::Langevin) integrator_.langevin(t.temperature, t.damping, t.seed);
+}
 
 void HostBackend::load(ParticleStore owned) {
   particles_ = std::move(owned);
   domain_.take_census(particles_);
 }
 
-bool HostBackend::kick_drift() {
-  integrator_.initial_integrate(particles_, box_);
+bool HostBackend::kick_drift(std::uint64_t step) {
+  work_ += integrator_.initial_integrate(particles_, box_, step);
   ScopedTimer t(timers_, Phase::Neigh);
   return moved_beyond(particles_, box_, half_skin_);
 }
@@ -52,7 +55,11 @@ void HostBackend::reverse() {
   domain_.halo().reverse(particles_);
 }
 
-void HostBackend::kick() { integrator_.final_integrate(particles_); }
+void HostBackend::kick(std::uint64_t step) { work_ += integrator_.final_integrate(particles_, step); }
+
+void HostBackend::scale_velocities(double factor) {
+  for (std::size_t i = 0; i < particles_.n_owned; ++i) scale_velocity(particles_.v[i], factor);
+}
 
 fixed::Wide HostBackend::twice_kinetic() { return twice_kinetic_fixed(particles_, species_.mass); }
 

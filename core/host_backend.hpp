@@ -22,14 +22,16 @@ class HostBackend final : public StepBackend {
 
   std::string description() const override { return "host"; }
   void load(ParticleStore owned) override;
-  bool kick_drift() override;
+  bool kick_drift(std::uint64_t step) override;
   ImportCounts rebuild(long long step) override;
   void forward() override;
   void compute_forces(bool with_energy) override;
   void reverse() override;
-  void kick() override;
+  void kick(std::uint64_t step) override;
+  void scale_velocities(double factor) override;
   ForceTotals force_totals() override { return forces_; }
   fixed::Wide twice_kinetic() override;
+  fixed::Wide thermostat_work() override { return work_; }
   const ParticleStore& particles() override { return particles_; }
   NeighborEntries neighbor_entries() override;
   void synchronize() override {}
@@ -48,6 +50,7 @@ class HostBackend final : public StepBackend {
   NeighborList neighbors_;
   kernels::Workspace ws_;
   ForceTotals forces_;
+  fixed::Wide work_ = 0;  // Langevin
 };
 
 }  // namespace scanmd

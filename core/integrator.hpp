@@ -11,10 +11,12 @@
 // both backends produce the same bits (no FMA contraction on either side, DESIGN.md §5).
 #pragma once
 
+#include <stdexcept>
 #include <vector>
 
 #include "base/box.hpp"
 #include "base/fixed_point.hpp"
+#include "core/langevin.hpp"
 #include "core/lj.hpp"
 #include "base/particles.hpp"
 
@@ -32,11 +34,32 @@ SCANMD_HD inline void verlet_initial(Vec3& x, Vec3& v, Int3& image, Fix3 f, doub
   wrap(x, image, length);
 }
 
+// The same with the Langevin force (core/langevin.hpp) in the kick; returns the thermostat's
+// work of the kick.
+SCANMD_HD inline double verlet_initial_langevin(Vec3& x, Vec3& v, Int3& image, Fix3 f, double dt,
+                                                double dtf, const Vec3& length,
+                                                const LangevinView& l, std::uint32_t type,
+                                                std::uint64_t id, std::uint64_t step) {
+  const double work = langevin_kick(v, f, dtf, 0.5 * dt, l, type, id, step);
+  x.x += dt * v.x;
+  x.y += dt * v.y;
+  x.z += dt * v.z;
+  wrap(x, image, length);
+  return work;
+}
+
 // Second half kick of one particle.
 SCANMD_HD inline void verlet_final(Vec3& v, Fix3 f, double dtf) {
   v.x += dtf * fixed::to_double(f.x);
   v.y += dtf * fixed::to_double(f.y);
   v.z += dtf * fixed::to_double(f.z);
+}
+
+// Nosé–Hoover's velocity scaling of one particle.
+SCANMD_HD inline void scale_velocity(Vec3& v, double factor) {
+  v.x *= factor;
+  v.y *= factor;
+  v.z *= factor;
 }
 
 // Has a particle at x moved farther than sqrt(limit_sq) from x_build (minimum image)?
@@ -52,26 +75,65 @@ inline std::vector<double> half_kick_factors(double dt, const std::vector<double
   return dtf;
 }
 
+// Velocity Verlet over the owned particles, with the Langevin force in the kicks when it is
+// switched on (langevin()); `step` is the counter of the kick's random numbers.
 class VelocityVerlet {
  public:
   VelocityVerlet(double dt, const std::vector<double>& mass)
-      : dt_(dt), dtf_(half_kick_factors(dt, mass)) {}
+      : dt_(dt), mass_(mass), dtf_(half_kick_factors(dt, mass)) {}
+
+  void langevin(double temperature, double damping, std::uint64_t seed) {
+    langevin_coefficients(mass_, temperature, damping, dt_, drag_, noise_);
+    seed_ = seed;
+  }
 
   double dt() const { return dt_; }
   const std::vector<double>& dtf() const { return dtf_; }
 
-  void initial_integrate(ParticleStore& p, const Box& box) const {
+  // Returns the Langevin work of the kick (0 without it), fixed point.
+  fixed::Wide initial_integrate(ParticleStore& p, const Box& box, std::uint64_t step) const {
+    if (drag_.empty()) {
+      for (std::size_t i = 0; i < p.n_owned; ++i)
+        verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]], box.length);
+      return 0;
+    }
+    const LangevinView l = view();
+    fixed::Wide work = 0;
+    bool overflow = false;
     for (std::size_t i = 0; i < p.n_owned; ++i)
-      verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]], box.length);
+      work += fixed::to_fixed(
+          verlet_initial_langevin(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]],
+                                  box.length, l, p.type[i], p.id[i], step),
+          overflow);
+    return checked(work, overflow);
   }
 
-  void final_integrate(ParticleStore& p) const {
-    for (std::size_t i = 0; i < p.n_owned; ++i) verlet_final(p.v[i], p.f[i], dtf_[p.type[i]]);
+  fixed::Wide final_integrate(ParticleStore& p, std::uint64_t step) const {
+    if (drag_.empty()) {
+      for (std::size_t i = 0; i < p.n_owned; ++i) verlet_final(p.v[i], p.f[i], dtf_[p.type[i]]);
+      return 0;
+    }
+    const LangevinView l = view();
+    fixed::Wide work = 0;
+    bool overflow = false;
+    for (std::size_t i = 0; i < p.n_owned; ++i)
+      work += fixed::to_fixed(langevin_kick(p.v[i], p.f[i], dtf_[p.type[i]], 0.5 * dt_, l,
+                                            p.type[i], p.id[i], step),
+                              overflow);
+    return checked(work, overflow);
   }
 
  private:
+  LangevinView view() const { return {drag_.data(), noise_.data(), seed_}; }
+  static fixed::Wide checked(fixed::Wide w, bool overflow) {
+    if (overflow) throw std::overflow_error("Langevin thermostat work overflow: velocities blew up");
+    return w;
+  }
+
   double dt_;
-  std::vector<double> dtf_;
+  std::vector<double> mass_, dtf_;
+  std::vector<double> drag_, noise_;  // Langevin γ1, γ2 per type; empty: off
+  std::uint64_t seed_ = 0;
 };
 
 // Has any owned particle moved more than `limit` since the last neighbour build?

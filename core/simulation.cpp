@@ -48,7 +48,8 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
       config_(resolved(comm, config)),
       species_(make_species(config_)),
       box_(checked_box(config_)),
-      grid_(pick_grid(comm, config_, box_), box_) {
+      grid_(pick_grid(comm, config_, box_), box_),
+      thermostat_(comm, config_.thermostat, config_.run.dt) {
   const StepSetup setup{comm_,
                         config_,
                         box_,
@@ -75,10 +76,11 @@ void Simulation::setup() {
   if (static_cast<std::uint64_t>(n_total) != lattice.site_count())
     throw std::logic_error("lattice creation lost sites");
   create_velocities(owned, comm_, sys.seed, sys.temperature, species_.mass, n_total);
-  start(std::move(owned), 0);
+  start(std::move(owned), 0, {});
 }
 
-void Simulation::setup(const std::vector<InitialParticle>& particles, long long start_step) {
+void Simulation::setup(const std::vector<InitialParticle>& particles, long long start_step,
+                       const std::vector<double>& thermostat_state) {
   const Int3 c = grid_.coord_of(comm_.rank());
   const Vec3 L = box_.length;
   ParticleStore owned;
@@ -94,11 +96,12 @@ void Simulation::setup(const std::vector<InitialParticle>& particles, long long 
                                   std::to_string(species_.types) + " atom types");
     if (grid_.box_of(x) == c) owned.push_owned(ip.id, ip.type, x, ip.v, image, c);
   }
-  start(std::move(owned), start_step);
+  start(std::move(owned), start_step, thermostat_state);
 }
 
 // The state at `start_step`: census, first rebuild, forces with energy.
-void Simulation::start(ParticleStore owned, long long start_step) {
+void Simulation::start(ParticleStore owned, long long start_step,
+                       const std::vector<double>& thermostat) {
   n_total_ = comm_.sum(static_cast<long long>(owned.n_owned));
   type_totals_.assign(species_.types, 0);
   for (std::size_t i = 0; i < owned.n_owned; ++i) ++type_totals_[owned.type[i]];
@@ -115,6 +118,7 @@ void Simulation::start(ParticleStore owned, long long start_step) {
   backend_->reverse();
   energy_step_ = step_;
   backend_->synchronize();  // errors of the first forces surface here, on every backend
+  thermostat_.start(*backend_, n_total_, thermostat);
 }
 
 bool Simulation::thermo_due(long long step) const {
@@ -129,7 +133,8 @@ void Simulation::run(StepObserver& observer) {
   timers_.reset();          // the table covers the step loop
   while (step_ < config_.run.steps) {
     ++step_;
-    const bool moved = backend_->kick_drift();  // half kick + drift + the skin/2 test
+    thermostat_.before_first_kick(*backend_);  // Nosé–Hoover: chain half step, v ← s v
+    const bool moved = backend_->kick_drift(step_ - 1);  // half kick + drift + the skin/2 test
     if (skin_exceeded_anywhere(moved))
       rebuild();  // migrate → census → halo plan → bin → neighbour list
     else
@@ -137,7 +142,8 @@ void Simulation::run(StepObserver& observer) {
     const bool with_energy = observer.wants_energy(step_);
     backend_->compute_forces(with_energy);
     backend_->reverse();  // ghost forces to their owners
-    backend_->kick();     // second half kick
+    backend_->kick(step_);  // second half kick
+    thermostat_.after_second_kick(*backend_);
     if (with_energy) energy_step_ = step_;
     observer.after_step(*this);  // thermo, trajectory, checkpoints
   }
@@ -188,8 +194,11 @@ void Simulation::rebuild() {
 
 ThermoSample Simulation::thermo() const {
   const ForceTotals t = backend_->force_totals();
-  return thermo_from_sums(step_, comm_, n_total_, box_.volume(), backend_->twice_kinetic(),
-                          t.energy, t.virial, tail_);
+  ThermoSample s = thermo_from_sums(step_, comm_, n_total_, box_.volume(),
+                                    backend_->twice_kinetic(), t.energy, t.virial, tail_);
+  if (config_.thermostat.style != ThermostatStyle::None)
+    s.econs = s.etotal + thermostat_.coupling_energy(*backend_) / static_cast<double>(n_total_);
+  return s;
 }
 
 double Simulation::analytic_import() const {

@@ -20,6 +20,7 @@
 #include "core/config.hpp"
 #include "core/species.hpp"
 #include "core/step_backend.hpp"
+#include "core/thermostat.hpp"
 #include "core/thermo.hpp"
 #include "decomposition/halo_exchange.hpp"
 #include "decomposition/rank_grid.hpp"
@@ -69,8 +70,10 @@ class Simulation {
 
   // Step 0 from the fcc lattice and velocities of the config: particles, first rebuild, forces.
   void setup();
-  // Step `start_step` from given particles (velocities as given): data files, restarts.
-  void setup(const std::vector<InitialParticle>& particles, long long start_step = 0);
+  // Step `start_step` from given particles (velocities as given): data files, restarts;
+  // `thermostat_state`: a checkpoint's thermostat_state() to continue from.
+  void setup(const std::vector<InitialParticle>& particles, long long start_step = 0,
+             const std::vector<double>& thermostat_state = {});
   // Runs to run.steps. The observer sees the starting state, then every step.
   void run(StepObserver& observer);
   // Convenience: `on_thermo` on every rank for each thermo sample (every thermo_every steps
@@ -81,6 +84,8 @@ class Simulation {
 
   ThermoSample thermo() const;       // collective; energy terms of the last force call with energy
   std::uint64_t state_hash() const;  // collective; same on every rank
+  // What a checkpoint keeps of the thermostat (Nosé–Hoover chain, Langevin work); collective.
+  std::vector<double> thermostat_state() const { return thermostat_.state(*backend_); }
 
   const SimulationConfig& config() const { return config_; }
   const Species& species() const { return species_; }
@@ -106,7 +111,7 @@ class Simulation {
   double analytic_import() const;  // ρ·V of the method's formula for this grid
 
  private:
-  void start(ParticleStore owned, long long start_step);
+  void start(ParticleStore owned, long long start_step, const std::vector<double>& thermostat);
   void rebuild();
   bool skin_exceeded_anywhere(bool moved_here);
 
@@ -117,6 +122,7 @@ class Simulation {
   RankGrid grid_;
   Timers timers_;
   std::unique_ptr<StepBackend> backend_;
+  Thermostat thermostat_;
   long long n_total_ = 0;
   std::vector<long long> type_totals_;
   ThermoTail tail_;  // potential.tail: the corrections for this box and these counts

@@ -3,11 +3,13 @@
 // halo; Simulation (core/simulation) writes the loop of DESIGN.md §2 once against this
 // interface, with no backend branches:
 //
-//   kick_drift()                     half kick + drift + wrap, and the skin/2 test (this rank)
+//   kick_drift(n)                    half kick + drift + wrap, and the skin/2 test (this rank)
 //   rebuild()  or  forward()         rebuild: migrate → census → halo plan → bin → list
 //   compute_forces()                 pair forces (fixed point), energy on thermo steps
 //   reverse()                        forces on ghosts summed into their owners
-//   kick()                           second half kick
+//   kick(n+1)                        second half kick
+// The kicks take the step whose random numbers the Langevin thermostat uses (core/langevin.hpp);
+// Nosé–Hoover scales velocities between steps (scale_velocities).
 //
 // Both backends give the same bits (DESIGN.md §5): the per-particle and per-pair math is the
 // shared SCANMD_HD code of core/ and decomposition/, and every sum is an integer sum.
@@ -67,7 +69,8 @@ class StepBackend {
   // ---- the time step
   // Half kick + drift + wrap of the owned particles; true when one of them moved more than
   // skin/2 since the last build (this rank only: the caller makes the decision global).
-  virtual bool kick_drift() = 0;
+  // `step`: the Langevin counter of the kick (the step the forces belong to).
+  virtual bool kick_drift(std::uint64_t step) = 0;
   // Migration to the new owners, census check (naming a lost or duplicated id at `step`), halo
   // plan with ghosts, cell binning and neighbour list. Collective.
   virtual ImportCounts rebuild(long long step) = 0;
@@ -77,14 +80,18 @@ class StepBackend {
   virtual void compute_forces(bool with_energy) = 0;
   // Forces on ghosts sent back and summed into their owners (none for full shell). Collective.
   virtual void reverse() = 0;
-  // Second half kick of the owned particles.
-  virtual void kick() = 0;
+  // Second half kick of the owned particles (Langevin counter `step`).
+  virtual void kick(std::uint64_t step) = 0;
+  // v ← factor · v for the owned particles (Nosé–Hoover).
+  virtual void scale_velocities(double factor) = 0;
 
   // ---- state and observables
   // Totals of the last compute_forces().
   virtual ForceTotals force_totals() = 0;
   // Σ m v² over the owned particles now (this rank), in fixed point.
   virtual fixed::Wide twice_kinetic() = 0;
+  // The Langevin thermostat's work on this rank's particles since load(), fixed point.
+  virtual fixed::Wide thermostat_work() = 0;
   // The owned particles as they are now (id, x, v, image, f); ghosts are those of the last
   // rebuild made on the host.
   virtual const ParticleStore& particles() = 0;

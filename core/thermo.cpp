@@ -51,6 +51,7 @@ ThermoSample thermo_from_sums(long long step, const Communicator& comm, long lon
   s.ke = 0.5 * two_ke / n;
   s.pe = (pe + tail.energy) / n;
   s.etotal = s.pe + s.ke;
+  s.econs = s.etotal;
   s.press = (two_ke + virial) / (3.0 * volume) + tail.pressure;
   return s;
 }

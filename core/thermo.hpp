@@ -16,6 +16,7 @@ namespace scanmd {
 struct ThermoSample {
   long long step = 0;
   double temp = 0, pe = 0, ke = 0, etotal = 0, press = 0;
+  double econs = 0;  // etotal + the thermostat's coupling energy per particle (= etotal in NVE)
 };
 
 // Local Σ m v² over owned particles, in fixed point; mass[t] per type.

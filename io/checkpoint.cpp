@@ -8,7 +8,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <bit>
 #include <filesystem>
+
+#include <fmt/format.h>
 
 #include "io/hdf5_ops.hpp"
 
@@ -33,7 +36,8 @@ struct Shape {
 
 void write_checkpoint(const Communicator& comm, const std::string& path, const FrameHeader& frame,
                       std::span<const ParticleRow> block, std::int64_t particles,
-                      const RunRecord& run, const std::string& creator_version) {
+                      const RunRecord& run, const std::string& creator_version,
+                      std::span<const double> thermostat_state) {
   const std::string tmp = path + ".tmp";
   {
     H5mdLayout layout;
@@ -46,6 +50,11 @@ void write_checkpoint(const Communicator& comm, const std::string& path, const F
     H5mdWriter w = H5mdWriter::create(comm, tmp, layout, creator_version, species);
     w.begin_run(run);
     w.write_frame(frame, block, nullptr);
+    // The thermostat's state as the raw bits of its doubles (hex words): restored exactly.
+    std::string words;
+    for (const double x : thermostat_state)
+      words += fmt::format("{}{:016x}", words.empty() ? "" : " ", std::bit_cast<std::uint64_t>(x));
+    h5::write_text(w.file(), "scanmd/thermostat_state", words, w.transfer(), comm.rank() == 0);
     w.close();
   }
   std::string error;
@@ -154,6 +163,17 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
       const hsize_t ss[1] = {lo}, sc[1] = {n};
       h5::read_block(sp.get(), H5T_NATIVE_INT32, ss, sc, species.data(), dxpl.get(),
                      path + ": species");
+    }
+    if (h5::exists(f, "scanmd/thermostat_state")) {
+      const std::string words = h5::read_text(f, "scanmd/thermostat_state", dxpl.get());
+      std::size_t pos = 0;
+      while (pos < words.size()) {
+        std::size_t used = 0;
+        const std::uint64_t bits = std::stoull(words.substr(pos), &used, 16);
+        c.thermostat.push_back(std::bit_cast<double>(bits));
+        pos += used;
+        while (pos < words.size() && words[pos] == ' ') ++pos;
+      }
     }
     if (h5::exists(f, "scanmd/runs")) {
       Group runs = h5::open_group(f, "scanmd/runs");

@@ -36,13 +36,15 @@ struct Checkpoint {
   std::array<double, 3> box{0, 0, 0};
   std::int64_t particles = 0;
   std::string deck;               // resolved deck of the run that wrote it ("" if absent)
+  std::vector<double> thermostat;  // the thermostat's state (Simulation::thermostat_state())
   std::vector<ParticleRow> rows;  // this rank's row block, sorted by id (forces zero)
 };
 
 // Collective. `block` is this rank's row block of `particles` rows (order_by_id()).
 void write_checkpoint(const Communicator& comm, const std::string& path, const FrameHeader& frame,
                       std::span<const ParticleRow> block, std::int64_t particles,
-                      const RunRecord& run, const std::string& creator_version);
+                      const RunRecord& run, const std::string& creator_version,
+                      std::span<const double> thermostat_state = {});
 
 // Collective; every rank throws the same CheckpointError when the file is unusable.
 Checkpoint read_checkpoint(const Communicator& comm, const std::string& path);

@@ -451,6 +451,19 @@ const KeySpec kKeys[] = {
      }
      d.decomposition.grid = g; }},
 
+  {"thermostat", "style", true, [](Deck& d, const Reader& r) {
+     d.thermostat.style = one_of<ThermostatStyle>(r, kThermostatNames); }},
+  {"thermostat", "temperature", false, [](Deck& d, const Reader& r) {
+     d.thermostat.temperature = non_negative(r); }},
+  {"thermostat", "damping", false, [](Deck& d, const Reader& r) {
+     d.thermostat.damping = positive(r); }},
+  {"thermostat", "seed", false, [](Deck& d, const Reader& r) {
+     d.thermostat.seed = static_cast<std::uint64_t>(non_negative_int(r)); }},
+  {"thermostat", "chain", false, [](Deck& d, const Reader& r) {
+     const std::int64_t c = r.integer();
+     if (c < 1 || c > 32) r.fail(fmt::format("must be 1..32 (got {})", c));
+     d.thermostat.chain = static_cast<int>(c); }},
+
   {"output", "thermo_every", false, [](Deck& d, const Reader& r) {
      d.output.thermo_every = non_negative_int(r); }},
   {"output", "trajectory", true, [](Deck& d, const Reader& r) { d.output.trajectory = r.string(); }},
@@ -467,8 +480,8 @@ const KeySpec kKeys[] = {
 };
 // clang-format on
 
-constexpr std::string_view kSections[] = {"system", "neighbor",      "potential",
-                                          "run",    "decomposition", "output"};
+constexpr std::string_view kSections[] = {"system",        "neighbor",   "potential", "run",
+                                          "decomposition", "thermostat", "output"};
 
 std::string full_name(const KeySpec& k) {
   return fmt::format("{}.{}", k.section, k.key);
@@ -509,7 +522,7 @@ std::string unknown_section_message(std::string_view name) {
   if (const auto s = closest(name, sections); !s.empty()) {
     msg += fmt::format("; did you mean '{}'?", s);
   } else {
-    msg += " (sections: system, potential, neighbor, run, decomposition, output)";
+    msg += " (sections: system, potential, neighbor, run, decomposition, thermostat, output)";
   }
   return msg;
 }
@@ -632,6 +645,13 @@ std::string Deck::to_toml() const {
   s += "\n[decomposition]\n";
   s += fmt::format("method = {}\n", toml_quote(method_name(decomposition.method)));
   s += fmt::format("grid = {}\n", toml_int3(decomposition.grid));
+  s += "\n[thermostat]\n";
+  s += fmt::format("style = {}\n",
+                   toml_quote(name_of<ThermostatStyle>(kThermostatNames, thermostat.style)));
+  s += fmt::format("temperature = {}\n", toml_float(thermostat.temperature));
+  s += fmt::format("damping = {}\n", toml_float(thermostat.damping));
+  s += fmt::format("seed = {}\n", thermostat.seed);
+  s += fmt::format("chain = {}\n", thermostat.chain);
   s += "\n[output]\n";
   s += fmt::format("thermo_every = {}\n", output.thermo_every);
   s += fmt::format("trajectory = {}\n", toml_quote(output.trajectory));

@@ -343,6 +343,7 @@ void H5mdWriter::begin_run(const RunRecord& run) {
   h5::write_attribute(g, "ranks", std::int64_t{run.ranks});
   h5::write_attribute(g, "first_step", run.first_step);
   h5::write_attribute(g, "restart_from", run.restart_from);
+  h5::write_attribute(g, "thermostat", run.thermostat);
   flush();
 }
 

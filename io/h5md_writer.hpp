@@ -69,6 +69,7 @@ struct RunRecord {
   int ranks = 1;
   std::int64_t first_step = 0;
   std::string restart_from;  // checkpoint the run started from ("" for none)
+  std::string thermostat = "none";  // [thermostat] style (its settings are in `deck`)
 };
 
 struct ImportRecord {
@@ -94,6 +95,9 @@ class H5mdWriter {
   // Throws when the file does not hold a trajectory of this layout (particle count, force).
   static H5mdWriter append(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
                            std::int64_t restart_step);
+  // The open file and its collective transfer list, for extra datasets of callers (checkpoint).
+  hid_t file() const { return file_.get(); }
+  hid_t transfer() const { return dxpl_.get(); }
 
   H5mdWriter(H5mdWriter&&) noexcept = default;
   H5mdWriter& operator=(H5mdWriter&&) noexcept = default;

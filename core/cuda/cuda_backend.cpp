@@ -82,6 +82,17 @@ class CudaBackend final : public StepBackend {
       upload(mass_of_.data(), s.species.mass, dtf.size(), stream());
       check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (species tables)");
     }
+    const ThermostatSection& t = s.config.thermostat;
+    if (t.style == ThermostatStyle::Langevin) {
+      std::vector<double> drag, noise;
+      langevin_coefficients(s.species.mass, t.temperature, t.damping, dt_, drag, noise);
+      ensure(drag_, drag.size());
+      ensure(noise_, noise.size());
+      upload(drag_.data(), drag, drag.size(), stream());
+      upload(noise_.data(), noise, noise.size(), stream());
+      check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (Langevin tables)");
+      langevin_ = {drag_.data(), noise_.data(), t.seed};
+    }
   }
 
   std::string description() const override { return description_; }
@@ -93,7 +104,7 @@ class CudaBackend final : public StepBackend {
     built_on_device_ = false;
   }
 
-  bool kick_drift() override {
+  bool kick_drift(std::uint64_t step) override {
     flags_.reset(&flags_.device()->moved, 1, stream());
     const IntegrateArgs a{particles_.x.data(),
                           particles_.v.data(),
@@ -107,6 +118,9 @@ class CudaBackend final : public StepBackend {
                           types_ > 1 ? dtf_of_.data() : nullptr,
                           half_skin_ * half_skin_,
                           box_,
+                          particles_.id.data(),
+                          langevin_,
+                          step,
                           flags_.device()};
     launch_initial_integrate(a, stream());
     host_current_ = false;
@@ -178,10 +192,29 @@ class CudaBackend final : public StepBackend {
     halo_.reverse_remote(particles_, flags_.device(), stream());
   }
 
-  void kick() override {
-    launch_final_integrate(particles_.v.data(), particles_.f.data(), particles_.n_owned,
-                           per_type(0.5 * dt_ / mass_, dtf_of_), stream());
+  void kick(std::uint64_t step) override {
+    const KickArgs a{particles_.v.data(),
+                     particles_.f.data(),
+                     particles_.type.data(),
+                     particles_.id.data(),
+                     particles_.n_owned,
+                     per_type(0.5 * dt_ / mass_, dtf_of_),
+                     0.5 * dt_,
+                     langevin_,
+                     step,
+                     flags_.device()};
+    launch_final_integrate(a, stream());
     host_current_ = false;
+  }
+
+  void scale_velocities(double factor) override {
+    launch_scale_velocities(particles_.v.data(), particles_.n_owned, factor, stream());
+    host_current_ = false;
+  }
+
+  fixed::Wide thermostat_work() override {
+    check_errors();
+    return wide(flags_.host().work);
   }
 
   ForceTotals force_totals() override {
@@ -290,6 +323,8 @@ class CudaBackend final : public StepBackend {
   std::uint32_t types_;    // several: the device tables below
   DeviceBuffer<LJParams> pair_table_;
   DeviceBuffer<double> dtf_of_, mass_of_;
+  DeviceBuffer<double> drag_, noise_;  // Langevin γ1, γ2 per type
+  LangevinView langevin_;              // inactive unless the thermostat is Langevin
   PairRule rule_;
   double dt_, mass_, half_skin_;
   bool full_shell_;

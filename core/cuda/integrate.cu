@@ -37,12 +37,21 @@ __global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateAr
   if (a.flags->pair_overflow != kNone) return;
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   bool moved = false;
+  __int128 work = 0;
   if (i < a.n_owned) {
     Vec3 x = a.x[i];
     Vec3 v = a.v[i];
     Int3 image = a.image[i];
-    verlet_initial(x, v, image, a.f[i], a.dt, a.dtf_of ? a.dtf_of[a.type[i]] : a.dtf,
-                   a.box.length);
+    const double dtf = a.dtf_of ? a.dtf_of[a.type[i]] : a.dtf;
+    if (a.langevin.active()) {
+      bool overflow = false;
+      work = fixed::to_fixed(verlet_initial_langevin(x, v, image, a.f[i], a.dt, dtf, a.box.length,
+                                                     a.langevin, a.type[i], a.id[i], a.step),
+                             overflow);
+      if (overflow) atomic_min_index(&a.flags->kinetic_overflow, i);
+    } else {
+      verlet_initial(x, v, image, a.f[i], a.dt, dtf, a.box.length);
+    }
     a.x[i] = x;
     a.v[i] = v;
     a.image[i] = image;
@@ -53,14 +62,40 @@ __global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateAr
   }
   // One atomic per warp that saw a mover (a max-reduction of 0/1 flags).
   if (__any_sync(kFullMask, moved) && (threadIdx.x & 31u) == 0) atomicOr(&a.flags->moved, 1ull);
+  if (a.langevin.active()) {  // the same branch for the whole grid
+    work = block_sum_wide<kThreads>(work);
+    if (threadIdx.x == 0) atomic_add_wide(a.flags->work, work);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) final_integrate_kernel(KickArgs a) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  __int128 work = 0;
+  if (i < a.n_owned) {
+    Vec3 vi = a.v[i];
+    if (a.langevin.active()) {
+      bool overflow = false;
+      work = fixed::to_fixed(langevin_kick(vi, a.f[i], a.dtf(i), a.half_dt, a.langevin,
+                                           a.type[i], a.id[i], a.step),
+                             overflow);
+      if (overflow) atomic_min_index(&a.flags->kinetic_overflow, i);
+    } else {
+      verlet_final(vi, a.f[i], a.dtf(i));
+    }
+    a.v[i] = vi;
+  }
+  if (a.langevin.active()) {
+    work = block_sum_wide<kThreads>(work);
+    if (threadIdx.x == 0) atomic_add_wide(a.flags->work, work);
+  }
 }
 
 __global__ void __launch_bounds__(kThreads)
-    final_integrate_kernel(Vec3* v, const Fix3* f, std::uint32_t n_owned, PerType dtf) {
+    scale_velocities_kernel(Vec3* v, std::uint32_t n_owned, double factor) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   if (i < n_owned) {
     Vec3 vi = v[i];
-    verlet_final(vi, f[i], dtf(i));
+    scale_velocity(vi, factor);
     v[i] = vi;
   }
 }
@@ -86,11 +121,16 @@ void launch_initial_integrate(const IntegrateArgs& a, cudaStream_t stream) {
   kernels::cuda::check(cudaGetLastError(), "initial_integrate_kernel launch");
 }
 
-void launch_final_integrate(Vec3* v, const Fix3* f, std::uint32_t n_owned, PerType dtf,
-                            cudaStream_t stream) {
-  if (n_owned == 0) return;
-  final_integrate_kernel<<<blocks_for(n_owned), kThreads, 0, stream>>>(v, f, n_owned, dtf);
+void launch_final_integrate(const KickArgs& a, cudaStream_t stream) {
+  if (a.n_owned == 0) return;
+  final_integrate_kernel<<<blocks_for(a.n_owned), kThreads, 0, stream>>>(a);
   kernels::cuda::check(cudaGetLastError(), "final_integrate_kernel launch");
+}
+
+void launch_scale_velocities(Vec3* v, std::uint32_t n_owned, double factor, cudaStream_t stream) {
+  if (n_owned == 0) return;
+  scale_velocities_kernel<<<blocks_for(n_owned), kThreads, 0, stream>>>(v, n_owned, factor);
+  kernels::cuda::check(cudaGetLastError(), "scale_velocities_kernel launch");
 }
 
 void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, PerType mass, DeviceFlags* flags,

@@ -16,6 +16,7 @@
 #include "base/box.hpp"
 #include "core/cell_list.hpp"
 #include "core/cuda/neighbor_runs.hpp"
+#include "core/langevin.hpp"
 #include "core/lj.hpp"
 #include "base/vec3.hpp"
 #include "decomposition/export_selection.hpp"
@@ -42,6 +43,7 @@ struct DeviceFlags {
   unsigned long long pair_overflow;  // neighbour-list entry whose pair term does not fit
   unsigned long long sum_overflow;   // export entry whose reverse force sum overflowed
   unsigned long long kinetic_overflow;  // owned index whose m v² does not fit
+  unsigned long long work[2];  // Langevin work since the start, units 2^-40 (never reset)
 };
 
 // ---- integrate.cu ------------------------------------------------------------------------------
@@ -57,6 +59,9 @@ struct IntegrateArgs {
   const double* dtf_of;   // several species: dt / 2m per type (then dtf is not used); else null
   double moved_sq;        // (skin/2)²
   Box box;
+  const std::uint64_t* id;  // Langevin: the counter's particle id
+  LangevinView langevin;    // inactive (drag null): plain velocity Verlet
+  std::uint64_t step;       // Langevin counter of this kick
   DeviceFlags* flags;
 };
 // verlet_initial + wrap + position check + moved_beyond_limit (flags->moved).
@@ -70,8 +75,21 @@ struct PerType {
     return of != nullptr ? of[type[i]] : value;
   }
 };
-void launch_final_integrate(Vec3* v, const Fix3* f, std::uint32_t n_owned, PerType dtf,
-                            cudaStream_t stream);
+struct KickArgs {
+  Vec3* v;
+  const Fix3* f;
+  const std::uint32_t* type;
+  const std::uint64_t* id;
+  std::uint32_t n_owned;
+  PerType dtf;
+  double half_dt;  // dt/2 (Langevin work)
+  LangevinView langevin;
+  std::uint64_t step;
+  DeviceFlags* flags;
+};
+void launch_final_integrate(const KickArgs& a, cudaStream_t stream);
+// v ← factor · v (Nosé–Hoover).
+void launch_scale_velocities(Vec3* v, std::uint32_t n_owned, double factor, cudaStream_t stream);
 // flags->kinetic += Σ m v² (fixed point) over the owned particles.
 void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, PerType mass, DeviceFlags* flags,
                           cudaStream_t stream);
