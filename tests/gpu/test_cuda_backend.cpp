@@ -101,6 +101,8 @@ void expect_same_run(const RunResult& host, const RunResult& cuda) {
         << "step " << h.step << ": pe " << c.pe << " vs " << h.pe;
     EXPECT_EQ(std::bit_cast<std::uint64_t>(c.press), std::bit_cast<std::uint64_t>(h.press))
         << "step " << h.step << ": press " << c.press << " vs " << h.press;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(c.econs), std::bit_cast<std::uint64_t>(h.econs))
+        << "step " << h.step << ": econs " << c.econs << " vs " << h.econs;
   }
 }
 
@@ -181,6 +183,31 @@ TEST(CudaBackend, HashEqualsHostTwoSpecies) {
     expect_same_run(host, run(comm, cfg, Backend::Cuda));
     cfg.cuda.local_rebuild = false;
     if (comm.size() == 1) expect_same_run(host, run(comm, cfg, Backend::Cuda));
+  }
+}
+
+// The thermostats on the device: Langevin (Philox in the kick kernels, work summed in fixed point)
+// on the two-species mixture, and a Nosé–Hoover chain (velocity scaling kernel).
+TEST(CudaBackend, HashEqualsHostThermostats) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  for (ThermostatStyle style : {ThermostatStyle::Langevin, ThermostatStyle::NoseHoover}) {
+    SCOPED_TRACE(std::string(name_of<ThermostatStyle>(kThermostatNames, style)));
+    SimulationConfig cfg = melt(6, 60, 5);
+    cfg.thermostat = {style, 1.1, 0.4, 99, 3};
+    if (style == ThermostatStyle::Langevin) {
+      cfg.system.density = 1.2;
+      cfg.system.type_fractions = {0.8, 0.2};
+      cfg.system.mass = {1.0, 2.0};
+      cfg.potential.mixing = Mixing::None;
+      cfg.potential.pairs = {{{1, 1}, 1.0, 1.0, 2.5}, {{1, 2}, 1.5, 0.8, 2.0},
+                             {{2, 2}, 0.5, 0.88, 2.2}};
+    }
+    const RunResult host = run(comm, cfg, Backend::Host);
+    ASSERT_FALSE(host.thermo.empty());
+    EXPECT_NE(host.thermo.back().econs, host.thermo.back().etotal) << "thermostat inactive?";
+    expect_same_run(host, run(comm, cfg, Backend::Cuda));
   }
 }
 
