@@ -625,8 +625,10 @@ std::string Deck::to_toml() const {
   s += fmt::format("data_file = {}\n", toml_quote(system.data_file));
   s += "\n[potential]\n";
   s += fmt::format("style = {}\n", toml_quote(potential.style));
-  s += fmt::format("epsilon = {}\n", toml_float(potential.epsilon));
-  s += fmt::format("sigma = {}\n", toml_float(potential.sigma));
+  if (potential.pairs.empty()) {  // with a pair table they are not used (an error if given)
+    s += fmt::format("epsilon = {}\n", toml_float(potential.epsilon));
+    s += fmt::format("sigma = {}\n", toml_float(potential.sigma));
+  }
   s += fmt::format("cutoff = {}\n", toml_float(potential.cutoff));
   s += fmt::format("shift = {}\n", toml_bool(potential.shift));
   s += fmt::format("tail = {}\n", toml_bool(potential.tail));

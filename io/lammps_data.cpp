@@ -1,10 +1,15 @@
-// LAMMPS data file reader (atom_style atomic, orthogonal box). The layout follows LAMMPS
-// read_data: line 1 is a title; header lines ("4000 atoms", "1 atom types", "0 16.8 xlo xhi", ...)
-// up to the first section keyword; then sections, each a keyword line (with an optional
-// "# style" comment) followed by its data lines. Masses, Atoms and Velocities have as many data
-// lines as the header declares (blank and comment lines do not count); every other section is
-// skipped up to the next section keyword. Errors name the file and line, compiler-style.
+// LAMMPS data file reader and writer (atom_style atomic, orthogonal box). The layout follows
+// LAMMPS read_data: line 1 is a title; header lines ("4000 atoms", "1 atom types", "0 16.8 xlo
+// xhi", ...) up to the first section keyword; then sections, each a keyword line (with an
+// optional "# style" comment) followed by its data lines. Masses, Atoms and Velocities have as
+// many data lines as the header declares (blank and comment lines do not count); every other
+// section is skipped up to the next section keyword. Errors name the file and line,
+// compiler-style. The writer emits that layout as LAMMPS write_data does (blank line after each
+// keyword line), formatting into a buffer that goes to the file in 1 MiB pieces.
 #include "io/lammps_data.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -14,11 +19,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <new>
 #include <string_view>
 #include <system_error>
+#include <utility>
 
 namespace scanmd::io {
 
@@ -462,6 +470,110 @@ class Parser {
 
 LammpsData read_lammps_data(const std::string& path) {
   return Parser(path).parse();
+}
+
+namespace {
+
+std::string errno_text(int err) {
+  return std::error_code(err != 0 ? err : EIO, std::generic_category()).message();
+}
+
+// "<path>.tmp" open for writing; removed on destruction unless commit() renamed it to `path`.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& path) : path_(path), tmp_(path + ".tmp") {
+    errno = 0;
+    file_ = std::fopen(tmp_.c_str(), "wb");
+    if (!file_) fail("cannot create " + tmp_, errno);
+  }
+  ~TempFile() {
+    if (file_) std::fclose(file_);
+    if (!committed_) std::remove(tmp_.c_str());
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+
+  void write(const fmt::memory_buffer& text) {
+    errno = 0;
+    if (std::fwrite(text.data(), 1, text.size(), file_) != text.size()) fail("write error", errno);
+  }
+
+  // Flush, fsync, close, rename over `path`, then sync the folder (best effort, as checkpoints).
+  void commit() {
+    errno = 0;
+    if (std::fflush(file_) != 0) fail("write error", errno);
+    if (::fsync(::fileno(file_)) != 0) fail("cannot sync " + tmp_, errno);
+    std::FILE* f = std::exchange(file_, nullptr);
+    if (std::fclose(f) != 0) fail("write error", errno);
+    if (std::rename(tmp_.c_str(), path_.c_str()) != 0)
+      fail("cannot rename " + tmp_ + " to it", errno);
+    committed_ = true;
+    const std::filesystem::path dir = std::filesystem::path(path_).parent_path();
+    const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+      ::fsync(fd);
+      ::close(fd);
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what, int err) const {
+    throw std::runtime_error(
+        fmt::format("{}: cannot write LAMMPS data file: {}: {}", path_, what, errno_text(err)));
+  }
+
+  std::string path_, tmp_;
+  std::FILE* file_ = nullptr;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+void write_lammps_data(const std::string& path, const LammpsData& data, std::string_view title) {
+  if (data.atom_types < 1 ||
+      (!data.masses.empty() && data.masses.size() != static_cast<std::size_t>(data.atom_types)))
+    throw std::invalid_argument(fmt::format("{}: write_lammps_data: {} atom types with {} masses",
+                                            path, data.atom_types, data.masses.size()));
+  TempFile file(path);
+  fmt::memory_buffer text;
+  constexpr std::size_t kPiece = std::size_t{1} << 20;
+  auto out = std::back_inserter(text);
+  auto flush_if_full = [&] {
+    if (text.size() >= kPiece) {
+      file.write(text);
+      text.clear();
+    }
+  };
+
+  std::string line1(title);
+  std::replace_if(
+      line1.begin(), line1.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  fmt::format_to(out, "{}\n\n{} atoms\n{} atom types\n\n", line1, data.atoms.size(),
+                 data.atom_types);
+  for (int axis = 0; axis < 3; ++axis) {
+    const char c = static_cast<char>('x' + axis);
+    fmt::format_to(out, "{:.17g} {:.17g} {}lo {}hi\n", data.lo[axis], data.hi[axis], c, c);
+  }
+  if (!data.masses.empty()) {
+    fmt::format_to(out, "\nMasses\n\n");
+    for (std::size_t t = 0; t < data.masses.size(); ++t)
+      fmt::format_to(out, "{} {:.17g}\n", t + 1, data.masses[t]);
+  }
+  fmt::format_to(out, "\nAtoms # atomic\n\n");
+  for (const LammpsAtom& a : data.atoms) {
+    fmt::format_to(out, "{} {} {:.17g} {:.17g} {:.17g} {} {} {}\n", a.id, a.type, a.x, a.y, a.z,
+                   a.ix, a.iy, a.iz);
+    flush_if_full();
+  }
+  if (data.has_velocities) {
+    fmt::format_to(out, "\nVelocities\n\n");
+    for (const LammpsAtom& a : data.atoms) {
+      fmt::format_to(out, "{} {:.17g} {:.17g} {:.17g}\n", a.id, a.vx, a.vy, a.vz);
+      flush_if_full();
+    }
+  }
+  file.write(text);
+  file.commit();
 }
 
 }  // namespace scanmd::io

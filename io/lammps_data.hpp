@@ -1,14 +1,17 @@
-// LAMMPS data files in (`system.data_file`): read_lammps_data() parses what LAMMPS `write_data`
-// writes for `atom_style atomic` — header counts and orthogonal box, Masses, `Atoms # atomic`
-// (id type x y z [ix iy iz]), Velocities — and skips the other sections (Pair Coeffs, ...).
-// Every problem is a DataFileError naming the file and line (`melt.data:17: ...`). No MPI here:
-// the caller decides who reads (every rank, in `scanmd run`).
+// LAMMPS data files in (`system.data_file`) and out (`output.data_file`): read_lammps_data()
+// parses what LAMMPS `write_data` writes for `atom_style atomic` — header counts and orthogonal
+// box, Masses, `Atoms # atomic` (id type x y z [ix iy iz]), Velocities — and skips the other
+// sections (Pair Coeffs, ...). Every problem is a DataFileError naming the file and line
+// (`melt.data:17: ...`). write_lammps_data() writes the same layout back, every double with 17
+// significant digits so that reading the file gives the same bits. No MPI here: the caller
+// decides who reads (every rank, in `scanmd run`) and who writes (rank 0, after a gather).
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scanmd::io {
@@ -37,5 +40,14 @@ class DataFileError : public std::runtime_error {
 // Reads a LAMMPS data file (atom_style atomic, orthogonal box, ids 1..N). Throws DataFileError
 // ("<path>:<line>: <what>", or "<path>: <what>" when the file cannot be opened).
 LammpsData read_lammps_data(const std::string& path);
+
+// Writes `data` as LAMMPS write_data does for atom_style atomic: `title` as line 1 (line breaks
+// become spaces), the counts and box, Masses (when data.masses is not empty), `Atoms # atomic`
+// with id type x y z ix iy iz, and Velocities when data.has_velocities; atoms in the order given
+// (scanmd passes them by id), doubles as {:.17g}, no Pair Coeffs. The file is written to
+// "<path>.tmp", synced and renamed to `path`, so `path` is never left half written; on failure
+// the temporary file is removed and std::runtime_error("<path>: cannot write LAMMPS data file:
+// <reason>") is thrown.
+void write_lammps_data(const std::string& path, const LammpsData& data, std::string_view title);
 
 }  // namespace scanmd::io

@@ -74,6 +74,12 @@ void expect_same(const Deck& a, const Deck& b) {
   EXPECT_EQ(a.run.backend, b.run.backend);
   EXPECT_EQ(a.decomposition.method, b.decomposition.method);
   EXPECT_EQ(a.decomposition.grid, b.decomposition.grid);
+  EXPECT_EQ(a.thermostat.style, b.thermostat.style);
+  EXPECT_EQ(a.thermostat.temperature, b.thermostat.temperature);
+  EXPECT_EQ(a.thermostat.damping, b.thermostat.damping);
+  EXPECT_EQ(a.thermostat.seed, b.thermostat.seed);
+  EXPECT_EQ(a.thermostat.chain, b.thermostat.chain);
+  EXPECT_EQ(a.output.data_file, b.output.data_file);
   EXPECT_EQ(a.output.thermo_every, b.output.thermo_every);
   EXPECT_EQ(a.output.trajectory, b.output.trajectory);
   EXPECT_EQ(a.output.trajectory_every, b.output.trajectory_every);
@@ -99,6 +105,8 @@ epsilon = 1.5
 sigma = 0.9
 cutoff = 3.0
 shift = true
+tail = true
+mixing = "arithmetic"
 
 [neighbor]
 skin = 0.0
@@ -112,8 +120,16 @@ backend = "cuda"
 method = "neutral-territory"
 grid = [2, 3, 4]
 
+[thermostat]
+style = "nose-hoover"
+temperature = 0.7
+damping = 0.25
+seed = 99
+chain = 5
+
 [output]
 thermo_every = 0
+data_file = "final.data"
 trajectory = "traj/out.h5"
 trajectory_every = 10
 trajectory_force = true
@@ -211,6 +227,53 @@ TEST(Deck, EveryKeyIsParsed) {
   EXPECT_EQ(d.output.checkpoint, "chk.h5");
   EXPECT_EQ(d.output.checkpoint_every, 1000);
   EXPECT_TRUE(d.output.overwrite);
+  EXPECT_TRUE(d.potential.tail);
+  EXPECT_EQ(d.potential.mixing, scanmd::Mixing::Arithmetic);
+  EXPECT_EQ(d.thermostat.style, scanmd::ThermostatStyle::NoseHoover);
+  EXPECT_EQ(d.thermostat.temperature, 0.7);
+  EXPECT_EQ(d.thermostat.damping, 0.25);
+  EXPECT_EQ(d.thermostat.seed, 99u);
+  EXPECT_EQ(d.thermostat.chain, 5);
+  EXPECT_EQ(d.output.data_file, "final.data");
+}
+
+// Species keys: per-type masses, type fractions, a pair table (cutoff optional).
+TEST(Deck, SpeciesKeysAndRoundTrip) {
+  const char* const text = R"([system]
+type_fractions = [0.75, 0.25]
+mass = [1.0, 3.5]
+
+[potential]
+mixing = "none"
+
+[[potential.pair]]
+types = [1, 1]
+epsilon = 1.0
+sigma = 1.0
+
+[[potential.pair]]
+types = [2, 1]
+epsilon = 1.5
+sigma = 0.8
+cutoff = 2.0
+
+[[potential.pair]]
+types = [2, 2]
+epsilon = 0.5
+sigma = 0.88
+cutoff = 2.2
+)";
+  const Deck d = parse_deck(text, "ka.toml");
+  EXPECT_EQ(d.system.type_fractions, (std::vector<double>{0.75, 0.25}));
+  EXPECT_EQ(d.system.mass, (std::vector<double>{1.0, 3.5}));
+  EXPECT_EQ(d.system.type_count(), 2);
+  ASSERT_EQ(d.potential.pairs.size(), 3u);
+  EXPECT_EQ(d.potential.pairs[1].types, (std::array<int, 2>{2, 1}));
+  EXPECT_EQ(d.potential.pairs[1].cutoff, 2.0);
+  EXPECT_FALSE(d.potential.pairs[0].cutoff.has_value());  // potential.cutoff
+  EXPECT_EQ(d.import_cutoff(), 2.5 + 0.3);                 // the largest pair cutoff
+  EXPECT_EQ(d.where.at("potential.pair[2]"), "ka.toml:19:1");
+  expect_same(d, parse_deck(d.to_toml(), "again.toml"));
 }
 
 TEST(Deck, OtherEnumValues) {
@@ -400,9 +463,12 @@ TEST(DeckErrors, UnknownKeySuggestsTheClosest) {
 TEST(DeckErrors, UnknownSection) {
   EXPECT_EQ(error_of("[system]\n[rnu]\nsteps = 1\n"),
             "d.toml:2:2: unknown section 'rnu'; did you mean 'run'?");
+  EXPECT_EQ(error_of("[barostat]\nt = 1\n"),
+            "d.toml:1:2: unknown section 'barostat' (sections: system, potential, neighbor, "
+            "run, decomposition, thermostat, output)");
   EXPECT_EQ(error_of("[thermostat]\nt = 1\n"),
-            "d.toml:1:2: unknown section 'thermostat' (sections: system, potential, neighbor, "
-            "run, decomposition, output)");
+            "d.toml:2:1: unknown key 'thermostat.t' (keys of [thermostat]: style, temperature, "
+            "damping, seed, chain)");
   EXPECT_EQ(error_of("run = 5\n"),
             "d.toml:1:7: run: expected a table (a [run] section), got integer 5");
 }
