@@ -36,7 +36,7 @@ with h5py.File(r.path("traj.h5"), "r") as f:
         r.check(d.dtype.kind == dtype, f"{name}/value dtype {d.dtype}")
         r.check(d.chunks is not None and d.maxshape[0] is None, f"{name}: chunked, extendible")
     r.check(np.array_equal(f[T + "id"][:], np.arange(1, N + 1)), "id = 1..N (rows by id)")
-    r.check(np.array_equal(f[T + "species"][:], np.zeros(N)), "species all 0")
+    r.check(np.array_equal(f[T + "species"][:], np.ones(N)), "species: LAMMPS type 1 for all")
 
     step_owner = f[T + "position/step"]
     time_owner = f[T + "position/time"]
