@@ -86,10 +86,13 @@ def run(style, damp):
         out = subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, text=True)
         if out.returncode != 0:
             sys.exit(f"scanmd failed ({' '.join(cmd)}):\n{out.stdout}\n{out.stderr}")
-    rows = []
+    rows, table = [], False  # the thermo table: after its header, up to "Loop time"
     for line in out.stdout.splitlines():
-        m = ROW.match(line)
-        if m and "step" not in line:
+        if re.search(r"\bstep\s+temp\s+pe\s+ke\s+etotal\s+press\s+econs\b", line):
+            table = True
+        elif line.startswith("Loop time"):
+            table = False
+        elif table and (m := ROW.match(line)):
             rows.append([float(m.group(k)) for k in range(1, 8)])
     a = np.array(rows)  # step temp pe ke etotal press econs
     a = a[a[:, 0] > args.equil]
