@@ -22,7 +22,9 @@ NoseHooverChain::NoseHooverChain(double temperature, double damping, int chain, 
         (eta_mass_[k - 1] * eta_dot_[k - 1] * eta_dot_[k - 1] - t_target_) / eta_mass_[k];
 }
 
-double NoseHooverChain::first_half() { return half_step(); }
+double NoseHooverChain::first_half() {
+  return half_step();
+}
 
 double NoseHooverChain::second_half(double two_ke) {
   two_ke_ = two_ke;

@@ -12,7 +12,9 @@ namespace scanmd {
 
 namespace {
 
-std::string pair_name(int i, int j) { return fmt::format("[{}, {}]", i, j); }
+std::string pair_name(int i, int j) {
+  return fmt::format("[{}, {}]", i, j);
+}
 
 double mix_distance(Mixing m, double a, double b) {
   return m == Mixing::Arithmetic ? 0.5 * (a + b) : std::sqrt(a * b);
@@ -60,8 +62,8 @@ Species make_species(const SimulationConfig& config) {
                                             pair_name(c.types[0], c.types[1]), t, T));
     const int i = c.types[0] - 1, j = c.types[1] - 1;
     if (given[i * T + j])
-      throw SpeciesError(key, fmt::format("types {} are given twice",
-                                          pair_name(c.types[0], c.types[1])));
+      throw SpeciesError(
+          key, fmt::format("types {} are given twice", pair_name(c.types[0], c.types[1])));
     given[i * T + j] = given[j * T + i] =
         PairCoefficients{c.epsilon, c.sigma, c.cutoff.value_or(pot.cutoff)};
   }
@@ -81,10 +83,9 @@ Species make_species(const SimulationConfig& config) {
                                        pair_name(i + 1, j + 1)));
       const PairCoefficients& a = *given[i * T + i];
       const PairCoefficients& b = *given[j * T + j];
-      given[i * T + j] = given[j * T + i] =
-          PairCoefficients{std::sqrt(a.epsilon * b.epsilon),
-                           mix_distance(pot.mixing, a.sigma, b.sigma),
-                           mix_distance(pot.mixing, a.cutoff, b.cutoff)};
+      given[i * T + j] = given[j * T + i] = PairCoefficients{
+          std::sqrt(a.epsilon * b.epsilon), mix_distance(pot.mixing, a.sigma, b.sigma),
+          mix_distance(pot.mixing, a.cutoff, b.cutoff)};
     }
   for (const auto& g : given) {
     s.coeffs.push_back(*g);
@@ -132,7 +133,8 @@ LatticeTypes::LatticeTypes(const std::vector<double>& fractions, std::uint64_t n
                            std::uint64_t seed)
     : n_(n), seed_(seed) {
   std::uint64_t sum = 0;
-  for (const std::uint64_t c : type_counts(fractions.empty() ? std::vector<double>{1.0} : fractions, n))
+  for (const std::uint64_t c :
+       type_counts(fractions.empty() ? std::vector<double>{1.0} : fractions, n))
     upper_.push_back(sum += c);
   int bits = 1;
   while (bits < 64 && (std::uint64_t{1} << bits) < n) ++bits;

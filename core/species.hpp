@@ -51,9 +51,9 @@ struct TailCorrection {
 
 struct Species {
   int types = 1;
-  std::vector<double> mass;               // [t]
-  std::vector<PairCoefficients> coeffs;   // [ti · types + tj]
-  std::vector<LJParams> lj;               // the same pairs as force constants (shift applied)
+  std::vector<double> mass;              // [t]
+  std::vector<PairCoefficients> coeffs;  // [ti · types + tj]
+  std::vector<LJParams> lj;              // the same pairs as force constants (shift applied)
   double max_cutoff = 0.0;
 
   const PairCoefficients& pair(int ti, int tj) const { return coeffs[ti * types + tj]; }

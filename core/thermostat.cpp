@@ -46,7 +46,8 @@ std::vector<double> Thermostat::state(StepBackend& backend) const {
   if (chain_) return chain_->state();
   if (section_.style != ThermostatStyle::Langevin) return {};
   // The accumulated work, exactly: the two 64-bit halves of the 128-bit sum as raw bits.
-  const auto w = static_cast<unsigned __int128>(work_before_ + comm_.sum(backend.thermostat_work()));
+  const auto w =
+      static_cast<unsigned __int128>(work_before_ + comm_.sum(backend.thermostat_work()));
   return {std::bit_cast<double>(static_cast<std::uint64_t>(w)),
           std::bit_cast<double>(static_cast<std::uint64_t>(w >> 64))};
 }

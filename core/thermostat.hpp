@@ -10,8 +10,8 @@
 
 #include <optional>
 
-#include "base/fixed_point.hpp"
 #include <vector>
+#include "base/fixed_point.hpp"
 
 #include "base/communicator.hpp"
 #include "core/config.hpp"

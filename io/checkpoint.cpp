@@ -4,11 +4,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <bit>
 #include <filesystem>
 
 #include <fmt/format.h>

@@ -290,8 +290,8 @@ std::vector<double> numbers(const Reader& r, std::string_view expected, bool pos
     if (!v || !(e.is_floating_point() || e.is_integer()) || !std::isfinite(*v))
       r.fail_at(e, fmt::format("expected {}, got {} at index {}", expected, describe(e), i));
     if (positive ? !(*v > 0) : !(*v >= 0))
-      r.fail_at(e, fmt::format("entries must be {} 0 (got {} at index {})", positive ? ">" : ">=",
-                               *v, i));
+      r.fail_at(e, fmt::format("entries must be {} 0 (got {} at index {})",
+                               positive ? ">" : ">=", *v, i));
     out.push_back(*v);
   }
   return out;
@@ -578,8 +578,7 @@ void check_box(const Deck& deck, const std::vector<Item>& items, const std::stri
 
   auto relevant = [](const Item& it) {
     return it.name == "system.cells" || it.name == "potential.cutoff" ||
-           it.name == "neighbor.skin" || it.name == "system.density" ||
-           it.name == "potential.pair";
+           it.name == "neighbor.skin" || it.name == "system.density" || it.name == "potential.pair";
   };
   const Item* blame = nullptr;
   for (const auto& it : items) {
@@ -753,8 +752,9 @@ Deck parse_deck(std::string_view text, const std::string& path,
   if (!deck.potential.pairs.empty())
     for (const auto& it : items)
       if (it.name == "potential.epsilon" || it.name == "potential.sigma")
-        Reader(path, it).fail("is not used when [[potential.pair]] tables are given: give it "
-                              "per pair");
+        Reader(path, it).fail(
+            "is not used when [[potential.pair]] tables are given: give it "
+            "per pair");
   // A data file brings its own box and types: checked by the run once the file is read.
   if (deck.system.data_file.empty()) {
     check_species(deck);

@@ -75,9 +75,9 @@ __global__ void __launch_bounds__(kThreads) final_integrate_kernel(KickArgs a) {
     Vec3 vi = a.v[i];
     if (a.langevin.active()) {
       bool overflow = false;
-      work = fixed::to_fixed(langevin_kick(vi, a.f[i], a.dtf(i), a.half_dt, a.langevin,
-                                           a.type[i], a.id[i], a.step),
-                             overflow);
+      work = fixed::to_fixed(
+          langevin_kick(vi, a.f[i], a.dtf(i), a.half_dt, a.langevin, a.type[i], a.id[i], a.step),
+          overflow);
       if (overflow) atomic_min_index(&a.flags->kinetic_overflow, i);
     } else {
       verlet_final(vi, a.f[i], a.dtf(i));

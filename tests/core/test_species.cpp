@@ -273,7 +273,8 @@ TEST(SpeciesForces, TwoTypesVsBruteForceOnEveryMethod) {
           LD two_ke = 0;
           for (std::size_t k = 0; k < x.size(); ++k) {
             const Vec3 v = particles[k].v;
-            two_ke += LD(type[k] == 0 ? 1.0 : 2.0) * (LD(v.x) * v.x + LD(v.y) * v.y + LD(v.z) * v.z);
+            two_ke +=
+                LD(type[k] == 0 ? 1.0 : 2.0) * (LD(v.x) * v.x + LD(v.y) * v.y + LD(v.z) * v.z);
           }
           EXPECT_NEAR(t.ke, static_cast<double>(two_ke / (2 * x.size())), 1e-12);
           EXPECT_NEAR(t.press, static_cast<double>((two_ke + bf.virial) / (3 * LD(V))),
