@@ -1,4 +1,4 @@
-// Trajectory and checkpoint output of a run (see output.hpp).
+// Trajectory, checkpoint and data file output of a run (see output.hpp).
 #include "app/output.hpp"
 
 #include <spdlog/spdlog.h>
@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -14,6 +15,7 @@
 #include "io/backup.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5md_writer.hpp"
+#include "io/lammps_data.hpp"
 #include "io/particle_rows.hpp"
 
 namespace scanmd {
@@ -92,6 +94,11 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
       same_file(out.trajectory, out.checkpoint))
     throw std::runtime_error(fmt::format(
         "output.trajectory and output.checkpoint are the same file ({})", out.trajectory));
+  for (const auto& [key, path] :
+       {std::pair{"trajectory", &out.trajectory}, std::pair{"checkpoint", &out.checkpoint}})
+    if (!out.data_file.empty() && !path->empty() && same_file(out.data_file, *path))
+      throw std::runtime_error(
+          fmt::format("output.data_file and output.{} are the same file ({})", key, out.data_file));
 
   // 1. Rank 0 checks the paths without touching existing files.
   int append = 0;
@@ -102,6 +109,7 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
                  : 0;
     if (!out.trajectory.empty() && !append) io::check_writable(out.trajectory);
     if (!out.checkpoint.empty()) io::check_writable(out.checkpoint);
+    if (!out.data_file.empty()) io::check_writable(out.data_file);
   });
   append = comm.broadcast(append, 0);
 
@@ -121,7 +129,8 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   // 3. Existing files this run would replace are renamed to backups.
   if (!out.overwrite)
     on_root(comm, [&] {
-      for (const std::string& path : {append ? std::string() : out.trajectory, out.checkpoint})
+      for (const std::string& path :
+           {append ? std::string() : out.trajectory, out.checkpoint, out.data_file})
         if (!path.empty())
           if (auto b = io::back_up_existing(path))
             spdlog::info("backed up existing {} to {}", path, *b);
@@ -210,6 +219,33 @@ void RunOutput::finish(const Simulation& sim, const std::vector<TimingRow>& timi
   }
   if (checkpoint_step_ >= 0)
     spdlog::info("checkpoint: {} (step {})", deck_.output.checkpoint, checkpoint_step_);
+  if (!deck_.output.data_file.empty()) write_data_file(sim);
+}
+
+// Every rank turns its row block into data file atoms, rank 0 gathers them (blocks in rank
+// order, so by id) and writes the file; its error, if any, is thrown on every rank.
+void RunOutput::write_data_file(const Simulation& sim) {
+  StopWatch watch(seconds_);
+  const std::string& path = deck_.output.data_file;
+  std::vector<io::LammpsAtom> block;
+  for (const io::ParticleRow& r : rows_by_id(comm_, sim))
+    block.push_back({r.id, r.type + 1, r.x[0], r.x[1], r.x[2], r.image[0], r.image[1], r.image[2],
+                     r.v[0], r.v[1], r.v[2]});
+  io::LammpsData data{};
+  data.atoms = comm_.gatherv<io::LammpsAtom>(block, 0);
+  on_root(comm_, [&] {
+    const Vec3 L = sim.box().length;
+    data.lo = {0.0, 0.0, 0.0};
+    data.hi = {L.x, L.y, L.z};
+    data.atom_types = sim.species().types;
+    data.masses = sim.species().mass;
+    data.has_velocities = true;
+    io::write_lammps_data(
+        path, data,
+        fmt::format("LAMMPS data file via scanmd {} output.data_file, timestep = {}, units = lj",
+                    SCANMD_VERSION, sim.step()));
+  });
+  spdlog::info("data file: wrote {} ({} atoms, step {})", path, particles_, sim.step());
 }
 
 }  // namespace scanmd

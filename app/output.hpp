@@ -1,6 +1,6 @@
 // The output files of `scanmd run`: H5MD trajectory (with observables, the thermo table and a
-// record of each run) and checkpoints. Decides when to write and turns the Simulation's state
-// into the plain rows and records io/ writes.
+// record of each run), checkpoints and the final state as a LAMMPS data file. Decides when to
+// write and turns the Simulation's state into the plain rows and records io/ writes.
 //
 // When:
 //   trajectory frame  the run's first step (a new file) and every output.trajectory_every
@@ -10,6 +10,8 @@
 //                     and written to /observables with the frame.
 //   thermo row        every printed thermo row, into /scanmd/thermo of the trajectory
 //   checkpoint        every output.checkpoint_every steps and at the last step
+//   data file         output.data_file, once, at the end of the run (finish): the final state
+//                     gathered by id onto rank 0 (N × 80 bytes there), which writes it
 // Before the first step (constructor, collective): existing files are backed up
 // (`#name.1#`, ...) unless output.overwrite, paths are checked for writability, and the
 // trajectory is created, or on a restart appended to after dropping its frames beyond the
@@ -41,13 +43,14 @@ class RunOutput {
   RunOutput(const RunOutput&) = delete;
   RunOutput& operator=(const RunOutput&) = delete;
 
-  bool active() const;  // anything to write at all
+  bool active() const;  // anything to write between steps (the data file waits for finish)
   // Does `step` need energy and virial (a trajectory frame)? Same answer on every rank.
   bool wants_energy(long long step) const;
   // After each step (collective). `thermo`: the sample of this step if one was taken;
   // `thermo_row`: it was printed as a thermo row.
   void after_step(const Simulation& sim, const ThermoSample* thermo, bool thermo_row);
-  // End of the run (collective): the run record (import counts, timing) and closing.
+  // End of the run (collective): the run record (import counts, timing) and closing; the
+  // data file of the final state.
   void finish(const Simulation& sim, const std::vector<TimingRow>& timing);
   // Wall time spent writing on this rank.
   double seconds() const { return seconds_; }
@@ -55,6 +58,7 @@ class RunOutput {
  private:
   bool frame_due(long long step) const;
   bool checkpoint_due(long long step) const;
+  void write_data_file(const Simulation& sim);
 
   const Communicator& comm_;
   const io::Deck& deck_;

@@ -1,12 +1,19 @@
 // Unit tests of the LAMMPS data file reader (io/lammps_data.hpp): a hand-written file with every
 // feature (comments, skipped sections, image flags present and absent, velocities out of order),
-// then every error class with its file:line, and the deck key system.data_file.
+// then every error class with its file:line, the writer (read back bit for bit, temporary file
+// and rename, errors), and the deck key system.data_file.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "io/deck.hpp"
@@ -15,9 +22,12 @@
 namespace {
 
 using scanmd::io::DataFileError;
+using scanmd::io::LammpsAtom;
 using scanmd::io::LammpsData;
 using scanmd::io::read_lammps_data;
+using scanmd::io::write_lammps_data;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 const std::string kDataDir = SCANMD_LAMMPS_DATA_DIR;
@@ -290,6 +300,148 @@ TEST(LammpsDataErrors, SectionProblems) {
                                    "title\n4 atoms\n1 atom types\n0 9 xlo xhi\n"
                                    "0 9 ylo yhi\n0 9 zlo zhi\nMasses\n\n1 0\n");
   EXPECT_EQ(error_of(g), g + ":9: Masses: mass of type 1 must be > 0 (got 0)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The writer (output.data_file)
+
+std::uint64_t bits(double x) {
+  return std::bit_cast<std::uint64_t>(x);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Three types, awkward doubles (non-terminating binary fractions, -0, the smallest subnormal, the
+// largest finite, values next to the box edge), negative image flags.
+LammpsData awkward_data() {
+  LammpsData d{};
+  d.lo = {0.0, 0.0, 0.0};
+  d.hi = {8.3979809569125372, 1.0 / 3.0, 12.5};
+  d.atom_types = 3;
+  d.masses = {1.0, 2.0, 0.1};
+  d.has_velocities = true;
+  const double tiny = std::numeric_limits<double>::denorm_min();
+  const double big = std::numeric_limits<double>::max();
+  const double below_hi = std::nextafter(d.hi[0], 0.0);
+  d.atoms = {
+      LammpsAtom{1, 1, 0.1, 0.2, 0.30000000000000004, 0, 0, 0, -0.0, tiny, -big},
+      LammpsAtom{2, 3, below_hi, 1.0 / 3.0 - 1e-17, 0.0, -1, 2, -2147483647, 1e-300, -1e300, 0.5},
+      LammpsAtom{3, 2, 2.0 / 3.0, 1e-320, 12.499999999999998, 7, -8, 9, -0.12758831706256135,
+                 std::nextafter(1.0, 2.0), std::nextafter(1.0, 0.0)},
+      LammpsAtom{4, 1, 5.0, 0.25, 6.0, 0, 0, 0, 0.0, 0.0, 0.0},
+  };
+  return d;
+}
+
+TEST(LammpsDataWriter, ReadsBackBitForBit) {
+  const LammpsData d = awkward_data();
+  const std::string p = write_file("out.data", "");
+  write_lammps_data(p, d, "scanmd test, timestep = 7");
+  const LammpsData r = read_lammps_data(p);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(bits(r.lo[k]), bits(d.lo[k])) << k;
+    EXPECT_EQ(bits(r.hi[k]), bits(d.hi[k])) << k;
+  }
+  EXPECT_EQ(r.atom_types, 3);
+  ASSERT_EQ(r.masses.size(), 3u);
+  for (std::size_t t = 0; t < 3; ++t) EXPECT_EQ(bits(r.masses[t]), bits(d.masses[t])) << t;
+  EXPECT_TRUE(r.has_velocities);
+  ASSERT_EQ(r.atoms.size(), d.atoms.size());
+  for (std::size_t i = 0; i < d.atoms.size(); ++i) {
+    const LammpsAtom &a = d.atoms[i], &b = r.atoms[i];
+    EXPECT_EQ(b.id, a.id) << i;
+    EXPECT_EQ(b.type, a.type) << i;
+    EXPECT_EQ(b.ix, a.ix) << i;
+    EXPECT_EQ(b.iy, a.iy) << i;
+    EXPECT_EQ(b.iz, a.iz) << i;
+    const double wa[] = {a.x, a.y, a.z, a.vx, a.vy, a.vz};
+    const double wb[] = {b.x, b.y, b.z, b.vx, b.vy, b.vz};
+    for (int k = 0; k < 6; ++k) EXPECT_EQ(bits(wb[k]), bits(wa[k])) << "atom " << a.id << " " << k;
+  }
+  EXPECT_FALSE(std::filesystem::exists(p + ".tmp"));
+}
+
+TEST(LammpsDataWriter, LayoutAsLammpsWriteData) {
+  LammpsData d{};
+  d.lo = {0, 0, 0};
+  d.hi = {2, 3, 4.5};
+  d.atom_types = 2;
+  d.masses = {1, 2};
+  d.has_velocities = true;
+  d.atoms = {LammpsAtom{1, 2, 0.5, 1, 1.5, 0, -1, 3, 0.25, -0.5, 0},
+             LammpsAtom{2, 1, 1.75, 0, 4, 1, 0, 0, 1, 2, 3}};
+  const std::string p = write_file("layout.data", "");
+  write_lammps_data(p, d, "two\nlines");
+  EXPECT_EQ(slurp(p),
+            "two lines\n"
+            "\n"
+            "2 atoms\n"
+            "2 atom types\n"
+            "\n"
+            "0 2 xlo xhi\n"
+            "0 3 ylo yhi\n"
+            "0 4.5 zlo zhi\n"
+            "\n"
+            "Masses\n"
+            "\n"
+            "1 1\n"
+            "2 2\n"
+            "\n"
+            "Atoms # atomic\n"
+            "\n"
+            "1 2 0.5 1 1.5 0 -1 3\n"
+            "2 1 1.75 0 4 1 0 0\n"
+            "\n"
+            "Velocities\n"
+            "\n"
+            "1 0.25 -0.5 0\n"
+            "2 1 2 3\n");
+  // Without masses and velocities: no such sections, and the reader still takes the file.
+  d.masses.clear();
+  d.has_velocities = false;
+  write_lammps_data(p, d, "t");
+  EXPECT_THAT(slurp(p), Not(HasSubstr("Masses")));
+  EXPECT_THAT(slurp(p), Not(HasSubstr("Velocities")));
+  const LammpsData r = read_lammps_data(p);
+  EXPECT_FALSE(r.has_velocities);
+  EXPECT_EQ(r.atoms[1].vx, 0.0);
+}
+
+TEST(LammpsDataWriter, ReplacesAnExistingFileWhole) {
+  const std::string p = write_file("replace.data", std::string(100000, 'x'));
+  write_lammps_data(p, awkward_data(), "t");
+  EXPECT_EQ(read_lammps_data(p).atoms.size(), 4u);
+  EXPECT_FALSE(std::filesystem::exists(p + ".tmp"));
+}
+
+TEST(LammpsDataWriter, ErrorsNameThePathAndLeaveNothing) {
+  const std::string p = (temp_dir() / "no_such_dir" / "x.data").string();
+  try {
+    write_lammps_data(p, awkward_data(), "t");
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), StartsWith(p + ": cannot write LAMMPS data file: "));
+    EXPECT_THAT(e.what(), HasSubstr("No such file or directory"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(p));
+  EXPECT_FALSE(std::filesystem::exists(p + ".tmp"));
+  // A folder where the file should go: the rename fails, the temporary file is removed.
+  const auto dir = temp_dir() / "a_folder.data";
+  std::filesystem::create_directories(dir / "inside");
+  try {
+    write_lammps_data(dir.string(), awkward_data(), "t");
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(),
+                StartsWith(dir.string() + ": cannot write LAMMPS data file: cannot rename"));
+  }
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "inside"));
+  EXPECT_FALSE(std::filesystem::exists(dir.string() + ".tmp"));
 }
 
 // ---------------------------------------------------------------------------------------------
