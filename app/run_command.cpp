@@ -60,9 +60,9 @@ std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConf
     io::check_species(with_file, fmt::format("the data file {}", file));
   }
   const Vec3 length{data.hi[0] - data.lo[0], data.hi[1] - data.lo[1], data.hi[2] - data.lo[2]};
-  if (const auto axis = short_box_axis(length, config.import_cutoff()))
-    throw std::runtime_error(fmt::format("{}: {}; use a larger system or a shorter cutoff", file,
-                                         short_box_message(length, config.import_cutoff(), *axis)));
+  if (const auto axis = short_box_axis(length, config.neighbor.skin))
+    throw std::runtime_error(fmt::format("{}: {}; use a larger box or a shorter skin", file,
+                                         short_box_message(length, config.neighbor.skin, *axis)));
   config.system.box = length;
   std::vector<InitialParticle> particles;
   particles.reserve(data.atoms.size());

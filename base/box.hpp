@@ -12,6 +12,19 @@
 
 namespace scanmd {
 
+// How the displacement of a listed pair is found (core/lj.hpp). Minimum: every axis is at least
+// 2R = 2·(cutoff + skin) long, so a pair within R has one image and the minimum image finds it.
+// Explicit: some axis is shorter, a particle can meet several images of another (and its own),
+// and the displacement comes from the images' shifts; a particle that wraps then triggers a
+// rebuild (its ghosts' shifts would be stale).
+enum class PairImages : unsigned char { Minimum, Explicit };
+
+SCANMD_HD inline PairImages pair_images(Vec3 length, double import_cutoff) {
+  const double two_r = 2.0 * import_cutoff;
+  return length.x < two_r || length.y < two_r || length.z < two_r ? PairImages::Explicit
+                                                                  : PairImages::Minimum;
+}
+
 struct Box {
   Vec3 length{};       // L
   Vec3 half_length{};  // L / 2

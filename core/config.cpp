@@ -21,17 +21,17 @@ double SimulationConfig::max_pair_cutoff(const PotentialSection& p) {
   return r;
 }
 
-std::optional<int> short_box_axis(Vec3 length, double import_cutoff) {
+std::optional<int> short_box_axis(Vec3 length, double skin) {
   const double l[3] = {length.x, length.y, length.z};
   for (int axis = 0; axis < 3; ++axis)
-    if (l[axis] < 2.0 * import_cutoff) return axis;
+    if (!(l[axis] > skin)) return axis;
   return std::nullopt;
 }
 
-std::string short_box_message(Vec3 length, double import_cutoff, int axis) {
+std::string short_box_message(Vec3 length, double skin, int axis) {
   const double l[3] = {length.x, length.y, length.z};
-  return fmt::format("box {:.4g} along {} is smaller than 2*(cutoff+skin) = {:.4g}", l[axis],
-                     "xyz"[axis], 2.0 * import_cutoff);
+  return fmt::format("box {:.4g} along {} is not longer than neighbor.skin = {:.4g}", l[axis],
+                     "xyz"[axis], skin);
 }
 
 }  // namespace scanmd

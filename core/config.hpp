@@ -179,10 +179,11 @@ struct SimulationConfig {
 // (cells · (4/ρ)^(1/3)).
 Vec3 initial_box_length(const SystemSection& system);
 
-// The first axis (0, 1, 2) along which `length` is shorter than 2·R, or nothing. The ghost
-// images of one rank come from the 3³ nearest periodic images only, which needs L >= 2R.
-std::optional<int> short_box_axis(Vec3 length, double import_cutoff);
-// "box 4.2 along x is smaller than 2*(cutoff+skin) = 5.6"
-std::string short_box_message(Vec3 length, double import_cutoff, int axis);
+// The first axis (0, 1, 2) along which `length` is not longer than the skin, or nothing. Boxes
+// shorter than 2·(cutoff + skin) are fine (explicit pair images, base/box.hpp), but there a wrap
+// must move a particle by more than skin/2 to trigger the rebuild, which needs L > skin.
+std::optional<int> short_box_axis(Vec3 length, double skin);
+// "box 0.2 along x is not longer than neighbor.skin = 0.3"
+std::string short_box_message(Vec3 length, double skin, int axis);
 
 }  // namespace scanmd

@@ -57,15 +57,21 @@ SCANMD_HD inline std::int64_t lj_virial_fixed(const PairTerms& t, double r2, boo
   return fixed::to_fixed(t.fpair * r2, overflow);
 }
 
+// Which side of a shared pair (full shell, j a ghost) takes fixed::lower_share: the lower id. A
+// particle's pair with its own image (boxes shorter than 2R) is listed twice, as (i, i + S) and
+// (i, i − S), with equal ids: the listing whose S = s_j − s_i is lexicographically positive does.
+SCANMD_HD inline bool takes_lower_share(std::uint64_t id_i, std::uint64_t id_j, Int3 s_i,
+                                        Int3 s_j) {
+  return id_i != id_j ? id_i < id_j : lex_sign(s_j - s_i) > 0;
+}
+
 // Adds a pair's energy e and virial w (fixed point) to this rank's sums. `shared`: the pair is
-// computed on the other particle's rank too (full shell, j a ghost), so this rank adds only
-// particle i's part — the lower id gets fixed::lower_share, the other the rest, and the two
-// ranks' parts add up to the whole exactly. Otherwise the whole pair is this rank's.
+// computed on the other particle's side too (full shell, j a ghost), so this rank adds only
+// particle i's part — lower_share when `i_lower` (takes_lower_share), else the rest — and the
+// two parts add up to the whole exactly. Otherwise the whole pair is this rank's.
 SCANMD_HD inline void add_pair_energy(fixed::Wide& energy, fixed::Wide& virial, std::int64_t e,
-                                      std::int64_t w, bool shared, std::uint64_t id_i,
-                                      std::uint64_t id_j) {
+                                      std::int64_t w, bool shared, bool i_lower) {
   if (shared) {
-    const bool i_lower = id_i < id_j;
     const std::int64_t e_lo = fixed::lower_share(e), w_lo = fixed::lower_share(w);
     energy += i_lower ? e_lo : e - e_lo;
     virial += i_lower ? w_lo : w - w_lo;

@@ -14,6 +14,7 @@ HostBackend::HostBackend(const StepSetup& s)
       cutoff_(s.species.max_cutoff),
       half_skin_(0.5 * s.config.neighbor.skin),
       full_shell_(s.config.decomposition.method == Method::FullShell),
+      images_(s.images),
       integrator_(s.config.run.dt, s.species.mass),
       domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()) {
   const ThermostatSection& t = s.config.thermostat;
@@ -28,7 +29,7 @@ void HostBackend::load(ParticleStore owned) {
 bool HostBackend::kick_drift(std::uint64_t step) {
   work_ += integrator_.initial_integrate(particles_, box_, step);
   ScopedTimer t(timers_, Phase::Neigh);
-  return moved_beyond(particles_, box_, half_skin_);
+  return moved_beyond(particles_, box_, half_skin_, images_);
 }
 
 ImportCounts HostBackend::rebuild(long long step) {
@@ -47,7 +48,8 @@ void HostBackend::forward() {
 
 void HostBackend::compute_forces(bool with_energy) {
   ScopedTimer t(timers_, Phase::Pair);
-  forces_ = compute_lj_forces(particles_, neighbors_, species_.table(), box_, full_shell_, with_energy);
+  forces_ = compute_lj_forces(particles_, neighbors_, species_.table(), box_, images_, full_shell_,
+                              with_energy);
 }
 
 void HostBackend::reverse() {

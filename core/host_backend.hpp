@@ -43,6 +43,7 @@ class HostBackend final : public StepBackend {
   PairRule rule_;
   double cutoff_, half_skin_;
   bool full_shell_;
+  PairImages images_;
   VelocityVerlet integrator_;
   Domain domain_;
   ParticleStore particles_;

@@ -62,9 +62,14 @@ SCANMD_HD inline void scale_velocity(Vec3& v, double factor) {
   v.z *= factor;
 }
 
-// Has a particle at x moved farther than sqrt(limit_sq) from x_build (minimum image)?
-SCANMD_HD inline bool moved_beyond_limit(Vec3 x, Vec3 x_build, const Box& box, double limit_sq) {
-  const Vec3 d = pair_displacement(x, x_build, box.length, box.half_length);
+// Has a particle at x moved farther than sqrt(limit_sq) from x_build (minimum image)? With
+// explicit pair images, a wrap counts as a move (raw difference: it jumps by L > skin), so the
+// list is rebuilt before the build's image shifts go stale.
+SCANMD_HD inline bool moved_beyond_limit(Vec3 x, Vec3 x_build, const Box& box, double limit_sq,
+                                         PairImages images) {
+  const Vec3 d = images == PairImages::Explicit
+                     ? Vec3{x.x - x_build.x, x.y - x_build.y, x.z - x_build.z}
+                     : pair_displacement(x, x_build, box.length, box.half_length);
   return d.x * d.x + d.y * d.y + d.z * d.z > limit_sq;
 }
 
@@ -137,10 +142,10 @@ class VelocityVerlet {
 };
 
 // Has any owned particle moved more than `limit` since the last neighbour build?
-inline bool moved_beyond(const ParticleStore& p, const Box& box, double limit) {
+inline bool moved_beyond(const ParticleStore& p, const Box& box, double limit, PairImages images) {
   const double limit_sq = limit * limit;
   for (std::size_t i = 0; i < p.n_owned; ++i)
-    if (moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq)) return true;
+    if (moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images)) return true;
   return false;
 }
 

@@ -14,7 +14,8 @@ namespace {
 
 // Typed: more than one species, the pair's constants looked up by the two types; else the one
 // entry, hoisted (the same bits, no type loads in the loop).
-template <bool WithEnergy, bool OwnedSharesOnly, bool Typed>
+// Explicit: small boxes, the displacement from the images' shifts (core/lj.hpp).
+template <bool WithEnergy, bool OwnedSharesOnly, bool Typed, bool Explicit>
 ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const PairTable& table,
                        const Box& box) {
   const std::size_t n = p.size();
@@ -23,6 +24,7 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const PairTab
   const auto* nbr = list.neighbors().data();
   const Vec3* x = p.x.data();
   const std::uint32_t* type = p.type.data();
+  const Int3* shift = p.shift.data();
   Fix3* f = p.f.data();
   const Vec3 L = box.length, H = box.half_length;
   ForceTotals totals;
@@ -33,12 +35,14 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const PairTab
     const std::uint32_t begin = offsets[i], end = offsets[i + 1];
     if (begin == end) continue;
     const Vec3 xi = x[i];
+    const Int3 si = Explicit ? shift[i] : Int3{0, 0, 0};
     const LJParams* row = Typed ? table.params + type[i] * table.types : table.params;
     std::int64_t fx = 0, fy = 0, fz = 0;
     bool overflow = false;
     for (std::uint32_t k = begin; k < end; ++k) {
       const std::uint32_t j = nbr[k];
-      const Vec3 d = pair_displacement(xi, x[j], L, H);
+      const Vec3 d = Explicit ? image_displacement(xi, x[j], si, shift[j], L)
+                              : pair_displacement(xi, x[j], L, H);
       const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
       const LJParams& lj = Typed ? row[type[j]] : *row;
       // A plain branch: measured faster than branch-free selection or a compaction pass,
@@ -58,7 +62,9 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const PairTab
         const std::int64_t e = lj_energy_fixed(t, overflow);
         const std::int64_t w = lj_virial_fixed(t, r2, overflow);
         const bool shared = OwnedSharesOnly && j >= n_owned;
-        add_pair_energy(energy, virial, e, w, shared, shared ? p.id[i] : 0, shared ? p.id[j] : 0);
+        const bool i_lower = shared && takes_lower_share(p.id[i], p.id[j], si,
+                                                         Explicit ? shift[j] : Int3{0, 0, 0});
+        add_pair_energy(energy, virial, e, w, shared, i_lower);
       }
       if (overflow) {
         throw std::overflow_error(fmt::format(
@@ -76,23 +82,28 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const PairTab
   return totals;
 }
 
-template <bool Typed>
+template <bool Typed, bool Explicit>
 ForceTotals dispatch(ParticleStore& p, const NeighborList& list, const PairTable& table,
                      const Box& box, bool owned_shares_only, bool with_energy) {
   if (with_energy)
-    return owned_shares_only ? accumulate<true, true, Typed>(p, list, table, box)
-                             : accumulate<true, false, Typed>(p, list, table, box);
+    return owned_shares_only ? accumulate<true, true, Typed, Explicit>(p, list, table, box)
+                             : accumulate<true, false, Typed, Explicit>(p, list, table, box);
   // Without energy, full shell's share rule does not enter.
-  return accumulate<false, false, Typed>(p, list, table, box);
+  return accumulate<false, false, Typed, Explicit>(p, list, table, box);
 }
 
 }  // namespace
 
 ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const PairTable& table,
-                              const Box& box, bool owned_shares_only, bool with_energy) {
+                              const Box& box, PairImages images, bool owned_shares_only,
+                              bool with_energy) {
   std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
-  return table.types > 1 ? dispatch<true>(p, list, table, box, owned_shares_only, with_energy)
-                         : dispatch<false>(p, list, table, box, owned_shares_only, with_energy);
+  const bool typed = table.types > 1;
+  if (images == PairImages::Explicit)
+    return typed ? dispatch<true, true>(p, list, table, box, owned_shares_only, with_energy)
+                 : dispatch<false, true>(p, list, table, box, owned_shares_only, with_energy);
+  return typed ? dispatch<true, false>(p, list, table, box, owned_shares_only, with_energy)
+               : dispatch<false, false>(p, list, table, box, owned_shares_only, with_energy);
 }
 
 }  // namespace scanmd

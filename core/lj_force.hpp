@@ -1,6 +1,7 @@
 // Lennard-Jones forces, energy and virial over a neighbour list, in 64-bit fixed point.
 //
-// For each listed pair (i, j): d = minimum image of x_i − x_j (wrapped coordinates), and if
+// For each listed pair (i, j): d = minimum image of x_i − x_j (wrapped coordinates; in a box
+// shorter than 2R, PairImages::Explicit: from the two images' shifts), and if
 // r² < r_c² of the pair's types (PairTable): F = to_fixed(fpair · d) is added to i and subtracted from j. Truncation is
 // symmetric, so whichever of the two is "i" on whichever rank, the bits agree. The pair's
 // energy and virial (r·F = fpair r²) are converted once and split exactly between its two
@@ -34,6 +35,7 @@ struct ForceTotals {
 // `with_energy`: also energy and virial (else those totals are 0).
 // Throws std::overflow_error naming the particle ids when a term does not fit.
 ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const PairTable& table,
-                              const Box& box, bool owned_shares_only, bool with_energy);
+                              const Box& box, PairImages images, bool owned_shares_only,
+                              bool with_energy);
 
 }  // namespace scanmd

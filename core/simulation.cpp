@@ -18,8 +18,8 @@ namespace {
 
 Box checked_box(const SimulationConfig& c) {
   const Vec3 length = initial_box_length(c.system);
-  if (const auto axis = short_box_axis(length, c.import_cutoff()))
-    throw std::invalid_argument(short_box_message(length, c.import_cutoff(), *axis));
+  if (const auto axis = short_box_axis(length, c.neighbor.skin))
+    throw std::invalid_argument(short_box_message(length, c.neighbor.skin, *axis));
   return Box::make(length);
 }
 
@@ -57,6 +57,7 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
                         species_,
                         PairRule{config_.decomposition.method, grid_.coord_of(comm_.rank()),
                                  grid_.dims(), box_.length},
+                        pair_images(box_.length, config_.import_cutoff()),
                         timers_};
   backend_ = make_backend(setup);
 }

@@ -48,6 +48,7 @@ struct StepSetup {
   RankGrid grid;
   const Species& species;  // masses and the pair table
   PairRule rule;  // this rank's pair rule
+  PairImages images;  // how pair displacements are found (base/box.hpp)
   Timers& timers;
 };
 

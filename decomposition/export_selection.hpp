@@ -2,7 +2,8 @@
 // plan that depends on the decomposition method, as a pure function of positions.
 //
 // For every owned particle of box C (wrapped position x), every periodic image
-// q = x + S·L (S ∈ {-1,0,1}³: with L >= 2R no farther image can reach a box) and every box X
+// q = x + S·L that comes within R of the box [0, L) (S ∈ {-1,0,1}³ when L >= 2R; a box shorter
+// than that along an axis has more images there, several of them in one box) and every box X
 // whose extent comes within R of q, ImportRegion::classify decides whether X imports that
 // image (visit_exports, the one copy of the rule). The result is a list of (destination box,
 // particle, shift, kind) entries, in particle order. The real halo exchange (MPI), the virtual
@@ -22,16 +23,17 @@
 
 namespace scanmd {
 
-// The periodic image shifts S along one axis that can bring a wrapped coordinate xa ∈ [0, len)
-// within r of [0, len): −1 when xa is within r of the upper edge, 0, +1 when within r of the
-// lower edge (a 1e-9·len margin each way). Writes them to s in that order; returns how many.
-// Shared by the host selection below and the CUDA backend's single-rank ghost creation.
-SCANMD_HD inline int image_shifts(double xa, double len, double r, int* s) {
-  int m = 0;
-  if (xa > len - r - 1e-9 * len) s[m++] = -1;
-  s[m++] = 0;
-  if (xa < r + 1e-9 * len) s[m++] = 1;
-  return m;
+// The periodic image shifts S along one axis that bring a wrapped coordinate xa ∈ [0, len)
+// within r of [0, len), as the range [lo, hi]: S = −k (k >= 1) while the image lies less than r
+// below 0 (xa > k·len − r), 0, S = +k while it lies less than r above len (xa < r − (k−1)·len);
+// a 1e-9·len margin each way. With len >= 2r that is −1 when xa is within r of the upper edge
+// and +1 when within r of the lower edge; shorter boxes have more. Shared by the host selection
+// below and the CUDA backend's single-rank ghost creation.
+SCANMD_HD inline void image_range(double xa, double len, double r, int& lo, int& hi) {
+  lo = 0;
+  while (xa > (1 - lo) * len - r - 1e-9 * len) --lo;
+  hi = 0;
+  while (xa < r + 1e-9 * len - hi * len) ++hi;
 }
 
 // What export selection needs, as plain values (host loops and CUDA kernels alike).
@@ -56,10 +58,10 @@ struct ExportGeometry {
 
 // The export rule, once: for the owned particle at wrapped x in box `owner`, calls
 // emit(c, S, home, X, kind) for the c-th (image S, importing box X) pair — every periodic image
-// q = x + S·L (S from image_shifts per axis: with L >= 2R no farther image can reach a box), home
+// q = x + S·L (S from image_range per axis), home
 // = owner + S·dims, and every box X whose extent comes within R of q (one box of slack each side,
 // classify() makes the exact test) that imports it, except the particle itself in its own box.
-// Order: Sx, Sy, Sz outer (as image_shifts lists them), then Xz, Xy, Xx. Returns the count.
+// Order: Sx, Sy, Sz outer (ascending), then Xz, Xy, Xx. Returns the count.
 #if defined(__CUDACC__)
 #pragma nv_exec_check_disable
 #endif
@@ -75,14 +77,15 @@ SCANMD_HD inline std::uint32_t visit_exports(const ExportGeometry& g, Vec3 x, In
     lo = lo < 0 ? 0 : lo;
     hi = hi > np - 1 ? np - 1 : hi;
   };
-  int sx[3], sy[3], sz[3];
-  const int nsx = image_shifts(x.x, L.x, r, sx), nsy = image_shifts(x.y, L.y, r, sy),
-            nsz = image_shifts(x.z, L.z, r, sz);
+  int sx0, sx1, sy0, sy1, sz0, sz1;
+  image_range(x.x, L.x, r, sx0, sx1);
+  image_range(x.y, L.y, r, sy0, sy1);
+  image_range(x.z, L.z, r, sz0, sz1);
   std::uint32_t count = 0;
-  for (int a = 0; a < nsx; ++a)
-    for (int bb = 0; bb < nsy; ++bb)
-      for (int cc = 0; cc < nsz; ++cc) {
-        const Int3 S{sx[a], sy[bb], sz[cc]};
+  for (int a = sx0; a <= sx1; ++a)
+    for (int bb = sy0; bb <= sy1; ++bb)
+      for (int cc = sz0; cc <= sz1; ++cc) {
+        const Int3 S{a, bb, cc};
         const Vec3 q{x.x + S.x * L.x, x.y + S.y * L.y, x.z + S.z * L.z};
         const Int3 home = owner + S * g.dims;
         int x0, x1, y0, y1, z0, z1;

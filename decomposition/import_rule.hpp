@@ -1,7 +1,8 @@
 // Which images a box imports, and which pairs it computes: the whole difference between the
 // decomposition methods, as pure functions shared by the host and CUDA code.
 //
-// Vocabulary. A particle's *image* is its wrapped position shifted by S·L (S ∈ {-1,0,1}³);
+// Vocabulary. A particle's *image* is its wrapped position shifted by S·L (S ∈ {-1,0,1}³, or
+// wider along an axis shorter than 2R);
 // the image's *home* H is the owner's box coordinate plus S·grid (it may lie outside the
 // grid). The offset between two images is H_b − H_a. Because homes come from the owners'
 // integer box coordinates and the pair's periodic shift, offsets are exactly antisymmetric
@@ -30,8 +31,9 @@
 //                      our layer — X holds the point (x_t, y_t, z_p).
 //   eighth shell       ours when min(H_i, H_j) (component-wise) is our box.
 //   midpoint           ours when the pair's midpoint image lies in our box. The midpoint is
-//                      computed one canonical way — m = x_a + ½·minimum_image(x_b − x_a), a the
-//                      lower id, from wrapped coordinates — and placed with integers: the box of
+//                      computed one canonical way — m = x_a + ½·(x_b − x_a + s·L), a the lower
+//                      id, s the listed image of b relative to a's (the minimum image in boxes
+//                      at least 2R long), from wrapped coordinates — and placed with integers: the box of
 //                      m wrapped, plus its wrap count and a's image shift, times the grid.
 #pragma once
 
@@ -158,27 +160,34 @@ struct PairRule {
     const int c = static_cast<int>(x * (n / len));  // as RankGrid::box_of
     return c < 0 ? 0 : (c >= n ? n - 1 : c);
   }
-  // Home (box index, images included) of the pair's midpoint image next to a's image.
-  SCANMD_HD int midpoint_axis(double xa, double xb, int home_a, double len, int n) const {
-    const double half = 0.5 * len;
-    double d = xb - xa;
-    d = d > half ? d - len : (d < -half ? d + len : d);
-    double m = xa + 0.5 * d;
-    int w = 0;
-    if (m < 0.0) {
-      m += len;
-      w = -1;
-    } else if (m >= len) {
-      m -= len;
-      w = 1;
-    }
+  // Home (box index, images included) of the pair's midpoint image next to a's image. b's image
+  // relative to a's comes from their homes (home − owner box = image shift × n), which is the
+  // minimum image whenever the pair is within R of a box at least 2R long (the same bits:
+  // d − 1·len is d − len), and the listed image in a shorter box.
+  SCANMD_HD int midpoint_axis(double xa, double xb, int home_a, int home_b, double len,
+                              int n) const {
     const int shift_a = home_a - axis_box(xa, len, n);  // a's image shift times n
+    const int shift_b = home_b - axis_box(xb, len, n);
+    const double d = (xb - xa) - ((shift_a - shift_b) / n) * len;
+    double m = xa + 0.5 * d;
+    int w = 0;  // wraps of m into [0, len): one when the box is at least 2R long
+    if (m < 0.0) {
+      do {
+        m += len;
+        --w;
+      } while (m < 0.0);
+    } else {
+      while (m >= len) {
+        m -= len;
+        ++w;
+      }
+    }
     return axis_box(m, len, n) + w * n + shift_a;
   }
   SCANMD_HD Int3 midpoint_home(const PairSide& a, const PairSide& b) const {
-    return {midpoint_axis(a.x.x, b.x.x, a.home.x, length.x, dims.x),
-            midpoint_axis(a.x.y, b.x.y, a.home.y, length.y, dims.y),
-            midpoint_axis(a.x.z, b.x.z, a.home.z, length.z, dims.z)};
+    return {midpoint_axis(a.x.x, b.x.x, a.home.x, b.home.x, length.x, dims.x),
+            midpoint_axis(a.x.y, b.x.y, a.home.y, b.home.y, length.y, dims.y),
+            midpoint_axis(a.x.z, b.x.z, a.home.z, b.home.z, length.z, dims.z)};
   }
 };
 

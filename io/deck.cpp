@@ -568,17 +568,16 @@ bool before(const toml::source_position& a, const toml::source_position& b) {
   return a.line != b.line ? a.line < b.line : a.column < b.column;
 }
 
-// Box at least 2*(cutoff+skin) along each axis. The message names the key most likely to fix it:
-// the last --set override among cells/cutoff/skin/density, else system.cells if the file gives it,
+// Box longer than the skin along each axis. The message names the key most likely to fix it:
+// the last --set override among cells/skin/density, else system.cells if the file gives it,
 // else whichever of the others the file gives last, else system.cells from the defaults.
 void check_box(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
   const Vec3 box = initial_box_length(deck.system);
-  const std::optional<int> axis = short_box_axis(box, deck.import_cutoff());
+  const std::optional<int> axis = short_box_axis(box, deck.neighbor.skin);
   if (!axis) return;
 
   auto relevant = [](const Item& it) {
-    return it.name == "system.cells" || it.name == "potential.cutoff" ||
-           it.name == "neighbor.skin" || it.name == "system.density" || it.name == "potential.pair";
+    return it.name == "system.cells" || it.name == "neighbor.skin" || it.name == "system.density";
   };
   const Item* blame = nullptr;
   for (const auto& it : items) {
@@ -595,7 +594,7 @@ void check_box(const Deck& deck, const std::vector<Item>& items, const std::stri
     }
   }
   const std::string what =
-      short_box_message(box, deck.import_cutoff(), *axis) + "; use more cells or a shorter cutoff";
+      short_box_message(box, deck.neighbor.skin, *axis) + "; use more cells or a shorter skin";
   if (!blame) throw DeckError(fmt::format("{}: system.cells: {}", file, what));
   Reader(file, *blame).fail(what);
 }

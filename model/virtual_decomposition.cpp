@@ -116,7 +116,9 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
       const auto& nbr = list.neighbors();
       for (std::size_t i = 0; i < store.size(); ++i)
         for (std::uint32_t k = off[i]; k < off[i + 1]; ++k) {
-          const Vec3 d = pair_displacement(store.x[i], store.x[nbr[k]], box.length, box.half_length);
+          const std::uint32_t j = nbr[k];  // the listed images (any box length)
+          const Vec3 d = image_displacement(store.x[i], store.x[j], store.shift[i], store.shift[j],
+                                            box.length);
           pairs += d.x * d.x + d.y * d.y + d.z * d.z < lj.cutoff_sq;
         }
       res.pairs_per_rank[r] = pairs;

@@ -56,6 +56,7 @@ class CudaBackend final : public StepBackend {
         lj_(s.species.lj.front()),
         types_(static_cast<std::uint32_t>(s.species.types)),
         rule_(s.rule),
+        images_(s.images),
         dt_(s.config.run.dt),
         mass_(s.species.mass.front()),
         half_skin_(0.5 * s.config.neighbor.skin),
@@ -118,6 +119,7 @@ class CudaBackend final : public StepBackend {
                           types_ > 1 ? dtf_of_.data() : nullptr,
                           half_skin_ * half_skin_,
                           box_,
+                          images_,
                           particles_.id.data(),
                           langevin_,
                           step,
@@ -161,6 +163,7 @@ class CudaBackend final : public StepBackend {
     particles_.zero_forces(stream());
     flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy[2], virial[2]
     const ForceArgs a{particles_.x.data(),
+                      particles_.shift.data(),
                       particles_.id.data(),
                       particles_.type.data(),
                       list_.offsets(),
@@ -170,6 +173,7 @@ class CudaBackend final : public StepBackend {
                       particles_.n_owned,
                       box_.length,
                       box_.half_length,
+                      images_,
                       lj_,
                       PairTable{pair_table_.data(), types_},
                       list_.limit_sq(),
@@ -270,7 +274,8 @@ class CudaBackend final : public StepBackend {
   }
   void raise_errors() {
     raise_device_errors(flags_.host(),
-                        {particles_, list_, halo_.export_index(), box_, comm_.rank()}, stream());
+                        {particles_, list_, halo_.export_index(), box_, images_, comm_.rank()},
+                        stream());
   }
 
   // The host copy of the owned particles brought up to date.
@@ -326,6 +331,7 @@ class CudaBackend final : public StepBackend {
   DeviceBuffer<double> drag_, noise_;  // Langevin γ1, γ2 per type
   LangevinView langevin_;              // inactive unless the thermostat is Langevin
   PairRule rule_;
+  PairImages images_;
   double dt_, mass_, half_skin_;
   bool full_shell_;
   bool local_rebuild_;

@@ -22,9 +22,11 @@ void raise_device_errors(const DeviceFlags& h, const ErrorSources& at, cudaStrea
     const auto row = std::upper_bound(offsets.begin(), offsets.end(), k) - offsets.begin() - 1;
     const std::uint32_t i = static_cast<std::uint32_t>(row);
     const std::uint32_t j = read_one(at.list.neighbors() + k, stream);
-    const Vec3 d = pair_displacement(read_one(p.x.data() + i, stream),
-                                     read_one(p.x.data() + j, stream), at.box.length,
-                                     at.box.half_length);
+    const Vec3 xi = read_one(p.x.data() + i, stream), xj = read_one(p.x.data() + j, stream);
+    const Vec3 d = at.images == PairImages::Explicit
+                       ? image_displacement(xi, xj, read_one(p.shift.data() + i, stream),
+                                            read_one(p.shift.data() + j, stream), at.box.length)
+                       : pair_displacement(xi, xj, at.box.length, at.box.half_length);
     throw std::overflow_error(fmt::format(
         "force or energy overflow between particles {} and {} (r = {:.6g}): particles "
         "overlap or the time step is too large",

@@ -20,6 +20,7 @@ struct ErrorSources {
   const DeviceNeighborList& list;
   const std::uint32_t* export_index;  // DeviceHalo::export_index
   Box box;
+  PairImages images;
   int rank;
 };
 

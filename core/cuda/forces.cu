@@ -27,8 +27,9 @@ constexpr int kThreads = 128;
 constexpr int kRowLanes = 4;  // threads per row: entries k, k + 4, ... (coalesced, 4x the threads)
 
 // kTyped: several species, each pair's constants from the table by the two types; else the one
-// pair of ForceArgs::lj (no type loads).
-template <bool kEnergy, bool kOwnedShares, bool kTyped>
+// pair of ForceArgs::lj (no type loads). kExplicit: small boxes, the displacement from the
+// images' shifts (core/lj.hpp's image_displacement), else the minimum image (no shift loads).
+template <bool kEnergy, bool kOwnedShares, bool kTyped, bool kExplicit>
 __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   const std::uint64_t i = t / kRowLanes;
@@ -39,13 +40,15 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
     const std::uint64_t begin = a.offsets[i] + lane, end = a.offsets[i + 1];
     if (begin < end) {
       const Vec3 xi = a.x[i];
+      const Int3 si = kExplicit ? a.shift[i] : Int3{0, 0, 0};
       const LJParams* row = kTyped ? a.table.params + a.type[i] * a.table.types : &a.lj;
       // Wrapping unsigned sums of this lane's share of the row: the same bits as the signed
       // sums, which the bound keeps in range (a share has at most max_terms terms too).
       unsigned long long fx = 0, fy = 0, fz = 0;
       for (std::uint64_t k = begin; k < end; k += kRowLanes) {
         const std::uint32_t j = a.neighbors[k];
-        const Vec3 d = pair_displacement(xi, a.x[j], a.length, a.half_length);
+        const Vec3 d = kExplicit ? image_displacement(xi, a.x[j], si, a.shift[j], a.length)
+                                 : pair_displacement(xi, a.x[j], a.length, a.half_length);
         const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
         const LJParams& lj = kTyped ? row[a.type[j]] : *row;
         if (r2 >= lj.cutoff_sq) continue;
@@ -65,8 +68,10 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
           const std::int64_t e = lj_energy_fixed(pf.terms, overflow);
           const std::int64_t w = lj_virial_fixed(pf.terms, r2, overflow);
           const bool shared = kOwnedShares && j >= a.n_owned;
-          add_pair_energy(energy, virial, e, w, shared, shared ? a.id[i] : 0,
-                          shared ? a.id[j] : 0);
+          const bool i_lower =
+              shared && takes_lower_share(a.id[i], a.id[j], si,
+                                          kExplicit ? a.shift[j] : Int3{0, 0, 0});
+          add_pair_energy(energy, virial, e, w, shared, i_lower);
         }
         if (overflow) atomic_min_index(&a.flags->pair_overflow, k);
       }
@@ -87,6 +92,17 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
   }
 }
 
+template <bool kTyped, bool kExplicit>
+void launch_variant(const ForceArgs& a, unsigned blocks, bool with_energy, bool owned_shares_only,
+                    cudaStream_t stream) {
+  if (with_energy && owned_shares_only)
+    lj_force_kernel<true, true, kTyped, kExplicit><<<blocks, kThreads, 0, stream>>>(a);
+  else if (with_energy)
+    lj_force_kernel<true, false, kTyped, kExplicit><<<blocks, kThreads, 0, stream>>>(a);
+  else
+    lj_force_kernel<false, false, kTyped, kExplicit><<<blocks, kThreads, 0, stream>>>(a);
+}
+
 }  // namespace
 
 void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_only,
@@ -94,21 +110,15 @@ void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_on
   if (a.n == 0) return;
   const unsigned blocks =
       static_cast<unsigned>((std::uint64_t{a.n} * kRowLanes + kThreads - 1) / kThreads);
-  if (a.table.types > 1) {
-    if (with_energy && owned_shares_only)
-      lj_force_kernel<true, true, true><<<blocks, kThreads, 0, stream>>>(a);
-    else if (with_energy)
-      lj_force_kernel<true, false, true><<<blocks, kThreads, 0, stream>>>(a);
-    else
-      lj_force_kernel<false, false, true><<<blocks, kThreads, 0, stream>>>(a);
-  } else {
-    if (with_energy && owned_shares_only)
-      lj_force_kernel<true, true, false><<<blocks, kThreads, 0, stream>>>(a);
-    else if (with_energy)
-      lj_force_kernel<true, false, false><<<blocks, kThreads, 0, stream>>>(a);
-    else
-      lj_force_kernel<false, false, false><<<blocks, kThreads, 0, stream>>>(a);
-  }
+  const bool typed = a.table.types > 1, explicit_images = a.images == PairImages::Explicit;
+  if (typed && explicit_images)
+    launch_variant<true, true>(a, blocks, with_energy, owned_shares_only, stream);
+  else if (typed)
+    launch_variant<true, false>(a, blocks, with_energy, owned_shares_only, stream);
+  else if (explicit_images)
+    launch_variant<false, true>(a, blocks, with_energy, owned_shares_only, stream);
+  else
+    launch_variant<false, false>(a, blocks, with_energy, owned_shares_only, stream);
   kernels::cuda::check(cudaGetLastError(), "lj_force_kernel launch");
 }
 

@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateAr
     const Vec3& L = a.box.length;
     if (!(inside(x.x, L.x) && inside(x.y, L.y) && inside(x.z, L.z)))
       atomic_min_index(&a.flags->bad_position, i);
-    moved = moved_beyond_limit(x, a.x_build[i], a.box, a.moved_sq);
+    moved = moved_beyond_limit(x, a.x_build[i], a.box, a.moved_sq, a.images);
   }
   // One atomic per warp that saw a mover (a max-reduction of 0/1 flags).
   if (__any_sync(kFullMask, moved) && (threadIdx.x & 31u) == 0) atomicOr(&a.flags->moved, 1ull);

@@ -59,6 +59,7 @@ struct IntegrateArgs {
   const double* dtf_of;   // several species: dt / 2m per type (then dtf is not used); else null
   double moved_sq;        // (skin/2)²
   Box box;
+  PairImages images;        // Explicit: a wrap counts as a move (moved_beyond_limit)
   const std::uint64_t* id;  // Langevin: the counter's particle id
   LangevinView langevin;    // inactive (drag null): plain velocity Verlet
   std::uint64_t step;       // Langevin counter of this kick
@@ -135,6 +136,7 @@ void launch_max_terms(const std::uint32_t* terms, std::uint32_t n, DeviceFlags* 
 // ---- forces.cu ---------------------------------------------------------------------------------
 struct ForceArgs {
   const Vec3* x;
+  const Int3* shift;  // image shifts (read with PairImages::Explicit only)
   const std::uint64_t* id;
   const std::uint32_t* type;
   const std::uint64_t* offsets;  // n + 1
@@ -142,6 +144,7 @@ struct ForceArgs {
   Fix3* f;  // zeroed by the caller
   std::uint32_t n, n_owned;
   Vec3 length, half_length;
+  PairImages images;  // minimum image, or the shifts of the listed images (small boxes)
   LJParams lj;       // one species: its pair (table not used)
   PairTable table;   // several species (table.types > 1): by the pair's types, device memory
   double limit_sq;  // pair_term_limit_sq(max_terms)

@@ -186,6 +186,50 @@ inline BruteForce brute_force_lj(const std::vector<Vec3>& x, Vec3 L, const LJSpe
   return brute_force_lj(x, L, std::vector<int>(x.size(), 0), [&](int, int) { return s; });
 }
 
+// O(N²·images) Lennard-Jones over every pair of periodic images, for boxes of any size (shorter
+// than 2·r_c or even than r_c): pair (i, j + S·L) for i < j and every shift S, and (i, i + S·L)
+// for the S that are lexicographically positive (each image pair of a particle with itself
+// once). Long double, written from ε, σ, r_c alone; no minimum image anywhere.
+inline BruteForce brute_force_lj_all_images(const std::vector<Vec3>& x, Vec3 L, const LJSpec& s) {
+  const std::size_t n = x.size();
+  BruteForce out;
+  out.force.assign(n, {0, 0, 0});
+  const LD rc = s.cutoff, eps = s.epsilon, sig = s.sigma;
+  auto u = [&](LD r) {
+    const LD sr6 = std::pow(sig / r, LD(6));
+    return 4 * eps * (sr6 * sr6 - sr6);
+  };
+  // Wrapped coordinates differ by less than L, so |S_a| <= ceil(r_c / L_a) + 1 covers every image.
+  const int nx = static_cast<int>(std::ceil(s.cutoff / L.x)) + 1;
+  const int ny = static_cast<int>(std::ceil(s.cutoff / L.y)) + 1;
+  const int nz = static_cast<int>(std::ceil(s.cutoff / L.z)) + 1;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i; j < n; ++j)
+      for (int sx = -nx; sx <= nx; ++sx)
+        for (int sy = -ny; sy <= ny; ++sy)
+          for (int sz = -nz; sz <= nz; ++sz) {
+            if (i == j) {  // own images: S lexicographically positive only
+              const bool positive = sx > 0 || (sx == 0 && (sy > 0 || (sy == 0 && sz > 0)));
+              if (!positive) continue;
+            }
+            const LD dx = LD(x[i].x) - LD(x[j].x) - sx * LD(L.x);
+            const LD dy = LD(x[i].y) - LD(x[j].y) - sy * LD(L.y);
+            const LD dz = LD(x[i].z) - LD(x[j].z) - sz * LD(L.z);
+            const LD r = std::sqrt(dx * dx + dy * dy + dz * dz);
+            if (std::fabs(r - rc) < 1e-9L) ++out.near_cutoff;
+            if (r >= rc) continue;
+            const LD sr6 = std::pow(sig / r, LD(6));
+            const LD minus_dudr = 24 * eps * (2 * sr6 * sr6 - sr6) / r;
+            const LD f_over_r = minus_dudr / r;
+            out.force[i][0] += f_over_r * dx, out.force[i][1] += f_over_r * dy, out.force[i][2] += f_over_r * dz;
+            out.force[j][0] -= f_over_r * dx, out.force[j][1] -= f_over_r * dy, out.force[j][2] -= f_over_r * dz;
+            out.energy += u(r) - (s.shift ? u(rc) : LD(0));
+            out.virial += minus_dudr * r;
+            ++out.pairs;
+          }
+  return out;
+}
+
 // Unordered pairs (id_lo, id_hi) of ids 1..n within distance `r` (minimum image), with for
 // each whether the pair is "direct": its minimum image needs no periodic shift.
 struct BrutePair {

@@ -15,6 +15,9 @@
 //                  likewise the state hash (positions, velocities) after the lattice setup().
 //  ThinBoxes       R larger than the rank box along z (grid 1×1×P, and 1×2×4 with r_c 4 on 8
 //                  ranks): the state hash and thermo bits after a short run equal the one-rank run.
+//  SmallBoxes      a box shorter than 2·(r_c + skin) on every axis (r_c + skin along x): forces,
+//                  energy, virial and pair count vs the all-images brute force, bits equal across
+//                  methods; a 200-step melt in a box shorter than r_c equals the one-rank run.
 //  ImportVolume    mean received ghosts (imports() of the first rebuild) within 10% of
 //                  analytic_import() = ρ·V (DESIGN.md §4) on 32000 uniformly random particles
 //                  (a stationary point process: expected count in a region is exactly ρ·V).
@@ -301,6 +304,96 @@ TEST(MpiDecomposition, ImportCutoffLargerThanBoxMatchesOneRank) {
         EXPECT_TRUE(got.thermo[k] == ref.thermo[k]) << "thermo sample " << k;
       EXPECT_GT(got.rebuilds, 1) << "the run should migrate particles";
     }
+  }
+}
+
+// ---- SmallBoxes ------------------------------------------------------------------------------
+
+// A box shorter than 2·(r_c + skin) = 5.6 along every axis and exactly r_c + skin = 2.8 along x:
+// each particle meets several images of others and its own images. Every method on P ranks vs the
+// all-images brute force (test_support.hpp; no minimum image): per-id forces to 1e-9, energy and
+// virial to 1e-9 relative, the pair count (each image pair once; full shell: at least that), and
+// the forces and thermo bitwise equal to half shell's.
+TEST(MpiDecomposition, SmallBoxMatchesAllImagesBruteForce) {
+  Communicator comm(MPI_COMM_WORLD);
+  const Vec3 L{2.8, 3.3, 4.1};
+  const std::vector<Vec3> x = test::random_positions(30, L, 0.85, 4242);
+  const std::size_t n = x.size();
+  const test::BruteForce bf = test::brute_force_lj_all_images(x, L, test::LJSpec{});
+  ASSERT_EQ(bf.near_cutoff, 0) << "a pair at the cutoff: ambiguous";
+  ASSERT_GT(bf.pairs, static_cast<long long>(20 * n)) << "expected many image pairs";
+  const auto particles = test::make_particles(x);
+  auto forces_by_id = [&](const Simulation& sim) {
+    std::vector<ForceRecord> mine;
+    const ParticleStore& p = sim.particles();
+    for (std::size_t i = 0; i < p.n_owned; ++i) mine.push_back({p.id[i], p.f[i]});
+    std::vector<ForceRecord> all = test::all_gather_vector(comm.get(), mine);
+    std::sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.id < b.id; });
+    return all;
+  };
+  std::vector<ForceRecord> reference;
+  ThermoBits reference_thermo{};
+  for (Method m : kMethods) {
+    Simulation sim(comm, config_for(L, m));
+    SCOPED_TRACE(std::string(method_name(m)) + " grid " + sim.grid().to_string());
+    sim.setup(particles);
+    const std::vector<ForceRecord> f = forces_by_id(sim);
+    ASSERT_EQ(f.size(), n);
+    double worst = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      ASSERT_EQ(f[k].id, k + 1);
+      const double got[3] = {fixed::to_double(f[k].f.x), fixed::to_double(f[k].f.y),
+                             fixed::to_double(f[k].f.z)};
+      for (int a = 0; a < 3; ++a)
+        worst = std::max(worst, std::fabs(got[a] - static_cast<double>(bf.force[k][a])));
+    }
+    EXPECT_LT(worst, 1e-9) << "largest force error against the all-images brute force";
+    if (reference.empty()) {  // half shell comes first
+      reference = f;
+      reference_thermo = thermo_bits(sim.thermo());
+    }
+    EXPECT_TRUE(thermo_bits(sim.thermo()) == reference_thermo) << "thermo bits differ from half shell";
+    bool same_bits = true;
+    for (std::size_t k = 0; k < n; ++k)
+      same_bits = same_bits && f[k].f.x == reference[k].f.x && f[k].f.y == reference[k].f.y &&
+                  f[k].f.z == reference[k].f.z;
+    EXPECT_TRUE(same_bits) << "forces differ in bits from half shell";
+    const ThermoSample s = sim.thermo();
+    const double energy = s.pe * static_cast<double>(n);
+    EXPECT_NEAR(energy, static_cast<double>(bf.energy), 1e-9 * std::fabs(static_cast<double>(bf.energy)));
+    const double press = static_cast<double>(bf.virial / (3 * test::LD(L.x) * L.y * L.z));
+    EXPECT_NEAR(s.press, press, 1e-9 * std::fabs(press));
+    const long long pairs = comm.sum(sim.local_pairs());
+    if (m == Method::FullShell)
+      EXPECT_GE(pairs, bf.pairs);
+    else
+      EXPECT_EQ(pairs, bf.pairs);
+  }
+}
+
+// A 200-step melt from 1×2×3 fcc cells (24 atoms, box 1.68 × 3.36 × 5.04: shorter than r_c along
+// x): state hash and thermo bits equal one rank's for every method, with rebuilds on boundary
+// crossings.
+TEST(MpiDecomposition, SmallBoxRunMatchesOneRank) {
+  Communicator comm(MPI_COMM_WORLD);
+  SimulationConfig cfg;
+  cfg.system.cells = {1, 2, 3};
+  cfg.run.steps = 200;
+  cfg.output.thermo_every = 40;
+  SimulationConfig one_cfg = cfg;
+  one_cfg.decomposition.grid = {1, 1, 1};
+  const RunResult ref =
+      on_rank0_alone<RunResult>([&](const Communicator& one) { return run_melt(one, one_cfg); });
+  ASSERT_GE(ref.samples, 5);
+  for (Method m : kMethods) {
+    cfg.decomposition.method = m;
+    const RunResult got = run_melt(comm, cfg);
+    SCOPED_TRACE(std::string(method_name(m)));
+    EXPECT_EQ(got.hash, ref.hash);
+    EXPECT_EQ(got.samples, ref.samples);
+    for (int k = 0; k < std::min(got.samples, ref.samples); ++k)
+      EXPECT_TRUE(got.thermo[k] == ref.thermo[k]) << "thermo sample " << k;
+    EXPECT_EQ(got.rebuilds, ref.rebuilds);
   }
 }
 

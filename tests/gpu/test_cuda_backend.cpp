@@ -186,6 +186,37 @@ TEST(CudaBackend, HashEqualsHostTwoSpecies) {
   }
 }
 
+// A box shorter than 2·(r_c + skin) on every axis and than r_c along x (1×2×3 fcc cells): ghosts
+// are several images of one particle, pair displacements come from the image shifts, the
+// full-shell energy shares of a particle's pair with its own image, and wraps trigger rebuilds.
+// Every method; the Kob–Andersen table on half shell (the typed kernel).
+TEST(CudaBackend, HashEqualsHostSmallBox) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  for (Method m : kAllMethods)
+    for (bool two_species : {false, true}) {
+      if (two_species && m != Method::HalfShell) continue;
+      SCOPED_TRACE(std::string(method_name(m)) + (two_species ? " two species" : ""));
+      SimulationConfig cfg = melt(1, 100, 5);
+      cfg.system.cells = {1, 2, 3};
+      if (two_species) {
+        cfg.system.density = 1.2;
+        cfg.system.type_fractions = {0.75, 0.25};
+        cfg.system.mass = {1.0, 2.0};
+        cfg.potential.mixing = Mixing::None;
+        cfg.potential.pairs = {{{1, 1}, 1.0, 1.0, 2.5}, {{1, 2}, 1.5, 0.8, 2.0},
+                               {{2, 2}, 0.5, 0.88, 2.2}};
+      }
+      cfg.decomposition.method = m;
+      const RunResult host = run(comm, cfg, Backend::Host);
+      EXPECT_GT(host.rebuilds, 5);
+      expect_same_run(host, run(comm, cfg, Backend::Cuda));
+      cfg.cuda.local_rebuild = false;
+      if (comm.size() == 1) expect_same_run(host, run(comm, cfg, Backend::Cuda));
+    }
+}
+
 // The thermostats on the device: Langevin (Philox in the kick kernels, work summed in fixed point)
 // on the two-species mixture, and a Nosé–Hoover chain (velocity scaling kernel).
 TEST(CudaBackend, HashEqualsHostThermostats) {

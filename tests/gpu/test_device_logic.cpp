@@ -7,11 +7,13 @@
 //   GhostImages.SameAsExportSelector   ghosts.cu's count → exclusive scan → fill around
 //       visit_exports (single-rank ghosts) yields the entries of ExportSelector::select for a
 //       1×1×1 grid, in the same order, every method, including particles placed exactly at and
-//       around the image-shift thresholds; and both equal the brute-force oracle over all 26
-//       shifts (no pruning by image_shifts)
+//       around the image-shift thresholds; and both equal the brute-force oracle over all
+//       shifts up to ±3 (no pruning by image_range), in a box at least 2R long and in one
+//       shorter than 2R (and than R along x)
 //   NeighborRuns.SameListAsHost        count per (row, run) element → segmented exclusive scan
 //       (heads at run 0) → row offsets → fill, as neighbors.cu does, gives the host
-//       NeighborList's entries and max_terms, every method, on one rank
+//       NeighborList's entries and max_terms, every method, on one rank, in a normal and a
+//       small box
 //   EnergyShare.PartsAddUpToTheWhole   add_pair_energy (forces.cu and the host force loop):
 //       the two full-shell ranks' parts of a pair add up to its energy and virial exactly
 // What they cannot check (the CUDA specifics: atomics, launch bounds, memory) is for
@@ -39,15 +41,25 @@ namespace {
 
 using Entry = std::tuple<std::uint32_t, int, int, int, int>;  // particle, S, kind
 
-TEST(GhostImages, SameAsExportSelector) {
-  const Vec3 L{7.0, 8.5, 11.3};
+void check_ghost_images(Vec3 L) {
   const double R = 2.8;
-  std::vector<Vec3> x = test::random_positions(600, L, 0.5, 99);
-  // Thresholds of image_shifts: x = R, x = L − R, and their neighbourhoods, and the box faces.
-  for (double d : {-1e-9, -1e-12, 0.0, 1e-12, 1e-9}) {
-    x.push_back({R + d * L.x, L.y - R + d * L.y, 0.0});
-    x.push_back({L.x - R + d * L.x, R + d * L.y, std::nextafter(L.z, 0.0)});
-  }
+  const std::size_t n = static_cast<std::size_t>(0.8 * L.x * L.y * L.z);
+  std::vector<Vec3> x = test::random_positions(n, L, 0.5, 99);
+  // Thresholds of image_range, x = k·L − R and x = R − (k−1)·L (k >= 1) where they lie in the
+  // box, their neighbourhoods, and the box faces.
+  auto thresholds = [&](double len) {
+    std::vector<double> t;
+    for (int k = 1; k <= 3; ++k)
+      for (double c : {k * len - R, R - (k - 1) * len})
+        if (c >= 0.0 && c < len) t.push_back(c);
+    return t;
+  };
+  for (double tx : thresholds(L.x))
+    for (double ty : thresholds(L.y))
+      for (double d : {-1e-9, -1e-12, 0.0, 1e-12, 1e-9}) {
+        x.push_back({tx + d * L.x, ty + d * L.y, 0.0});
+        x.push_back({tx + d * L.x, ty - d * L.y, std::nextafter(L.z, 0.0)});
+      }
   const Box box = Box::make(L);
   const RankGrid grid({1, 1, 1}, box);
   for (Method m : kAllMethods) {
@@ -81,13 +93,14 @@ TEST(GhostImages, SameAsExportSelector) {
     }
     ASSERT_FALSE(want.empty());
     EXPECT_TRUE(got == want) << got.size() << " entries vs the host's " << want.size();
-    // Oracle: every shift but 0, no pruning by image_shifts, classified by the import region.
+    // Oracle: every shift but 0 up to ±3 (farther images are beyond R), no pruning by
+    // image_range, classified by the import region.
     std::vector<Entry> brute;
     const ImportRegion region = selector.region({0, 0, 0});
     for (std::uint32_t i = 0; i < x.size(); ++i)
-      for (int sx = -1; sx <= 1; ++sx)
-        for (int sy = -1; sy <= 1; ++sy)
-          for (int sz = -1; sz <= 1; ++sz) {
+      for (int sx = -3; sx <= 3; ++sx)
+        for (int sy = -3; sy <= 3; ++sy)
+          for (int sz = -3; sz <= 3; ++sz) {
             const Int3 S{sx, sy, sz};
             if (S == Int3{0, 0, 0}) continue;
             const Vec3 q{x[i].x + sx * L.x, x[i].y + sy * L.y, x[i].z + sz * L.z};
@@ -98,15 +111,28 @@ TEST(GhostImages, SameAsExportSelector) {
   }
 }
 
+// One box at least 2R long, one shorter than 2R on every axis (and than R along x: two images
+// each way there).
+TEST(GhostImages, SameAsExportSelector) {
+  for (const Vec3 L : {Vec3{7.0, 8.5, 11.3}, Vec3{1.9, 3.1, 4.7}}) {
+    SCOPED_TRACE("box " + std::to_string(L.x) + " x " + std::to_string(L.y) + " x " +
+                 std::to_string(L.z));
+    check_ghost_images(L);
+  }
+}
+
 TEST(NeighborRuns, SameListAsHost) {
   Communicator comm(MPI_COMM_WORLD);
   if (comm.size() != 1) GTEST_SKIP() << "one-rank test";
-  Vec3 L{};
-  const std::vector<Vec3> x = test::perturbed_fcc({6, 7, 8}, 0.8442, 0.25, 11, L);
-  const double R = 2.8;
-  const Box box = Box::make(L);
+  // 6×7×8 fcc cells, and 1×2×3 (a box shorter than 2R everywhere, than R along x).
+  for (const std::array<int, 3> fcc_cells : {std::array<int, 3>{6, 7, 8}, std::array<int, 3>{1, 2, 3}})
   for (Method m : kAllMethods) {
-    SCOPED_TRACE(std::string(method_name(m)));
+    Vec3 L{};
+    const std::vector<Vec3> x = test::perturbed_fcc(fcc_cells, 0.8442, 0.25, 11, L);
+    const double R = 2.8;
+    const Box box = Box::make(L);
+    SCOPED_TRACE(std::string(method_name(m)) + " fcc cells " + std::to_string(fcc_cells[0]) +
+                 "x" + std::to_string(fcc_cells[1]) + "x" + std::to_string(fcc_cells[2]));
     const RankGrid grid({1, 1, 1}, box);
     HaloExchange halo(comm, grid, box, m, R);
     ParticleStore p;
@@ -207,16 +233,22 @@ TEST(EnergyShare, PartsAddUpToTheWhole) {
     for (std::int64_t w : values) {
       // Full shell, pair (ids 5, 9) with a ghost on each of its two ranks.
       fixed::Wide e5 = 0, w5 = 0, e9 = 0, w9 = 0;
-      add_pair_energy(e5, w5, e, w, true, 5, 9);
-      add_pair_energy(e9, w9, e, w, true, 9, 5);
+      add_pair_energy(e5, w5, e, w, true, takes_lower_share(5, 9, {0, 0, 0}, {1, 0, 0}));
+      add_pair_energy(e9, w9, e, w, true, takes_lower_share(9, 5, {0, 0, 0}, {-1, 0, 0}));
       EXPECT_EQ(e5 + e9, fixed::Wide{e});
       EXPECT_EQ(w5 + w9, fixed::Wide{w});
       EXPECT_EQ(e5, fixed::Wide{fixed::lower_share(e)});  // the lower id takes lower_share
       // Not shared: the whole pair, whatever the ids.
       fixed::Wide ea = 0, wa = 0;
-      add_pair_energy(ea, wa, e, w, false, 9, 5);
+      add_pair_energy(ea, wa, e, w, false, false);
       EXPECT_EQ(ea, fixed::Wide{e});
       EXPECT_EQ(wa, fixed::Wide{w});
+      // Small boxes: particle 5 with its own images at +S and −S, both listed, equal ids.
+      fixed::Wide ep = 0, wp = 0, em = 0, wm = 0;
+      add_pair_energy(ep, wp, e, w, true, takes_lower_share(5, 5, {0, 0, 0}, {0, 1, -1}));
+      add_pair_energy(em, wm, e, w, true, takes_lower_share(5, 5, {0, 0, 0}, {0, -1, 1}));
+      EXPECT_EQ(ep + em, fixed::Wide{e});
+      EXPECT_EQ(wp + wm, fixed::Wide{w});
     }
 }
 

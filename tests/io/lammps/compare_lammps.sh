@@ -6,16 +6,19 @@
 # the same state hash as on 1 rank.
 #
 # Usage: compare_lammps.sh --scanmd EXE [--mpiexec "mpiexec -n"] [--mpi-flags "--oversubscribe"]
-#                          [--shifted] [--expect-mismatch] [--set section.key=value]...
+#                          [--shifted | --small] [--expect-mismatch] [--set section.key=value]...
 #   --shifted          the box is [-L/2, L/2) and LAMMPS runs 200 steps before write_data, so
 #                      the file has a non-zero lo, wrapped positions and non-zero image flags
+#   --small            1×2×3 cells (24 atoms, box 1.68 × 3.36 × 5.04): shorter than
+#                      2·(cutoff + skin) = 5.6 along every axis and than the cutoff along x,
+#                      so each atom interacts with several images of others and its own
 #   --set              passed on to scanmd only (e.g. potential.cutoff=2.4 to break the match)
 #   --expect-mismatch  succeed only if the thermo comparison FAILS (checks that it can fail);
 #                      the 2-rank run is then skipped
 # LAMMPS: $SCANMD_LMP, else `lmp` on PATH. Missing LAMMPS is a failure, not a skip.
 set -euo pipefail
 
-scanmd="" mpiexec="" mpi_flags="" expect_mismatch=0 shifted=0
+scanmd="" mpiexec="" mpi_flags="" expect_mismatch=0 shifted=0 small=0
 sets=()
 while (($#)); do
   case "$1" in
@@ -24,6 +27,7 @@ while (($#)); do
     --mpi-flags) mpi_flags="$2"; shift 2 ;;
     --expect-mismatch) expect_mismatch=1; shift ;;
     --shifted) shifted=1; shift ;;
+    --small) small=1; shift ;;
     --set) sets+=(--set "$2"); shift 2 ;;
     *) echo "compare_lammps.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -45,6 +49,8 @@ cd "$work"
 # 1. The starting configuration, written by LAMMPS (Pair Coeffs included: the reader skips it).
 if ((shifted)); then
   region="-5 5 -5 5 -5 5" prerun="fix 1 all nve"$'\n'"run 200"
+elif ((small)); then
+  region="0 1 0 2 0 3" prerun=""
 else
   region="0 10 0 10 0 10" prerun=""
 fi
@@ -189,6 +195,8 @@ if [[ -n "$mpiexec" ]]; then
 fi
 if ((shifted)); then
   echo "ok: scanmd matches LAMMPS (4000 atoms, 300 steps, box [-L/2, L/2), melted start)"
+elif ((small)); then
+  echo "ok: scanmd matches LAMMPS (24 atoms in a 1.68 x 3.36 x 5.04 box, 300 steps)"
 else
   echo "ok: scanmd matches LAMMPS (4000 atoms, 300 steps)"
 fi
