@@ -81,8 +81,7 @@ SCANMD_HD inline Vec3 pair_displacement(Vec3 a, Vec3 b, Vec3 length, Vec3 half_l
 }
 
 // The displacement of the images x_a + S_a·L and x_b + S_b·L (PairImages::Explicit).
-SCANMD_HD inline Vec3 image_displacement(Vec3 a, Vec3 b, Int3 shift_a, Int3 shift_b,
-                                         Vec3 length) {
+SCANMD_HD inline Vec3 image_displacement(Vec3 a, Vec3 b, Int3 shift_a, Int3 shift_b, Vec3 length) {
   return {(a.x - b.x) - (shift_b.x - shift_a.x) * length.x,
           (a.y - b.y) - (shift_b.y - shift_a.y) * length.y,
           (a.z - b.z) - (shift_b.z - shift_a.z) * length.z};

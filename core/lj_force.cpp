@@ -62,8 +62,8 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const PairTab
         const std::int64_t e = lj_energy_fixed(t, overflow);
         const std::int64_t w = lj_virial_fixed(t, r2, overflow);
         const bool shared = OwnedSharesOnly && j >= n_owned;
-        const bool i_lower = shared && takes_lower_share(p.id[i], p.id[j], si,
-                                                         Explicit ? shift[j] : Int3{0, 0, 0});
+        const bool i_lower =
+            shared && takes_lower_share(p.id[i], p.id[j], si, Explicit ? shift[j] : Int3{0, 0, 0});
         add_pair_energy(energy, virial, e, w, shared, i_lower);
       }
       if (overflow) {

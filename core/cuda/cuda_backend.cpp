@@ -63,9 +63,9 @@ class CudaBackend final : public StepBackend {
         full_shell_(s.config.decomposition.method == Method::FullShell),
         local_rebuild_(resolve_local_rebuild(s.config.cuda.local_rebuild, s.comm)),
         domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()),
-        geometry_(ExportSelector(s.grid, s.box, s.config.decomposition.method,
-                                 s.config.import_cutoff())
-                      .geometry()),
+        geometry_(
+            ExportSelector(s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff())
+                .geometry()),
         cells_(domain_.cell_grid(), s.box.length),
         list_(resolve_fill(s.config.cuda.fill)),
         halo_(s.comm, s.config.decomposition.method, mpi_cuda_aware()),

@@ -68,9 +68,8 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
           const std::int64_t e = lj_energy_fixed(pf.terms, overflow);
           const std::int64_t w = lj_virial_fixed(pf.terms, r2, overflow);
           const bool shared = kOwnedShares && j >= a.n_owned;
-          const bool i_lower =
-              shared && takes_lower_share(a.id[i], a.id[j], si,
-                                          kExplicit ? a.shift[j] : Int3{0, 0, 0});
+          const bool i_lower = shared && takes_lower_share(a.id[i], a.id[j], si,
+                                                           kExplicit ? a.shift[j] : Int3{0, 0, 0});
           add_pair_energy(energy, virial, e, w, shared, i_lower);
         }
         if (overflow) atomic_min_index(&a.flags->pair_overflow, k);

@@ -221,8 +221,10 @@ inline BruteForce brute_force_lj_all_images(const std::vector<Vec3>& x, Vec3 L, 
             const LD sr6 = std::pow(sig / r, LD(6));
             const LD minus_dudr = 24 * eps * (2 * sr6 * sr6 - sr6) / r;
             const LD f_over_r = minus_dudr / r;
-            out.force[i][0] += f_over_r * dx, out.force[i][1] += f_over_r * dy, out.force[i][2] += f_over_r * dz;
-            out.force[j][0] -= f_over_r * dx, out.force[j][1] -= f_over_r * dy, out.force[j][2] -= f_over_r * dz;
+            out.force[i][0] += f_over_r * dx, out.force[i][1] += f_over_r * dy,
+                out.force[i][2] += f_over_r * dz;
+            out.force[j][0] -= f_over_r * dx, out.force[j][1] -= f_over_r * dy,
+                out.force[j][2] -= f_over_r * dz;
             out.energy += u(r) - (s.shift ? u(rc) : LD(0));
             out.virial += minus_dudr * r;
             ++out.pairs;

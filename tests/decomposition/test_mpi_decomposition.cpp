@@ -352,7 +352,8 @@ TEST(MpiDecomposition, SmallBoxMatchesAllImagesBruteForce) {
       reference = f;
       reference_thermo = thermo_bits(sim.thermo());
     }
-    EXPECT_TRUE(thermo_bits(sim.thermo()) == reference_thermo) << "thermo bits differ from half shell";
+    EXPECT_TRUE(thermo_bits(sim.thermo()) == reference_thermo)
+        << "thermo bits differ from half shell";
     bool same_bits = true;
     for (std::size_t k = 0; k < n; ++k)
       same_bits = same_bits && f[k].f.x == reference[k].f.x && f[k].f.y == reference[k].f.y &&
@@ -360,7 +361,8 @@ TEST(MpiDecomposition, SmallBoxMatchesAllImagesBruteForce) {
     EXPECT_TRUE(same_bits) << "forces differ in bits from half shell";
     const ThermoSample s = sim.thermo();
     const double energy = s.pe * static_cast<double>(n);
-    EXPECT_NEAR(energy, static_cast<double>(bf.energy), 1e-9 * std::fabs(static_cast<double>(bf.energy)));
+    EXPECT_NEAR(energy, static_cast<double>(bf.energy),
+                1e-9 * std::fabs(static_cast<double>(bf.energy)));
     const double press = static_cast<double>(bf.virial / (3 * test::LD(L.x) * L.y * L.z));
     EXPECT_NEAR(s.press, press, 1e-9 * std::fabs(press));
     const long long pairs = comm.sum(sim.local_pairs());

@@ -205,8 +205,8 @@ TEST(CudaBackend, HashEqualsHostSmallBox) {
         cfg.system.type_fractions = {0.75, 0.25};
         cfg.system.mass = {1.0, 2.0};
         cfg.potential.mixing = Mixing::None;
-        cfg.potential.pairs = {{{1, 1}, 1.0, 1.0, 2.5}, {{1, 2}, 1.5, 0.8, 2.0},
-                               {{2, 2}, 0.5, 0.88, 2.2}};
+        cfg.potential.pairs = {
+            {{1, 1}, 1.0, 1.0, 2.5}, {{1, 2}, 1.5, 0.8, 2.0}, {{2, 2}, 0.5, 0.88, 2.2}};
       }
       cfg.decomposition.method = m;
       const RunResult host = run(comm, cfg, Backend::Host);

@@ -125,105 +125,106 @@ TEST(NeighborRuns, SameListAsHost) {
   Communicator comm(MPI_COMM_WORLD);
   if (comm.size() != 1) GTEST_SKIP() << "one-rank test";
   // 6×7×8 fcc cells, and 1×2×3 (a box shorter than 2R everywhere, than R along x).
-  for (const std::array<int, 3> fcc_cells : {std::array<int, 3>{6, 7, 8}, std::array<int, 3>{1, 2, 3}})
-  for (Method m : kAllMethods) {
-    Vec3 L{};
-    const std::vector<Vec3> x = test::perturbed_fcc(fcc_cells, 0.8442, 0.25, 11, L);
-    const double R = 2.8;
-    const Box box = Box::make(L);
-    SCOPED_TRACE(std::string(method_name(m)) + " fcc cells " + std::to_string(fcc_cells[0]) +
-                 "x" + std::to_string(fcc_cells[1]) + "x" + std::to_string(fcc_cells[2]));
-    const RankGrid grid({1, 1, 1}, box);
-    HaloExchange halo(comm, grid, box, m, R);
-    ParticleStore p;
-    for (std::size_t i = 0; i < x.size(); ++i)
-      p.push_owned(i + 1, 0, x[i], {0, 0, 0}, {0, 0, 0}, {0, 0, 0});
-    halo.migrate(p);
-    halo.build(p);
-    kernels::Workspace ws;
-    CellList cells;
-    cells.build(ws, p, box, grid.lo({0, 0, 0}), grid.hi({0, 0, 0}), R, R);
-    const PairRule rule{m, {0, 0, 0}, grid.dims(), L};
-    NeighborList list;
-    list.build(ws, p, cells, rule, R);
+  for (const std::array<int, 3> fcc_cells :
+       {std::array<int, 3>{6, 7, 8}, std::array<int, 3>{1, 2, 3}})
+    for (Method m : kAllMethods) {
+      Vec3 L{};
+      const std::vector<Vec3> x = test::perturbed_fcc(fcc_cells, 0.8442, 0.25, 11, L);
+      const double R = 2.8;
+      const Box box = Box::make(L);
+      SCOPED_TRACE(std::string(method_name(m)) + " fcc cells " + std::to_string(fcc_cells[0]) +
+                   "x" + std::to_string(fcc_cells[1]) + "x" + std::to_string(fcc_cells[2]));
+      const RankGrid grid({1, 1, 1}, box);
+      HaloExchange halo(comm, grid, box, m, R);
+      ParticleStore p;
+      for (std::size_t i = 0; i < x.size(); ++i)
+        p.push_owned(i + 1, 0, x[i], {0, 0, 0}, {0, 0, 0}, {0, 0, 0});
+      halo.migrate(p);
+      halo.build(p);
+      kernels::Workspace ws;
+      CellList cells;
+      cells.build(ws, p, box, grid.lo({0, 0, 0}), grid.hi({0, 0, 0}), R, R);
+      const PairRule rule{m, {0, 0, 0}, grid.dims(), L};
+      NeighborList list;
+      list.build(ws, p, cells, rule, R);
 
-    // The device's inputs, made the way neighbors.cu makes them.
-    const std::size_t n = p.size();
-    std::vector<std::uint32_t> rank(n);
-    std::vector<Vec3> q_sorted(n);
-    std::vector<Int3> home_sorted(n), cell(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::uint32_t i = cells.order()[k];
-      rank[i] = static_cast<std::uint32_t>(k);
-      q_sorted[k] = cells.position(i);
-      home_sorted[k] = p.home[i];
-    }
-    for (std::size_t i = 0; i < n; ++i) cell[i] = cells.cell_of(i);
-    const bool general = m != Method::HalfShell && m != Method::FullShell;
-    const cuda_step::NeighborArgs a{p.x.data(),
-                                    p.id.data(),
-                                    p.home.data(),
-                                    cell.data(),
-                                    rank.data(),
-                                    q_sorted.data(),
-                                    home_sorted.data(),
-                                    cells.order().data(),
-                                    cells.offsets().data(),
-                                    cells.dims(),
-                                    static_cast<std::uint32_t>(n),
-                                    static_cast<std::uint32_t>(p.n_owned),
-                                    rule,
-                                    general,
-                                    R * R};
-    auto visit = [&](std::uint32_t i, int r, auto&& emit) {
-      return general ? cuda_step::visit_run<true>(a, i, r, emit)
-                     : cuda_step::visit_run<false>(a, i, r, emit);
-    };
-    // count → segmented exclusive scan → rows → exclusive scan → fill.
-    constexpr int kRuns = cuda_step::kRunsPerRow;
-    const std::size_t elements = n * kRuns;
-    std::vector<std::uint32_t> run_count(elements), run_offset(elements);
-    std::vector<std::uint8_t> heads(elements);
-    for (std::size_t e = 0; e < elements; ++e) {
-      run_count[e] = visit(static_cast<std::uint32_t>(e / kRuns), static_cast<int>(e % kRuns),
-                           [](std::uint32_t, std::uint32_t) {});
-      heads[e] = e % kRuns == 0;
-    }
-    kernels::segmented_exclusive_scan<std::uint32_t>(ws, heads, run_count, run_offset);
-    std::vector<std::uint64_t> row_len(n), row_offset(n + 1);
-    std::vector<std::uint32_t> terms(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t last = i * kRuns + kRuns - 1;
-      row_len[i] = std::uint64_t{run_offset[last]} + run_count[last];
-      terms[i] = static_cast<std::uint32_t>(row_len[i]);
-    }
-    row_offset[n] = kernels::exclusive_scan<std::uint64_t>(
-        ws, row_len, std::span<std::uint64_t>(row_offset.data(), n));
-    std::vector<std::uint32_t> nbr(row_offset[n], ~0u);
-    for (std::size_t e = 0; e < elements; ++e) {
-      const std::size_t i = e / kRuns;
-      std::uint32_t* out = nbr.data() + row_offset[i] + run_offset[e];
-      visit(static_cast<std::uint32_t>(i), static_cast<int>(e % kRuns),
-            [&](std::uint32_t c, std::uint32_t j) {
-              out[c] = j;
-              ++terms[j];
-            });
-    }
-    EXPECT_EQ(*std::max_element(terms.begin(), terms.end()), list.max_terms());
+      // The device's inputs, made the way neighbors.cu makes them.
+      const std::size_t n = p.size();
+      std::vector<std::uint32_t> rank(n);
+      std::vector<Vec3> q_sorted(n);
+      std::vector<Int3> home_sorted(n), cell(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::uint32_t i = cells.order()[k];
+        rank[i] = static_cast<std::uint32_t>(k);
+        q_sorted[k] = cells.position(i);
+        home_sorted[k] = p.home[i];
+      }
+      for (std::size_t i = 0; i < n; ++i) cell[i] = cells.cell_of(i);
+      const bool general = m != Method::HalfShell && m != Method::FullShell;
+      const cuda_step::NeighborArgs a{p.x.data(),
+                                      p.id.data(),
+                                      p.home.data(),
+                                      cell.data(),
+                                      rank.data(),
+                                      q_sorted.data(),
+                                      home_sorted.data(),
+                                      cells.order().data(),
+                                      cells.offsets().data(),
+                                      cells.dims(),
+                                      static_cast<std::uint32_t>(n),
+                                      static_cast<std::uint32_t>(p.n_owned),
+                                      rule,
+                                      general,
+                                      R * R};
+      auto visit = [&](std::uint32_t i, int r, auto&& emit) {
+        return general ? cuda_step::visit_run<true>(a, i, r, emit)
+                       : cuda_step::visit_run<false>(a, i, r, emit);
+      };
+      // count → segmented exclusive scan → rows → exclusive scan → fill.
+      constexpr int kRuns = cuda_step::kRunsPerRow;
+      const std::size_t elements = n * kRuns;
+      std::vector<std::uint32_t> run_count(elements), run_offset(elements);
+      std::vector<std::uint8_t> heads(elements);
+      for (std::size_t e = 0; e < elements; ++e) {
+        run_count[e] = visit(static_cast<std::uint32_t>(e / kRuns), static_cast<int>(e % kRuns),
+                             [](std::uint32_t, std::uint32_t) {});
+        heads[e] = e % kRuns == 0;
+      }
+      kernels::segmented_exclusive_scan<std::uint32_t>(ws, heads, run_count, run_offset);
+      std::vector<std::uint64_t> row_len(n), row_offset(n + 1);
+      std::vector<std::uint32_t> terms(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t last = i * kRuns + kRuns - 1;
+        row_len[i] = std::uint64_t{run_offset[last]} + run_count[last];
+        terms[i] = static_cast<std::uint32_t>(row_len[i]);
+      }
+      row_offset[n] = kernels::exclusive_scan<std::uint64_t>(
+          ws, row_len, std::span<std::uint64_t>(row_offset.data(), n));
+      std::vector<std::uint32_t> nbr(row_offset[n], ~0u);
+      for (std::size_t e = 0; e < elements; ++e) {
+        const std::size_t i = e / kRuns;
+        std::uint32_t* out = nbr.data() + row_offset[i] + run_offset[e];
+        visit(static_cast<std::uint32_t>(i), static_cast<int>(e % kRuns),
+              [&](std::uint32_t c, std::uint32_t j) {
+                out[c] = j;
+                ++terms[j];
+              });
+      }
+      EXPECT_EQ(*std::max_element(terms.begin(), terms.end()), list.max_terms());
 
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> want, got;
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::uint32_t k = list.offsets()[i]; k < list.offsets()[i + 1]; ++k)
-        want.emplace_back(static_cast<std::uint32_t>(i), list.neighbors()[k]);
-      for (std::uint64_t k = row_offset[i]; k < row_offset[i + 1]; ++k)
-        got.emplace_back(static_cast<std::uint32_t>(i), nbr[k]);
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> want, got;
+      for (std::size_t i = 0; i < n; ++i) {
+        for (std::uint32_t k = list.offsets()[i]; k < list.offsets()[i + 1]; ++k)
+          want.emplace_back(static_cast<std::uint32_t>(i), list.neighbors()[k]);
+        for (std::uint64_t k = row_offset[i]; k < row_offset[i + 1]; ++k)
+          got.emplace_back(static_cast<std::uint32_t>(i), nbr[k]);
+      }
+      ASSERT_FALSE(want.empty());
+      std::sort(want.begin(), want.end());
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got.size(), want.size());
+      EXPECT_TRUE(got == want) << "the entry sets differ";
     }
-    ASSERT_FALSE(want.empty());
-    std::sort(want.begin(), want.end());
-    std::sort(got.begin(), got.end());
-    EXPECT_EQ(got.size(), want.size());
-    EXPECT_TRUE(got == want) << "the entry sets differ";
-  }
 }
 
 TEST(EnergyShare, PartsAddUpToTheWhole) {

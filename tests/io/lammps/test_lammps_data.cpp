@@ -456,16 +456,14 @@ TEST(DeckDataFile, DefaultEmptyAndInResolvedDeck) {
 TEST(DeckDataFile, SetSkipsTheLatticeBoxCheckAndRoundTrips) {
   // 1x1x1 cells would be too small for a skin of 2; with a data file the box is the file's,
   // checked by the run after reading it.
-  const auto d =
-      scanmd::io::parse_deck(
-          "[system]\ncells = [1, 1, 1]\ndata_file = \"melt.data\"\n[neighbor]\nskin = 2.0\n",
-          "d.toml");
+  const auto d = scanmd::io::parse_deck(
+      "[system]\ncells = [1, 1, 1]\ndata_file = \"melt.data\"\n[neighbor]\nskin = 2.0\n", "d.toml");
   EXPECT_EQ(d.system.data_file, "melt.data");
   EXPECT_THAT(d.to_toml(), HasSubstr("data_file = \"melt.data\"\n"));
   EXPECT_EQ(scanmd::io::parse_deck(d.to_toml(), "r.toml").system.data_file, "melt.data");
-  EXPECT_THROW(scanmd::io::parse_deck("[system]\ncells = [1, 1, 1]\n[neighbor]\nskin = 2.0\n",
-                                      "d.toml"),
-               scanmd::io::DeckError);
+  EXPECT_THROW(
+      scanmd::io::parse_deck("[system]\ncells = [1, 1, 1]\n[neighbor]\nskin = 2.0\n", "d.toml"),
+      scanmd::io::DeckError);
   // A bare word from --set is a string.
   const auto s = scanmd::io::parse_deck("", "d.toml", {"system.data_file=in/x.data"});
   EXPECT_EQ(s.system.data_file, "in/x.data");
