@@ -158,8 +158,40 @@ struct CudaTuning {
   bool local_rebuild = true;  // one rank: rebuilds after the first stay on the device
 };
 
+// Lattice starts: where the lattice's sites are kept (LAMMPS `region` + `create_atoms`), in σ, in
+// the box of `system.cells` lattice cells: the whole box, a slab [lo, hi) across one axis, or a
+// sphere. Ids are 1..N over the kept sites in the lattice's order (as LAMMPS numbers them).
+enum class RegionStyle { Box, Slab, Sphere };
+
+inline constexpr NamedValue<RegionStyle> kRegionNames[] = {
+    {RegionStyle::Box, "box"}, {RegionStyle::Slab, "slab"}, {RegionStyle::Sphere, "sphere"}};
+
+struct RegionSection {
+  RegionStyle style = RegionStyle::Box;
+  int axis = 2;                            // slab: its normal, 0..2 (x, y, z)
+  double lo = 0.0, hi = 0.0;               // slab: [lo, hi) along the axis
+  std::array<double, 3> center{0, 0, 0};  // sphere
+  double radius = 0.0;                     // sphere: points with |x − center| < radius
+
+  bool contains(Vec3 x) const {
+    switch (style) {
+      case RegionStyle::Box: return true;
+      case RegionStyle::Slab: {
+        const double c = axis == 0 ? x.x : (axis == 1 ? x.y : x.z);
+        return c >= lo && c < hi;
+      }
+      case RegionStyle::Sphere: {
+        const double dx = x.x - center[0], dy = x.y - center[1], dz = x.z - center[2];
+        return dx * dx + dy * dy + dz * dz < radius * radius;
+      }
+    }
+    return true;
+  }
+};
+
 struct SimulationConfig {
   SystemSection system;
+  RegionSection region;
   PotentialSection potential;
   NeighborSection neighbor;
   RunSection run;

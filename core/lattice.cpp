@@ -13,6 +13,50 @@ Box FccLattice::box() const {
   return Box::make({cells[0] * constant, cells[1] * constant, cells[2] * constant});
 }
 
+namespace {
+constexpr double kBasis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};
+}  // namespace
+
+Vec3 FccLattice::site(int i, int j, int k, int m) const {
+  return {(i + kBasis[m][0]) * constant, (j + kBasis[m][1]) * constant,
+          (k + kBasis[m][2]) * constant};
+}
+
+std::uint64_t FccLattice::count_in(const std::function<bool(Vec3)>& region) const {
+  std::uint64_t n = 0;
+  for (int k = 0; k < cells[2]; ++k)
+    for (int j = 0; j < cells[1]; ++j)
+      for (int i = 0; i < cells[0]; ++i)
+        for (int m = 0; m < 4; ++m) n += region(site(i, j, k, m));
+  return n;
+}
+
+void FccLattice::for_each_site_in(const std::function<bool(Vec3)>& region, Vec3 lo, Vec3 hi,
+                                  const std::function<bool(Vec3)>& keep,
+                                  const std::function<void(std::uint64_t, Vec3)>& emit) const {
+  auto range = [&](double l, double h, int n, int& a, int& b) {
+    a = std::max(0, static_cast<int>(std::floor(l / constant)) - 1);
+    b = std::min(n - 1, static_cast<int>(std::floor(h / constant)) + 1);
+  };
+  int i0, i1, j0, j1, k0, k1;
+  range(lo.x, hi.x, cells[0], i0, i1);
+  range(lo.y, hi.y, cells[1], j0, j1);
+  range(lo.z, hi.z, cells[2], k0, k1);
+  // Region sites before each row (k, j): a running count over every row, in id order.
+  std::uint64_t before = 0;
+  for (int k = 0; k < cells[2]; ++k)
+    for (int j = 0; j < cells[1]; ++j) {
+      const bool visit = k >= k0 && k <= k1 && j >= j0 && j <= j1;
+      for (int i = 0; i < cells[0]; ++i)
+        for (int m = 0; m < 4; ++m) {
+          const Vec3 x = site(i, j, k, m);
+          if (!region(x)) continue;
+          ++before;
+          if (visit && i >= i0 && i <= i1 && keep(x)) emit(before, x);
+        }
+    }
+}
+
 void FccLattice::for_each_site(Vec3 lo, Vec3 hi, const std::function<bool(Vec3)>& keep,
                                const std::function<void(std::uint64_t, Vec3)>& emit) const {
   static constexpr double basis[4][3] = {{0, 0, 0}, {0.5, 0.5, 0}, {0.5, 0, 0.5}, {0, 0.5, 0.5}};

@@ -27,6 +27,16 @@ struct FccLattice {
   // `keep`; only unit cells overlapping [lo, hi) are visited.
   void for_each_site(Vec3 lo, Vec3 hi, const std::function<bool(Vec3)>& keep,
                      const std::function<void(std::uint64_t, Vec3)>& emit) const;
+
+  // The same over the sites inside a region only, numbered 1..count_in(region) in the
+  // lattice's order (k, j, i, basis): the ids LAMMPS' create_atoms in that region gives. Each
+  // call counts the region's sites row by row (O(sites)), so ids never depend on [lo, hi).
+  void for_each_site_in(const std::function<bool(Vec3)>& region, Vec3 lo, Vec3 hi,
+                        const std::function<bool(Vec3)>& keep,
+                        const std::function<void(std::uint64_t, Vec3)>& emit) const;
+  std::uint64_t count_in(const std::function<bool(Vec3)>& region) const;
+
+  Vec3 site(int i, int j, int k, int m) const;
 };
 
 }  // namespace scanmd

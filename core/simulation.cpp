@@ -64,17 +64,25 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
 
 void Simulation::setup() {
   const SystemSection& sys = config_.system;
+  const RegionSection& region = config_.region;
   const FccLattice lattice = FccLattice::from_density(sys.density, sys.cells);
-  const LatticeTypes type_of(sys.type_fractions, lattice.site_count(), sys.seed);
   const Int3 c = grid_.coord_of(comm_.rank());
+  auto in_region = [&](Vec3 x) { return region.contains(x); };
+  auto mine = [&](Vec3 x) { return grid_.box_of(x) == c; };
+  const bool whole_box = region.style == RegionStyle::Box;
+  const std::uint64_t sites = whole_box ? lattice.site_count() : lattice.count_in(in_region);
+  if (sites == 0) throw std::invalid_argument("the region holds no lattice site");
+  const LatticeTypes type_of(sys.type_fractions, sites, sys.seed);
   ParticleStore owned;
-  lattice.for_each_site(
-      grid_.lo(c), grid_.hi(c), [&](Vec3 x) { return grid_.box_of(x) == c; },
-      [&](std::uint64_t id, Vec3 x) {
-        owned.push_owned(id, type_of(id), x, {0, 0, 0}, {0, 0, 0}, c);
-      });
+  auto add = [&](std::uint64_t id, Vec3 x) {
+    owned.push_owned(id, type_of(id), x, {0, 0, 0}, {0, 0, 0}, c);
+  };
+  if (whole_box)
+    lattice.for_each_site(grid_.lo(c), grid_.hi(c), mine, add);
+  else
+    lattice.for_each_site_in(in_region, grid_.lo(c), grid_.hi(c), mine, add);
   const long long n_total = comm_.sum(static_cast<long long>(owned.n_owned));
-  if (static_cast<std::uint64_t>(n_total) != lattice.site_count())
+  if (static_cast<std::uint64_t>(n_total) != sites)
     throw std::logic_error("lattice creation lost sites");
   create_velocities(owned, comm_, sys.seed, sys.temperature, species_.mass, n_total);
   start(std::move(owned), 0, {});

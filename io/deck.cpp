@@ -4,6 +4,7 @@
 // can jump straight to it. Only the first problem is reported. No MPI in here.
 #include "io/deck.hpp"
 
+#include "core/lattice.hpp"
 #include "core/species.hpp"
 
 #include <fmt/format.h>
@@ -421,6 +422,18 @@ const KeySpec kKeys[] = {
   {"system", "data_file", true, [](Deck& d, const Reader& r) {
      d.system.data_file = r.string(); }},
 
+  {"region", "style", true, [](Deck& d, const Reader& r) {
+     d.region.style = one_of<RegionStyle>(r, kRegionNames); }},
+  {"region", "axis", true, [](Deck& d, const Reader& r) {
+     d.region.axis = static_cast<int>(one_of(r, {"x", "y", "z"})); }},
+  {"region", "lo", false, [](Deck& d, const Reader& r) { d.region.lo = r.real(); }},
+  {"region", "hi", false, [](Deck& d, const Reader& r) { d.region.hi = r.real(); }},
+  {"region", "center", false, [](Deck& d, const Reader& r) {
+     const auto c = numbers(r, "an array of 3 coordinates", false, false);
+     if (c.size() != 3) r.fail(fmt::format("expected an array of 3 coordinates, got {}", c.size()));
+     d.region.center = {c[0], c[1], c[2]}; }},
+  {"region", "radius", false, [](Deck& d, const Reader& r) { d.region.radius = positive(r); }},
+
   {"potential", "style", true, [](Deck& d, const Reader& r) {
      one_of(r, {"lj"});
      d.potential.style = "lj"; }},
@@ -480,8 +493,8 @@ const KeySpec kKeys[] = {
 };
 // clang-format on
 
-constexpr std::string_view kSections[] = {"system",        "neighbor",   "potential", "run",
-                                          "decomposition", "thermostat", "output"};
+constexpr std::string_view kSections[] = {"system", "region",        "neighbor",   "potential",
+                                          "run",    "decomposition", "thermostat", "output"};
 
 std::string full_name(const KeySpec& k) {
   return fmt::format("{}.{}", k.section, k.key);
@@ -599,6 +612,64 @@ void check_box(const Deck& deck, const std::vector<Item>& items, const std::stri
   Reader(file, *blame).fail(what);
 }
 
+// [region]: keys of its style only; a slab within the box along its axis with lo < hi, a sphere
+// inside the box; at least one lattice site inside; lattice sites at least 0.5σ apart.
+void check_region(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
+  auto item = [&](std::string_view name) -> const Item* {
+    for (const auto& it : items)
+      if (it.name == name) return &it;
+    return nullptr;
+  };
+  auto fail = [&](std::string_view name, const std::string& what) {
+    if (const Item* it = item(name)) Reader(file, *it).fail(what);
+    throw DeckError(fmt::format("{}: {}: {}", file, name, what));
+  };
+  const RegionSection& g = deck.region;
+  const std::string_view style = name_of<RegionStyle>(kRegionNames, g.style);
+  const bool slab = g.style == RegionStyle::Slab, sphere = g.style == RegionStyle::Sphere;
+  for (const auto& [name, used] : {std::pair<std::string_view, bool>{"region.axis", slab},
+                                   {"region.lo", slab},
+                                   {"region.hi", slab},
+                                   {"region.center", sphere},
+                                   {"region.radius", sphere}})
+    if (!used && item(name))
+      fail(name, fmt::format("is not used with region.style = \"{}\"", style));
+  const FccLattice lattice = FccLattice::from_density(deck.system.density, deck.system.cells);
+  const double nearest = lattice.constant / std::sqrt(2.0);
+  if (nearest < 0.5)
+    fail("system.density", fmt::format("fcc neighbours would be {:.4g} sigma apart, closer than "
+                                       "0.5 sigma", nearest));
+  if (g.style == RegionStyle::Box) return;
+  const Vec3 L = lattice.box().length;
+  const double len[3] = {L.x, L.y, L.z};
+  if (slab) {
+    for (const char* k : {"region.axis", "region.lo", "region.hi"})
+      if (!item(k)) fail("region.style", fmt::format("a slab needs {}", k));
+    const double l = len[g.axis];
+    const char ax = "xyz"[g.axis];
+    if (!(g.lo < g.hi))
+      fail("region.hi", fmt::format("must be greater than region.lo = {:.6g}", g.lo));
+    if (g.lo < 0.0 || g.lo >= l)
+      fail("region.lo", fmt::format("{:.6g} is outside the box [0, {:.6g}) along {}", g.lo, l, ax));
+    if (g.hi > l)
+      fail("region.hi", fmt::format("{:.6g} is outside the box [0, {:.6g}] along {}", g.hi, l, ax));
+  } else {
+    for (const char* k : {"region.center", "region.radius"})
+      if (!item(k)) fail("region.style", fmt::format("a sphere needs {}", k));
+    for (int a = 0; a < 3; ++a)
+      if (g.center[a] - g.radius < 0.0 || g.center[a] + g.radius > len[a])
+        fail(item("region.radius") && !(g.center[a] >= 0.0 && g.center[a] <= len[a])
+                 ? "region.center"
+                 : "region.radius",
+             fmt::format("the sphere (center {:.6g}, radius {:.6g} along {}) reaches outside "
+                         "the box [0, {:.6g}]",
+                         g.center[a], g.radius, "xyz"[a], len[a]));
+  }
+  if (lattice.count_in([&](Vec3 x) { return g.contains(x); }) == 0)
+    fail("region.style", fmt::format("the {} holds no lattice site (lattice constant {:.6g})",
+                                     style, lattice.constant));
+}
+
 }  // namespace
 
 std::string Deck::to_toml() const {
@@ -621,6 +692,19 @@ std::string Deck::to_toml() const {
   if (!system.type_fractions.empty())
     s += fmt::format("type_fractions = {}\n", toml_floats(system.type_fractions));
   s += fmt::format("data_file = {}\n", toml_quote(system.data_file));
+  if (region.style != RegionStyle::Box) {  // only its style's keys (others are errors)
+    s += "\n[region]\n";
+    s += fmt::format("style = {}\n", toml_quote(name_of<RegionStyle>(kRegionNames, region.style)));
+    if (region.style == RegionStyle::Slab) {
+      s += fmt::format("axis = \"{}\"\n", "xyz"[region.axis]);
+      s += fmt::format("lo = {}\n", toml_float(region.lo));
+      s += fmt::format("hi = {}\n", toml_float(region.hi));
+    } else {
+      s += fmt::format("center = {}\n",
+                       toml_floats({region.center[0], region.center[1], region.center[2]}));
+      s += fmt::format("radius = {}\n", toml_float(region.radius));
+    }
+  }
   s += "\n[potential]\n";
   s += fmt::format("style = {}\n", toml_quote(potential.style));
   if (potential.pairs.empty()) {  // with a pair table they are not used (an error if given)
@@ -758,6 +842,11 @@ Deck parse_deck(std::string_view text, const std::string& path,
   if (deck.system.data_file.empty()) {
     check_species(deck);
     check_box(deck, items, path);
+    check_region(deck, items, path);
+  } else {
+    for (const auto& it : items)
+      if (it.name.starts_with("region."))
+        Reader(path, it).fail("is for lattice starts: system.data_file brings its own positions");
   }
   return deck;
 }

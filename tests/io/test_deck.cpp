@@ -22,6 +22,7 @@ using scanmd::io::load_deck;
 using scanmd::Method;
 using scanmd::io::parse_deck;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::MatchesRegex;
 using ::testing::StartsWith;
 
@@ -68,6 +69,12 @@ void expect_same(const Deck& a, const Deck& b) {
     EXPECT_EQ(a.potential.pairs[k].sigma, b.potential.pairs[k].sigma);
     EXPECT_EQ(a.potential.pairs[k].cutoff, b.potential.pairs[k].cutoff);
   }
+  EXPECT_EQ(a.region.style, b.region.style);
+  EXPECT_EQ(a.region.axis, b.region.axis);
+  EXPECT_EQ(a.region.lo, b.region.lo);
+  EXPECT_EQ(a.region.hi, b.region.hi);
+  EXPECT_EQ(a.region.center, b.region.center);
+  EXPECT_EQ(a.region.radius, b.region.radius);
   EXPECT_EQ(a.neighbor.skin, b.neighbor.skin);
   EXPECT_EQ(a.run.dt, b.run.dt);
   EXPECT_EQ(a.run.steps, b.run.steps);
@@ -400,6 +407,25 @@ TEST(DeckToml, EveryKeyRoundTrips) {
   const Deck d = parse_deck(kFullDeck, "full.toml");
   expect_same(parse_deck(d.to_toml(), "resolved.toml"), d);
   EXPECT_EQ(parse_deck(d.to_toml(), "full.toml").to_toml(), d.to_toml());
+}
+
+TEST(DeckToml, RegionsRoundTrip) {
+  const Deck slab = parse_deck(
+      "[system]\ncells = [8, 8, 30]\ndensity = 0.73\n"
+      "[region]\nstyle = \"slab\"\naxis = \"y\"\nlo = 1.5\nhi = 9.25\n",
+      "slab.toml");
+  EXPECT_EQ(slab.region.style, scanmd::RegionStyle::Slab);
+  EXPECT_EQ(slab.region.axis, 1);
+  expect_same(parse_deck(slab.to_toml(), "resolved.toml"), slab);
+  EXPECT_THAT(slab.to_toml(), HasSubstr("[region]\nstyle = \"slab\"\naxis = \"y\"\nlo = 1.5\n"));
+  const Deck sphere = parse_deck(
+      "[system]\ncells = [12, 12, 12]\n"
+      "[region]\nstyle = \"sphere\"\ncenter = [10, 10.5, 11]\nradius = 7\n",
+      "sphere.toml");
+  EXPECT_EQ(sphere.region.center, (std::array<double, 3>{10.0, 10.5, 11.0}));
+  expect_same(parse_deck(sphere.to_toml(), "resolved.toml"), sphere);
+  // The whole box (the default) writes no [region] section.
+  EXPECT_THAT(parse_deck("", "d.toml").to_toml(), Not(HasSubstr("[region]")));
 }
 
 TEST(DeckToml, AwkwardValuesRoundTrip) {
