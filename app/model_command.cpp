@@ -53,9 +53,12 @@ int model_command(const ModelCommandOptions& options) {
     }
     const FccLattice lattice = FccLattice::from_density(deck.system.density, deck.system.cells);
     const Box box = Box::make(initial_box_length(deck.system));
-    std::vector<Vec3> positions(lattice.site_count());
-    lattice.for_each_site({0, 0, 0}, box.length, [](Vec3) { return true; },
-                          [&](std::uint64_t id, Vec3 x) { positions[id - 1] = x; });
+    // The lattice start of `scanmd run`: the region's sites, ids 1..N (the whole box by default).
+    const RegionSection& region = deck.region;
+    auto in_region = [&](Vec3 x) { return region.contains(x); };
+    std::vector<Vec3> positions(lattice.count_in(in_region));
+    lattice.for_each_site_in(in_region, {0, 0, 0}, box.length, [](Vec3) { return true; },
+                             [&](std::uint64_t id, Vec3 x) { positions[id - 1] = x; });
     const double R = deck.import_cutoff();
     std::printf("scanmd model: %zu particles, box %.6g x %.6g x %.6g, R = %.6g (cutoff %.6g + "
                 "skin %.6g), initial configuration of %s\n",
