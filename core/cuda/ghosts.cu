@@ -4,8 +4,9 @@
 // is made of periodic images of its own particles only, so it can stay on the device. The
 // choice is the host's ExportSelector::select for that case, the same function (visit_exports,
 // decomposition/export_selection.hpp) on the grid of one box: for owned particle i, every shift
-// S ∈ image_shifts(x)³ other than 0, the image q = x + S·L with home H = S (the owner's box 0
-// plus S·grid) is imported when ImportRegion::classify(q, H) says so. Count → exclusive scan → fill, as on the host:
+// S ≠ 0 from image_range(x) per axis (several per side in a box shorter than 2R), the image
+// q = x + S·L with home H = S (the owner's box 0 plus S·grid) is imported when
+// ImportRegion::classify(q, H) says so. Count → exclusive scan → fill, as on the host:
 //   count   images[i] = number of imported images of i (and the tower / plate tallies)
 //   scan    offsets (kernels/cuda exclusive scan; the total is the ghost count m)
 //   fill    entry e = offset[i] + c: export_index[e] = i, ghost slot n_owned + e gets id, the

@@ -106,6 +106,15 @@ void expect_same_run(const RunResult& host, const RunResult& cuda) {
   }
 }
 
+// The Kob–Andersen pair table (types 1 and 2, no mixing) with masses 1 and 2, at density 1.2.
+void kob_andersen(SimulationConfig& cfg, std::vector<double> fractions) {
+  cfg.system.density = 1.2;
+  cfg.system.type_fractions = std::move(fractions);
+  cfg.system.mass = {1.0, 2.0};
+  cfg.potential.mixing = Mixing::None;
+  cfg.potential.pairs = {{{1, 1}, 1.0, 1.0, 2.5}, {{1, 2}, 1.5, 0.8, 2.0}, {{2, 2}, 0.5, 0.88, 2.2}};
+}
+
 SimulationConfig melt(int cells, long long steps, long long thermo_every) {
   SimulationConfig cfg;  // LAMMPS bench/in.lj: density 0.8442, T 1.44, r_c 2.5, skin 0.3
   cfg.system.cells = {cells, cells, cells};
@@ -169,14 +178,9 @@ TEST(CudaBackend, HashEqualsHostTwoSpecies) {
   for (Method m : {Method::HalfShell, Method::FullShell, Method::NeutralTerritory}) {
     SCOPED_TRACE(std::string(method_name(m)));
     SimulationConfig cfg = melt(6, 60, 5);
-    cfg.system.density = 1.2;
+    kob_andersen(cfg, {0.8, 0.2});
     cfg.system.temperature = 1.0;
-    cfg.system.type_fractions = {0.8, 0.2};
-    cfg.system.mass = {1.0, 2.0};
-    cfg.potential.mixing = Mixing::None;
     cfg.potential.shift = m != Method::HalfShell;
-    cfg.potential.pairs = {{{1, 1}, 1.0, 1.0, 2.5}, {{1, 2}, 1.5, 0.8, 2.0},
-                           {{2, 2}, 0.5, 0.88, 2.2}};
     cfg.decomposition.method = m;
     const RunResult host = run(comm, cfg, Backend::Host);
     EXPECT_GT(host.rebuilds, 2);
@@ -200,14 +204,7 @@ TEST(CudaBackend, HashEqualsHostSmallBox) {
       SCOPED_TRACE(std::string(method_name(m)) + (two_species ? " two species" : ""));
       SimulationConfig cfg = melt(1, 100, 5);
       cfg.system.cells = {1, 2, 3};
-      if (two_species) {
-        cfg.system.density = 1.2;
-        cfg.system.type_fractions = {0.75, 0.25};
-        cfg.system.mass = {1.0, 2.0};
-        cfg.potential.mixing = Mixing::None;
-        cfg.potential.pairs = {
-            {{1, 1}, 1.0, 1.0, 2.5}, {{1, 2}, 1.5, 0.8, 2.0}, {{2, 2}, 0.5, 0.88, 2.2}};
-      }
+      if (two_species) kob_andersen(cfg, {0.75, 0.25});
       cfg.decomposition.method = m;
       const RunResult host = run(comm, cfg, Backend::Host);
       EXPECT_GT(host.rebuilds, 5);
@@ -227,14 +224,7 @@ TEST(CudaBackend, HashEqualsHostThermostats) {
     SCOPED_TRACE(std::string(name_of<ThermostatStyle>(kThermostatNames, style)));
     SimulationConfig cfg = melt(6, 60, 5);
     cfg.thermostat = {style, 1.1, 0.4, 99, 3};
-    if (style == ThermostatStyle::Langevin) {
-      cfg.system.density = 1.2;
-      cfg.system.type_fractions = {0.8, 0.2};
-      cfg.system.mass = {1.0, 2.0};
-      cfg.potential.mixing = Mixing::None;
-      cfg.potential.pairs = {{{1, 1}, 1.0, 1.0, 2.5}, {{1, 2}, 1.5, 0.8, 2.0},
-                             {{2, 2}, 0.5, 0.88, 2.2}};
-    }
+    if (style == ThermostatStyle::Langevin) kob_andersen(cfg, {0.8, 0.2});
     const RunResult host = run(comm, cfg, Backend::Host);
     ASSERT_FALSE(host.thermo.empty());
     EXPECT_NE(host.thermo.back().econs, host.thermo.back().etotal) << "thermostat inactive?";
