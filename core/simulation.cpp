@@ -56,7 +56,7 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
                         grid_,
                         species_,
                         PairRule{config_.decomposition.method, grid_.coord_of(comm_.rank()),
-                                 grid_.dims(), box_.length},
+                                 grid_.cuts()},
                         pair_images(box_.length, config_.import_cutoff()),
                         timers_};
   backend_ = make_backend(setup);

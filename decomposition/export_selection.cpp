@@ -5,7 +5,7 @@ namespace scanmd {
 
 ExportSelector::ExportSelector(const RankGrid& grid, const Box& box, Method method,
                                double import_cutoff)
-    : grid_(grid), geometry_{method, grid.dims(), grid.sub_length(), box.length, import_cutoff} {}
+    : grid_(grid), geometry_{method, grid.cuts(), box.length, import_cutoff} {}
 
 void ExportSelector::select(std::span<const Vec3> x, Int3 owner, ExportList& out) const {
   for (std::size_t i = 0; i < x.size(); ++i)

@@ -18,6 +18,7 @@
 #include <cmath>
 
 #include "base/box.hpp"
+#include "decomposition/grid_cuts.hpp"
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
 
@@ -39,20 +40,13 @@ SCANMD_HD inline void image_range(double xa, double len, double r, int& lo, int&
 // What export selection needs, as plain values (host loops and CUDA kernels alike).
 struct ExportGeometry {
   Method method;
-  Int3 dims;         // the rank grid
-  Vec3 sub_length;   // b = L / dims: box X spans [X·b, (X+1)·b)
-  Vec3 length;       // L
-  double r;          // R = cutoff + skin
+  GridCuts cuts;  // the rank grid's boxes: box X spans [cuts.lo(X), cuts.hi(X))
+  Vec3 length;    // L
+  double r;       // R = cutoff + skin
 
   // Import region of box c (R padded by a relative 1e-12 against rounding at the edge).
   SCANMD_HD ImportRegion region(Int3 c) const {
-    const Vec3 b = sub_length;
-    return {method,
-            c,
-            {c.x * b.x, c.y * b.y, c.z * b.z},
-            {(c.x + 1) * b.x, (c.y + 1) * b.y, (c.z + 1) * b.z},
-            r * r * (1.0 + 1e-12),
-            r * (1.0 + 1e-12)};
+    return {method, c, cuts.lo(c), cuts.hi(c), r * r * (1.0 + 1e-12), r * (1.0 + 1e-12)};
   }
 };
 
@@ -68,15 +62,9 @@ struct ExportGeometry {
 template <class Emit>
 SCANMD_HD inline std::uint32_t visit_exports(const ExportGeometry& g, Vec3 x, Int3 owner,
                                              Emit&& emit) {
-  const Vec3 L = g.length, b = g.sub_length;
+  const Vec3 L = g.length;
   const double r = g.r;
-  // Boxes along one axis whose extent may come within R of q.
-  auto box_range = [r](double q, double bb, int np, int& lo, int& hi) {
-    lo = static_cast<int>(floor((q - r) / bb)) - 1;
-    hi = static_cast<int>(floor((q + r) / bb)) + 1;
-    lo = lo < 0 ? 0 : lo;
-    hi = hi > np - 1 ? np - 1 : hi;
-  };
+  const Int3 dims = g.cuts.dims();
   int sx0, sx1, sy0, sy1, sz0, sz1;
   image_range(x.x, L.x, r, sx0, sx1);
   image_range(x.y, L.y, r, sy0, sy1);
@@ -87,11 +75,11 @@ SCANMD_HD inline std::uint32_t visit_exports(const ExportGeometry& g, Vec3 x, In
       for (int cc = sz0; cc <= sz1; ++cc) {
         const Int3 S{a, bb, cc};
         const Vec3 q{x.x + S.x * L.x, x.y + S.y * L.y, x.z + S.z * L.z};
-        const Int3 home = owner + S * g.dims;
-        int x0, x1, y0, y1, z0, z1;
-        box_range(q.x, b.x, g.dims.x, x0, x1);
-        box_range(q.y, b.y, g.dims.y, y0, y1);
-        box_range(q.z, b.z, g.dims.z, z0, z1);
+        const Int3 home = owner + S * dims;
+        int x0, x1, y0, y1, z0, z1;  // boxes whose extent may come within R of q
+        g.cuts.x.boxes_near(q.x, r, x0, x1);
+        g.cuts.y.boxes_near(q.y, r, y0, y1);
+        g.cuts.z.boxes_near(q.z, r, z0, z1);
         for (int kz = z0; kz <= z1; ++kz)
           for (int ky = y0; ky <= y1; ++ky)
             for (int kx = x0; kx <= x1; ++kx) {

@@ -40,6 +40,7 @@
 #include <cstdint>
 
 #include "base/vec3.hpp"
+#include "decomposition/grid_cuts.hpp"
 #include "decomposition/method.hpp"
 
 namespace scanmd {
@@ -99,9 +100,8 @@ struct PairSide {
 struct PairRule {
   Method method;
   Int3 coord;  // C: this rank's box
-  // Needed by the midpoint rule only: the grid and box (box index = int(x · p / L)).
-  Int3 dims{1, 1, 1};
-  Vec3 length{1, 1, 1};
+  // Needed by the midpoint rule only: the grid's boxes (GridCuts::box_of).
+  GridCuts cuts = GridCuts::equal_boxes({1, 1, 1}, {1, 1, 1});
 
   // May particle i (with this home) head a row of the neighbour list at all?
   SCANMD_HD bool can_head(bool i_owned, Int3 home_i) const {
@@ -156,18 +156,16 @@ struct PairRule {
   }
 
  private:
-  SCANMD_HD static int axis_box(double x, double len, int n) {
-    const int c = static_cast<int>(x * (n / len));  // as RankGrid::box_of
-    return c < 0 ? 0 : (c >= n ? n - 1 : c);
-  }
   // Home (box index, images included) of the pair's midpoint image next to a's image. b's image
   // relative to a's comes from their homes (home − owner box = image shift × n), which is the
   // minimum image whenever the pair is within R of a box at least 2R long (the same bits:
   // d − 1·len is d − len), and the listed image in a shorter box.
-  SCANMD_HD int midpoint_axis(double xa, double xb, int home_a, int home_b, double len,
-                              int n) const {
-    const int shift_a = home_a - axis_box(xa, len, n);  // a's image shift times n
-    const int shift_b = home_b - axis_box(xb, len, n);
+  SCANMD_HD static int midpoint_axis(double xa, double xb, int home_a, int home_b,
+                                     const AxisCuts& axis) {
+    const double len = axis.len;
+    const int n = axis.n;
+    const int shift_a = home_a - axis.box_of(xa);  // a's image shift times n
+    const int shift_b = home_b - axis.box_of(xb);
     const double d = (xb - xa) - ((shift_a - shift_b) / n) * len;
     double m = xa + 0.5 * d;
     int w = 0;  // wraps of m into [0, len): one when the box is at least 2R long
@@ -182,12 +180,12 @@ struct PairRule {
         ++w;
       }
     }
-    return axis_box(m, len, n) + w * n + shift_a;
+    return axis.box_of(m) + w * n + shift_a;
   }
   SCANMD_HD Int3 midpoint_home(const PairSide& a, const PairSide& b) const {
-    return {midpoint_axis(a.x.x, b.x.x, a.home.x, b.home.x, length.x, dims.x),
-            midpoint_axis(a.x.y, b.x.y, a.home.y, b.home.y, length.y, dims.y),
-            midpoint_axis(a.x.z, b.x.z, a.home.z, b.home.z, length.z, dims.z)};
+    return {midpoint_axis(a.x.x, b.x.x, a.home.x, b.home.x, cuts.x),
+            midpoint_axis(a.x.y, b.x.y, a.home.y, b.home.y, cuts.y),
+            midpoint_axis(a.x.z, b.x.z, a.home.z, b.home.z, cuts.z)};
   }
 };
 

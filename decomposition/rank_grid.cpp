@@ -11,9 +11,7 @@
 namespace scanmd {
 
 RankGrid::RankGrid(Int3 dims, const Box& box)
-    : dims_(dims),
-      b_{box.length.x / dims.x, box.length.y / dims.y, box.length.z / dims.z},
-      scale_{dims.x / box.length.x, dims.y / box.length.y, dims.z / box.length.z} {}
+    : dims_(dims), cuts_(GridCuts::equal_boxes(dims, box.length)) {}
 
 std::string RankGrid::to_string() const {
   return fmt::format("{}x{}x{}", dims_.x, dims_.y, dims_.z);

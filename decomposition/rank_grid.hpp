@@ -1,13 +1,16 @@
 // The px × py × pz grid of rank boxes over the periodic box, and the choice of that grid.
 //
 // Rank r has grid coordinate c = (r % px, (r / px) % py, r / (px py)) and owns the box
-// [c·b, (c+1)·b) with b = L / p. A position belongs to box floor(x·p/L) (clamped): this one
-// formula decides ownership everywhere, so every rank agrees on where a particle lives.
+// [lo(c), hi(c)) given by the grid's cut planes (decomposition/grid_cuts.hpp): equal boxes
+// [c·b, (c+1)·b) with b = L / p, or cuts moved by load balancing. A position belongs to the box
+// GridCuts::box_of names: this one function decides ownership everywhere, so every rank agrees
+// on where a particle lives.
 #pragma once
 
 #include <string>
 
 #include "base/box.hpp"
+#include "decomposition/grid_cuts.hpp"
 #include "decomposition/method.hpp"
 
 namespace scanmd {
@@ -18,7 +21,16 @@ class RankGrid {
 
   Int3 dims() const { return dims_; }
   int size() const { return dims_.x * dims_.y * dims_.z; }
-  Vec3 sub_length() const { return b_; }
+  // L / p: the edges of every box when the boxes are equal, their mean otherwise.
+  Vec3 sub_length() const { return {cuts_.x.b, cuts_.y.b, cuts_.z.b}; }
+  const GridCuts& cuts() const { return cuts_; }
+  // Moves the cut planes (load balancing); the dimensions stay.
+  void set_cuts(const GridCuts& cuts) { cuts_ = cuts; }
+  bool equal_boxes() const { return cuts_.equal(); }
+  Vec3 box_length(Int3 c) const {
+    const Vec3 l = lo(c), h = hi(c);
+    return {h.x - l.x, h.y - l.y, h.z - l.z};
+  }
 
   Int3 coord_of(int rank) const {
     return {rank % dims_.x, (rank / dims_.x) % dims_.y, rank / (dims_.x * dims_.y)};
@@ -26,23 +38,15 @@ class RankGrid {
   int rank_of(Int3 c) const { return c.x + dims_.x * (c.y + dims_.y * c.z); }
 
   // Grid coordinate of the box holding a wrapped position.
-  Int3 box_of(Vec3 x) const {
-    return {axis_box(x.x, scale_.x, dims_.x), axis_box(x.y, scale_.y, dims_.y),
-            axis_box(x.z, scale_.z, dims_.z)};
-  }
-  Vec3 lo(Int3 c) const { return {c.x * b_.x, c.y * b_.y, c.z * b_.z}; }
-  Vec3 hi(Int3 c) const { return {(c.x + 1) * b_.x, (c.y + 1) * b_.y, (c.z + 1) * b_.z}; }
+  Int3 box_of(Vec3 x) const { return cuts_.box_of(x); }
+  Vec3 lo(Int3 c) const { return cuts_.lo(c); }
+  Vec3 hi(Int3 c) const { return cuts_.hi(c); }
 
   std::string to_string() const;  // "2x2x1"
 
  private:
-  static int axis_box(double x, double scale, int n) {
-    int c = static_cast<int>(x * scale);
-    return c < 0 ? 0 : (c >= n ? n - 1 : c);
-  }
   Int3 dims_;
-  Vec3 b_;
-  Vec3 scale_;  // p / L
+  GridCuts cuts_;
 };
 
 // Analytic import volume of one box (DESIGN.md §4, rounded regions) for box edges b and

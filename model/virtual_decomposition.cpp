@@ -110,7 +110,7 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
         store.home[j] = grid.box_of(positions[i]) + all.shift[e] * grid.dims();
       }
       cells.build(ws, store, box, grid.lo(c), grid.hi(c), R, R);
-      list.build(ws, store, cells, PairRule{method, c, grid.dims(), box.length}, R);
+      list.build(ws, store, cells, PairRule{method, c, grid.cuts()}, R);
       long long pairs = 0;
       const auto& off = list.offsets();
       const auto& nbr = list.neighbors();

@@ -83,7 +83,7 @@ int run(int argc, char** argv) {
   domain.take_census(p);
   Timers host_timers;
   domain.redistribute(p, 0, host_timers);
-  const PairRule rule{Method::HalfShell, c, grid.dims(), box.length};
+  const PairRule rule{Method::HalfShell, c, grid.cuts()};
 
   using namespace cuda_step;
   Stream stream;

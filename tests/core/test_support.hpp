@@ -285,7 +285,7 @@ inline std::vector<ListedPair> listed_pairs(const Communicator& comm, const std:
   CellList cells;
   cells.build(ws, p, box, grid.lo(halo.coord()), grid.hi(halo.coord()), R, R);
   NeighborList list;
-  list.build(ws, p, cells, PairRule{method, halo.coord(), grid.dims(), L}, R);
+  list.build(ws, p, cells, PairRule{method, halo.coord(), grid.cuts()}, R);
   std::vector<ListedPair> out;
   const auto& off = list.offsets();
   const auto& nbr = list.neighbors();

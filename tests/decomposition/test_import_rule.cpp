@@ -37,7 +37,7 @@ TEST(PairRule, NeverBothOrders) {
     for (int t = 0; t < 100000; ++t) {
       const Int3 dims = random_int3(rng, 1, 4);
       const PairRule rule{m, {rng.integer(0, dims.x - 1), rng.integer(0, dims.y - 1), rng.integer(0, dims.z - 1)},
-                          dims, L};
+                          GridCuts::equal_boxes(dims, L)};
       PairSide i{rng.uniform() < 0.5, random_int3(rng, -1, 4), static_cast<std::uint64_t>(rng.integer(0, 50)),
                  static_cast<std::uint64_t>(rng.integer(1, 50)), {rng.uniform() * L.x, rng.uniform() * L.y, rng.uniform() * L.z}};
       PairSide j{rng.uniform() < 0.5, random_int3(rng, -1, 4), static_cast<std::uint64_t>(rng.integer(0, 50)),
@@ -170,7 +170,7 @@ TEST(ImportAndPairRules, EachPairComputedByExactlyOneBox) {
       for (int r = 0; r < grid.size(); ++r) {
         const Int3 C = grid.coord_of(r);
         const ImportRegion region{m, C, grid.lo(C), grid.hi(C), R * R * (1 + 1e-12), R * (1 + 1e-12)};
-        const PairRule rule{m, C, dims, L};
+        const PairRule rule{m, C, grid.cuts()};
         for (const Image& ia : images_held(region, grid, a, L))
           for (const Image& ib : images_held(region, grid, b, L)) {
             const double ex = ia.q.x - ib.q.x, ey = ia.q.y - ib.q.y, ez = ia.q.z - ib.q.z;

@@ -144,7 +144,7 @@ TEST(NeighborRuns, SameListAsHost) {
       kernels::Workspace ws;
       CellList cells;
       cells.build(ws, p, box, grid.lo({0, 0, 0}), grid.hi({0, 0, 0}), R, R);
-      const PairRule rule{m, {0, 0, 0}, grid.dims(), L};
+      const PairRule rule{m, {0, 0, 0}, grid.cuts()};
       NeighborList list;
       list.build(ws, p, cells, rule, R);
 
