@@ -27,6 +27,32 @@ Spread spread(const Communicator& comm, double local) {
 }
 }  // namespace
 
+std::string balance_line(const BalanceStep& b) {
+  const std::string cost(name_of<Balance>(kBalanceNames, b.cost));
+  if (!b.moved)
+    return fmt::format("balance at step {} ({}): max/mean {:.3f}, within the tolerance; cut "
+                       "planes kept ({})",
+                       b.step, cost, b.before, describe_cuts(b.cuts));
+  const std::string after =
+      b.cost == Balance::Time ? "(time: measured at the next balance step)"
+                              : fmt::format("{:.3f}", b.after);
+  return fmt::format("balance at step {} ({}): max/mean {:.3f} -> {}; cut planes {}", b.step,
+                     cost, b.before, after, describe_cuts(b.cuts));
+}
+
+std::string load_line(const Simulation& sim, const Communicator& comm) {
+  auto part = [&](const char* name, long long local) {
+    const long long lo = -comm.max(-local), hi = comm.max(local), sum = comm.sum(local);
+    const double mean = static_cast<double>(sum) / comm.size();
+    return fmt::format("{} {} / {:.1f} / {} (max/mean {:.3f})", name, lo, mean, hi,
+                       mean > 0 ? hi / mean : 1.0);
+  };
+  const std::string particles =
+      part("particles", static_cast<long long>(sim.particles().n_owned));
+  return fmt::format("load per rank (min / avg / max): {}, {}", particles,
+                     part("pairs", sim.local_pairs()));
+}
+
 std::string import_summary_line(const Simulation& sim, const Communicator& comm) {
   long long lo = 0, hi = 0;
   double sum = 0;
@@ -94,6 +120,7 @@ std::vector<std::string> end_of_run_report(const Simulation& sim, const Communic
   out.push_back(fmt::format("Peak memory per rank: {:.1f} / {:.1f} / {:.1f} MiB (min / avg / max)",
                             mem.min, mem.avg, mem.max));
   out.push_back(fmt::format("Neighbor list rebuilds: {}", sim.rebuilds()));
+  out.push_back(load_line(sim, comm));
   out.push_back(import_summary_line(sim, comm));
   return out;
 }

@@ -25,6 +25,14 @@ std::vector<std::string> end_of_run_report(const Simulation& sim, const Communic
                                            double loop_seconds, long long steps_run,
                                            const std::vector<TimingRow>& timing);
 
+// "balance at step 0 (pairs): max/mean 2.000 -> 1.004; cut planes z: 0 26.4 52.9" (or "within
+// the tolerance, cut planes kept").
+std::string balance_line(const BalanceStep& b);
+
+// "load per rank: particles 1150 / 1152.0 / 1154 (max/mean 1.002), pairs ... (min / avg / max)":
+// the work each rank had at the last force call. Collective.
+std::string load_line(const Simulation& sim, const Communicator& comm);
+
 // The `import:` line of the run (DESIGN.md §4; format fixed by issue 4).
 std::string import_summary_line(const Simulation& sim, const Communicator& comm);
 

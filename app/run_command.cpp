@@ -20,7 +20,6 @@
 #include "app/report.hpp"
 #include "app/restart.hpp"
 #include "core/backend_choice.hpp"
-#include "core/lattice.hpp"
 #include "core/simulation.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"
@@ -148,6 +147,8 @@ class RunObserver final : public StepObserver {
   }
   void after_step(const Simulation& sim) override {
     sim_ = &sim;
+    for (; balances_logged_ < sim.balance_steps().size(); ++balances_logged_)
+      spdlog::info("{}", balance_line(sim.balance_steps()[balances_logged_]));
     const bool row = first_ || sim.thermo_due(sim.step());
     std::optional<ThermoSample> sample;
     if (row || (output_ && output_->wants_energy(sim.step()))) sample = sim.thermo();
@@ -162,6 +163,7 @@ class RunObserver final : public StepObserver {
   RunOutput* output_;
   const Simulation* sim_ = nullptr;
   bool first_ = true;
+  std::size_t balances_logged_ = 0;
 };
 
 }  // namespace
@@ -202,8 +204,7 @@ int run_command(const RunOptions& options) {
   if (!options.restart.empty() && !agree(comm, [&] {
         const long long expected =
             deck.system.data_file.empty()
-                ? static_cast<long long>(
-                      FccLattice::from_density(deck.system.density, deck.system.cells).site_count())
+                ? static_cast<long long>(lattice_start_count(deck))
                 : static_cast<long long>(initial.size());
         restart = load_restart(comm, options.restart, *sim, expected);
         std::vector<InitialParticle>().swap(initial);

@@ -14,6 +14,12 @@ Vec3 initial_box_length(const SystemSection& system) {
   return FccLattice::from_density(system.density, system.cells).box().length;
 }
 
+std::uint64_t lattice_start_count(const SimulationConfig& c) {
+  const FccLattice lattice = FccLattice::from_density(c.system.density, c.system.cells);
+  if (c.region.style == RegionStyle::Box) return lattice.site_count();
+  return lattice.count_in([&](Vec3 x) { return c.region.contains(x); });
+}
+
 double SimulationConfig::max_pair_cutoff(const PotentialSection& p) {
   if (p.pairs.empty()) return p.cutoff;
   double r = 0.0;

@@ -132,9 +132,22 @@ struct RunSection {
   Backend backend = Backend::Auto;
 };
 
+// Load balancing (core/load_balance.hpp): the grid's cut planes move, per axis, so that every
+// slab of boxes carries the same share of a cost — particles, neighbour-list pairs, or the
+// measured force and list time — as LAMMPS `balance shift` / `fix balance shift` do.
+enum class Balance { None, Particles, Pairs, Time };
+
+inline constexpr NamedValue<Balance> kBalanceNames[] = {{Balance::None, "none"},
+                                                        {Balance::Particles, "particles"},
+                                                        {Balance::Pairs, "pairs"},
+                                                        {Balance::Time, "time"}};
+
 struct DecompositionSection {
   Method method = Method::HalfShell;
   std::array<int, 3> grid{0, 0, 0};  // all 0: chosen to minimise the method's import volume
+  Balance balance = Balance::None;
+  std::int64_t balance_every = 0;   // steps between balance steps; 0: only at setup
+  double balance_tolerance = 1.05;  // balance only when the cost's max/mean exceeds this
 };
 
 struct OutputSection {
@@ -206,6 +219,9 @@ struct SimulationConfig {
   // one (a mixed pair's cutoff is a mean of two listed ones, never larger).
   static double max_pair_cutoff(const PotentialSection& p);
 };
+
+// The number of particles of a lattice start: the fcc sites inside the region.
+std::uint64_t lattice_start_count(const SimulationConfig& c);
 
 // The box edge lengths a run starts with: system.box when set, else the fcc lattice's
 // (cells · (4/ρ)^(1/3)).

@@ -33,6 +33,12 @@ class Domain {
   // cell order and the ghosts of the new plan. Collective.
   ImportCounts redistribute(ParticleStore& p, long long step, Timers& timers);
 
+  // New cut planes (load balancing): the next redistribute() migrates to them.
+  void set_grid(const RankGrid& grid) {
+    grid_ = grid;
+    halo_.set_grid(grid);
+  }
+
   HaloExchange& halo() { return halo_; }
   const HaloExchange& halo() const { return halo_; }
   Int3 coord() const { return halo_.coord(); }

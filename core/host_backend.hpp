@@ -24,6 +24,10 @@ class HostBackend final : public StepBackend {
   void load(ParticleStore owned) override;
   bool kick_drift(std::uint64_t step) override;
   ImportCounts rebuild(long long step) override;
+  void set_grid(const RankGrid& grid, const PairRule& rule) override {
+    domain_.set_grid(grid);
+    rule_ = rule;
+  }
   void forward() override;
   void compute_forces(bool with_energy) override;
   void reverse() override;

@@ -70,7 +70,7 @@ void Simulation::setup() {
   auto in_region = [&](Vec3 x) { return region.contains(x); };
   auto mine = [&](Vec3 x) { return grid_.box_of(x) == c; };
   const bool whole_box = region.style == RegionStyle::Box;
-  const std::uint64_t sites = whole_box ? lattice.site_count() : lattice.count_in(in_region);
+  const std::uint64_t sites = lattice_start_count(config_);
   if (sites == 0) throw std::invalid_argument("the region holds no lattice site");
   const LatticeTypes type_of(sys.type_fractions, sites, sys.seed);
   ParticleStore owned;
@@ -123,6 +123,7 @@ void Simulation::start(ParticleStore owned, long long start_step,
   backend_->load(std::move(owned));
   step_ = start_step;
   rebuild();
+  balance();  // at setup (a restart balances again: the cuts are not checkpointed)
   backend_->compute_forces(true);
   backend_->reverse();
   energy_step_ = step_;
@@ -144,10 +145,13 @@ void Simulation::run(StepObserver& observer) {
     ++step_;
     thermostat_.before_first_kick(*backend_);  // Nosé–Hoover: chain half step, v ← s v
     const bool moved = backend_->kick_drift(step_ - 1);  // half kick + drift + the skin/2 test
-    if (skin_exceeded_anywhere(moved))
-      rebuild();  // migrate → census → halo plan → bin → neighbour list
-    else
-      backend_->forward();  // ghost positions
+    const bool balanced = balance_due(step_) && balance();  // moved cut planes: rebuilt
+    if (!balanced) {
+      if (skin_exceeded_anywhere(moved))
+        rebuild();  // migrate → census → halo plan → bin → neighbour list
+      else
+        backend_->forward();  // ghost positions
+    }
     const bool with_energy = observer.wants_energy(step_);
     backend_->compute_forces(with_energy);
     backend_->reverse();  // ghost forces to their owners
@@ -199,6 +203,61 @@ void Simulation::rebuild() {
     snap.bytes_mean += c.bytes_per_step / P;
   }
   imports_.push_back(std::move(snap));
+}
+
+bool Simulation::balance_due(long long step) const {
+  const DecompositionSection& d = config_.decomposition;
+  return d.balance != Balance::None && d.balance_every > 0 && step % d.balance_every == 0;
+}
+
+std::vector<long long> Simulation::balance_costs() {
+  const ParticleStore& p = backend_->particles();
+  const std::size_t n = p.n_owned;
+  switch (config_.decomposition.balance) {
+    case Balance::None:
+    case Balance::Particles: return std::vector<long long>(n, 1);
+    case Balance::Pairs: return pair_costs(comm_, box_, import_cutoff(), p);
+    case Balance::Time: {
+      backend_->synchronize();
+      const double seconds = timers_.get(Phase::Pair) + timers_.get(Phase::Neigh);
+      const double spent = std::max(0.0, seconds - balanced_seconds_);
+      balanced_seconds_ = seconds;
+      // Nanoseconds per particle, at least 1 so that every particle weighs something.
+      const long long each = n ? std::max(1LL, static_cast<long long>(1e9 * spent / n)) : 1;
+      return std::vector<long long>(n, each);
+    }
+  }
+  return std::vector<long long>(n, 1);
+}
+
+bool Simulation::balance() {
+  const DecompositionSection& d = config_.decomposition;
+  if (d.balance == Balance::None || grid_.size() == 1) return false;
+  auto load_of = [](const std::vector<long long>& cost) {
+    long long sum = 0;
+    for (const long long c : cost) sum += c;
+    return sum;
+  };
+  std::vector<long long> cost = balance_costs();
+  BalanceStep record;
+  record.step = step_;
+  record.cost = d.balance;
+  record.before = record.after = imbalance(comm_, load_of(cost));
+  if (record.before > d.balance_tolerance) {
+    const ParticleStore& p = backend_->particles();
+    const GridCuts cuts = balanced_cuts(
+        comm_, grid_, std::span<const Vec3>(p.x.data(), p.n_owned), std::span<const long long>(cost));
+    if (!(cuts == grid_.cuts())) {
+      grid_.set_cuts(cuts);
+      backend_->set_grid(grid_, PairRule{d.method, grid_.coord_of(comm_.rank()), grid_.cuts()});
+      rebuild();
+      record.moved = true;
+      if (d.balance != Balance::Time) record.after = imbalance(comm_, load_of(balance_costs()));
+    }
+  }
+  record.cuts = grid_.cuts();
+  balance_steps_.push_back(record);
+  return record.moved;
 }
 
 ThermoSample Simulation::thermo() const {

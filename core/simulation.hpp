@@ -18,6 +18,7 @@
 #include "base/particles.hpp"
 #include "base/timers.hpp"
 #include "core/config.hpp"
+#include "core/load_balance.hpp"
 #include "core/species.hpp"
 #include "core/step_backend.hpp"
 #include "core/thermostat.hpp"
@@ -109,11 +110,18 @@ class Simulation {
   // ghosts, as in particles()), in row order; for tests comparing backends.
   NeighborEntries neighbor_entries() const { return backend_->neighbor_entries(); }
   double analytic_import() const;  // ρ·V of the method's formula for this grid
+  // The balance steps so far (decomposition.balance), setup's first.
+  const std::vector<BalanceStep>& balance_steps() const { return balance_steps_; }
 
  private:
   void start(ParticleStore owned, long long start_step, const std::vector<double>& thermostat);
   void rebuild();
   bool skin_exceeded_anywhere(bool moved_here);
+  // A balance step: measure the cost per rank; beyond the tolerance, move the cut planes and
+  // rebuild. Returns whether it rebuilt. Collective.
+  bool balance();
+  bool balance_due(long long step) const;
+  std::vector<long long> balance_costs();  // the cost of each owned particle
 
   const Communicator& comm_;
   SimulationConfig config_;
@@ -130,6 +138,8 @@ class Simulation {
   long long rebuilds_ = 0;
   long long energy_step_ = -1;
   std::vector<ImportSnapshot> imports_;
+  std::vector<BalanceStep> balance_steps_;
+  double balanced_seconds_ = 0.0;  // Balance::Time: force + list time at the last balance step
 };
 
 }  // namespace scanmd

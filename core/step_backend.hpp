@@ -75,6 +75,9 @@ class StepBackend {
   // Migration to the new owners, census check (naming a lost or duplicated id at `step`), halo
   // plan with ghosts, cell binning and neighbour list. Collective.
   virtual ImportCounts rebuild(long long step) = 0;
+  // New cut planes of the rank grid and this rank's pair rule for them (load balancing); the
+  // next rebuild() migrates to them.
+  virtual void set_grid(const RankGrid& grid, const PairRule& rule) = 0;
   // Ghost positions from their owners along the current plan. Collective.
   virtual void forward() = 0;
   // Forces from the current positions; energy and virial too when asked (thermo steps).
@@ -96,7 +99,8 @@ class StepBackend {
   // The owned particles as they are now (id, x, v, image, f); ghosts are those of the last
   // rebuild made on the host.
   virtual const ParticleStore& particles() = 0;
-  // The neighbour list of the last rebuild (for tests comparing backends).
+  // The neighbour list of the last rebuild (tests comparing backends; the pairs cost of load
+  // balancing).
   virtual NeighborEntries neighbor_entries() = 0;
   // Waits for queued work, raises pending errors, books pending phase timings.
   virtual void synchronize() = 0;

@@ -49,6 +49,11 @@ class HaloExchange {
 
   Int3 coord() const { return coord_; }
   Method method() const { return method_; }
+  // New cut planes (load balancing); the next migrate() and build() use them.
+  void set_grid(const RankGrid& grid) {
+    grid_ = grid;
+    selector_ = ExportSelector(grid, box_, method_, r_);
+  }
 
   // The plan of the last build(), for other executors of it (the CUDA backend runs forward()
   // and reverse() on device buffers): the send buffer holds entry k = owned particle

@@ -463,6 +463,14 @@ const KeySpec kKeys[] = {
                           toml_int3(g)));
      }
      d.decomposition.grid = g; }},
+  {"decomposition", "balance", true, [](Deck& d, const Reader& r) {
+     d.decomposition.balance = one_of<Balance>(r, kBalanceNames); }},
+  {"decomposition", "balance_every", false, [](Deck& d, const Reader& r) {
+     d.decomposition.balance_every = non_negative_int(r); }},
+  {"decomposition", "balance_tolerance", false, [](Deck& d, const Reader& r) {
+     const double t = r.real();
+     if (!(t >= 1.0)) r.fail(fmt::format("must be >= 1 (a max/mean ratio; got {})", t));
+     d.decomposition.balance_tolerance = t; }},
 
   {"thermostat", "style", true, [](Deck& d, const Reader& r) {
      d.thermostat.style = one_of<ThermostatStyle>(r, kThermostatNames); }},
@@ -729,6 +737,10 @@ std::string Deck::to_toml() const {
   s += "\n[decomposition]\n";
   s += fmt::format("method = {}\n", toml_quote(method_name(decomposition.method)));
   s += fmt::format("grid = {}\n", toml_int3(decomposition.grid));
+  s += fmt::format("balance = {}\n",
+                   toml_quote(name_of<Balance>(kBalanceNames, decomposition.balance)));
+  s += fmt::format("balance_every = {}\n", decomposition.balance_every);
+  s += fmt::format("balance_tolerance = {}\n", toml_float(decomposition.balance_tolerance));
   s += "\n[thermostat]\n";
   s += fmt::format("style = {}\n",
                    toml_quote(name_of<ThermostatStyle>(kThermostatNames, thermostat.style)));

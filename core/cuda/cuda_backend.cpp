@@ -146,6 +146,13 @@ class CudaBackend final : public StepBackend {
     return counts;
   }
 
+  void set_grid(const RankGrid& grid, const PairRule& rule) override {
+    domain_.set_grid(grid);
+    geometry_ = ExportSelector(grid, box_, domain_.halo().method(), domain_.import_cutoff()).geometry();
+    rule_ = rule;
+    cells_.set_grid(domain_.cell_grid());
+  }
+
   void forward() override {
     if (!halo_.remote()) {
       events_.begin(Phase::Forward, stream());

@@ -9,6 +9,11 @@ namespace scanmd::cuda_step {
 
 DeviceCellList::DeviceCellList(const CellGrid& grid, Vec3 box_length)
     : grid_(grid), length_(box_length) {
+  set_grid(grid);
+}
+
+void DeviceCellList::set_grid(const CellGrid& grid) {
+  grid_ = grid;
   const std::size_t cells = std::size_t(grid.dims.x) * grid.dims.y * grid.dims.z;
   if (cells >= std::numeric_limits<std::uint32_t>::max())
     throw std::length_error("backend cuda: too many cells for one rank");

@@ -21,6 +21,8 @@ namespace scanmd::cuda_step {
 class DeviceCellList {
  public:
   DeviceCellList(const CellGrid& grid, Vec3 box_length);
+  // A new local domain (load balancing moved this rank's box); buffers are kept.
+  void set_grid(const CellGrid& grid);
 
   // Bins particles [0, p.n) and makes the cell-ordered copies. Synchronises (key check).
   void build(const DeviceParticles& p, Scratch& scratch, DeviceFlags* flags, cudaStream_t stream);

@@ -18,6 +18,9 @@
 //  SmallBoxes      a box shorter than 2·(r_c + skin) on every axis (r_c + skin along x): forces,
 //                  energy, virial and pair count vs the all-images brute force, bits equal across
 //                  methods; a 200-step melt in a box shorter than r_c equals the one-rank run.
+//  LoadBalance     a slab off centre: runs balanced by particles, pairs and time give the
+//                  unbalanced one-rank bits for every method; on a [1, 1, P] grid the pairs
+//                  imbalance goes from >= 1.5 to <= 1.10 at setup.
 //  ImportVolume    mean received ghosts (imports() of the first rebuild) within 10% of
 //                  analytic_import() = ρ·V (DESIGN.md §4) on 32000 uniformly random particles
 //                  (a stationary point process: expected count in a region is exactly ρ·V).
@@ -397,6 +400,79 @@ TEST(MpiDecomposition, SmallBoxRunMatchesOneRank) {
       EXPECT_TRUE(got.thermo[k] == ref.thermo[k]) << "thermo sample " << k;
     EXPECT_EQ(got.rebuilds, ref.rebuilds);
   }
+}
+
+// ---- LoadBalance -------------------------------------------------------------------------------
+
+// A liquid slab off centre along z (490 random particles at density 0.7 in 5 <= z < 16 of an
+// 8 x 8 x 28 box; random rather than a lattice, whose planes would make the cost indivisible)
+// on grids cut along z ([1, 1, P]) and chosen automatically, every method, balanced by particles,
+// pairs (every 20 steps) and time: the state hash and thermo bits equal the unbalanced one-rank
+// run. On [1, 1, P] the cost starts at max/mean >= 1.5 and the setup balance step brings it to
+// <= 1.10, moving the z cut planes.
+TEST(MpiDecomposition, BalancedRunsMatchUnbalanced) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Vec3 L{8.0, 8.0, 28.0};
+  std::vector<Vec3> x = test::random_positions(490, {L.x, L.y, 11.0}, 0.85, 99);
+  for (Vec3& q : x) q.z += 5.0;
+  const auto particles = test::make_particles(x, 1.2, 5);
+  SimulationConfig cfg;
+  cfg.system.box = L;
+  cfg.potential.shift = true;
+  cfg.run.steps = 100;
+  cfg.output.thermo_every = 20;
+  auto run_from = [&](const Communicator& c, const SimulationConfig& config, auto&& inspect) {
+    Simulation sim(c, config);
+    sim.setup(particles);
+    RunResult r;
+    sim.run([&](const ThermoSample& s) {
+      if (r.samples < 8) r.thermo[r.samples++] = thermo_bits(s);
+    });
+    r.hash = sim.state_hash();
+    inspect(sim);
+    return r;
+  };
+  SimulationConfig one_cfg = cfg;
+  one_cfg.decomposition.grid = {1, 1, 1};
+  const RunResult ref = on_rank0_alone<RunResult>(
+      [&](const Communicator& one) { return run_from(one, one_cfg, [](const Simulation&) {}); });
+  for (const std::array<int, 3> grid : {std::array<int, 3>{1, 1, P}, std::array<int, 3>{0, 0, 0}})
+    for (Method m : kMethods)
+      for (Balance b : {Balance::Particles, Balance::Pairs, Balance::Time}) {
+        if (b == Balance::Time && m != Method::HalfShell) continue;
+        cfg.decomposition.grid = grid;
+        cfg.decomposition.method = m;
+        cfg.decomposition.balance = b;
+        cfg.decomposition.balance_every = b == Balance::Pairs ? 20 : 0;
+        cfg.decomposition.balance_tolerance = 1.02;
+        const RunResult got = run_from(comm, cfg, [&](const Simulation& sim) {
+          SCOPED_TRACE(std::string(method_name(m)) + " grid " + sim.grid().to_string() +
+                       " balance " + std::string(name_of<Balance>(kBalanceNames, b)));
+          if (P == 1) {
+            EXPECT_TRUE(sim.balance_steps().empty()) << "one rank has nothing to balance";
+            return;
+          }
+          ASSERT_FALSE(sim.balance_steps().empty());
+          const BalanceStep& first = sim.balance_steps().front();
+          EXPECT_EQ(first.step, 0);
+          if (grid[2] == P && b != Balance::Time) {
+            EXPECT_GE(first.before, 1.5) << "the slab should load the ranks unequally";
+            EXPECT_TRUE(first.moved);
+            EXPECT_LE(first.after, 1.10);
+            EXPECT_FALSE(sim.grid().equal_boxes());
+          }
+          if (b == Balance::Pairs) {
+            EXPECT_EQ(sim.balance_steps().size(), 1u + cfg.run.steps / 20);
+          }
+        });
+        SCOPED_TRACE(std::string(method_name(m)) + " balance " +
+                     std::string(name_of<Balance>(kBalanceNames, b)));
+        EXPECT_EQ(got.hash, ref.hash);
+        ASSERT_EQ(got.samples, ref.samples);
+        for (int k = 0; k < got.samples; ++k)
+          EXPECT_TRUE(got.thermo[k] == ref.thermo[k]) << "thermo sample " << k;
+      }
 }
 
 // ---- ImportVolume ----------------------------------------------------------------------------

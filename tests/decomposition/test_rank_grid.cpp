@@ -202,3 +202,62 @@ TEST(ChooseGrid, BadRequestedGridThrowsNamingTheKey) {
 
 }  // namespace
 }  // namespace scanmd
+
+namespace scanmd {
+namespace {
+
+// GridCuts (decomposition/grid_cuts.hpp). Equal boxes: box_of, lo, hi are the first version's
+// formulas (floor(x·n/L) clamped, c·L/n) bit for bit. Moved cuts: box_of is the box whose
+// [lo, hi) holds x (linear scan oracle), and boxes_near covers every box within r of a point,
+// images outside [0, L) included (brute force over the boxes' extents).
+TEST(GridCuts, EqualBoxesKeepTheFirstFormulas) {
+  test::Rng rng(17);
+  for (int t = 0; t < 2000; ++t) {
+    const int n = static_cast<int>(rng.integer(1, 9));
+    const double len = rng.uniform(1.0, 50.0);
+    const AxisCuts a = AxisCuts::equal_boxes(n, len);
+    const double x = rng.uniform(-0.01, 1.01) * len;
+    const int c = static_cast<int>(x * (n / len));
+    EXPECT_EQ(a.box_of(x), c < 0 ? 0 : (c >= n ? n - 1 : c));
+    const int k = static_cast<int>(rng.integer(0, n - 1));
+    EXPECT_EQ(a.lo(k), k * (len / n));
+    EXPECT_EQ(a.hi(k), (k + 1) * (len / n));
+  }
+}
+
+TEST(GridCuts, MovedCutsOwnershipAndNearBoxes) {
+  test::Rng rng(23);
+  for (int t = 0; t < 300; ++t) {
+    const int n = static_cast<int>(rng.integer(2, 12));
+    const double len = rng.uniform(5.0, 40.0);
+    std::vector<double> interior;
+    for (int c = 1; c < n; ++c) interior.push_back(rng.uniform(0.0, len));
+    std::sort(interior.begin(), interior.end());
+    if (std::adjacent_find(interior.begin(), interior.end()) != interior.end()) continue;
+    const AxisCuts a = AxisCuts::moved(interior, len);
+    EXPECT_EQ(a.lo(0), 0.0);
+    EXPECT_EQ(a.hi(n - 1), len);
+    for (int s = 0; s < 50; ++s) {
+      const double x = rng.uniform(0.0, len);
+      int want = n - 1;
+      for (int c = 0; c < n; ++c)
+        if (x >= a.lo(c) && x < a.hi(c)) want = c;
+      EXPECT_EQ(a.box_of(x), want) << "x = " << x;
+      const double q = rng.uniform(-0.5, 1.5) * len, r = rng.uniform(0.1, 0.6) * len;
+      int first = 0, last = 0;
+      a.boxes_near(q, r, first, last);
+      for (int c = 0; c < n; ++c) {
+        const double gap = q < a.lo(c) ? a.lo(c) - q : (q > a.hi(c) ? q - a.hi(c) : 0.0);
+        if (gap < r) {
+          EXPECT_GE(c, first) << "box " << c << " within r of " << q << " is not visited";
+          EXPECT_LE(c, last) << "box " << c << " within r of " << q << " is not visited";
+        }
+      }
+    }
+  }
+  EXPECT_THROW(AxisCuts::moved({3.0, 2.0}, 10.0), std::invalid_argument);
+  EXPECT_THROW(AxisCuts::moved({3.0, 10.0}, 10.0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace scanmd

@@ -81,6 +81,9 @@ void expect_same(const Deck& a, const Deck& b) {
   EXPECT_EQ(a.run.backend, b.run.backend);
   EXPECT_EQ(a.decomposition.method, b.decomposition.method);
   EXPECT_EQ(a.decomposition.grid, b.decomposition.grid);
+  EXPECT_EQ(a.decomposition.balance, b.decomposition.balance);
+  EXPECT_EQ(a.decomposition.balance_every, b.decomposition.balance_every);
+  EXPECT_EQ(a.decomposition.balance_tolerance, b.decomposition.balance_tolerance);
   EXPECT_EQ(a.thermostat.style, b.thermostat.style);
   EXPECT_EQ(a.thermostat.temperature, b.thermostat.temperature);
   EXPECT_EQ(a.thermostat.damping, b.thermostat.damping);
@@ -126,6 +129,9 @@ backend = "cuda"
 [decomposition]
 method = "neutral-territory"
 grid = [2, 3, 4]
+balance = "pairs"
+balance_every = 500
+balance_tolerance = 1.2
 
 [thermostat]
 style = "nose-hoover"
@@ -227,6 +233,9 @@ TEST(Deck, EveryKeyIsParsed) {
   EXPECT_EQ(d.run.backend, Backend::Cuda);
   EXPECT_EQ(d.decomposition.method, Method::NeutralTerritory);
   EXPECT_EQ(d.decomposition.grid, (std::array<int, 3>{2, 3, 4}));
+  EXPECT_EQ(d.decomposition.balance, scanmd::Balance::Pairs);
+  EXPECT_EQ(d.decomposition.balance_every, 500);
+  EXPECT_EQ(d.decomposition.balance_tolerance, 1.2);
   EXPECT_EQ(d.output.thermo_every, 0);
   EXPECT_EQ(d.output.trajectory, "traj/out.h5");  // relative paths kept as given
   EXPECT_EQ(d.output.trajectory_every, 10);
