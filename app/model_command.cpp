@@ -20,17 +20,18 @@ namespace {
 std::string csv_header() {
   return "method,ranks,grid,bx,by,bz,R_over_b,imports_min,imports_mean,imports_max,"
          "tower_mean,plate_mean,pairs_min,pairs_mean,pairs_max,pairs_total,analytic,"
-         "measured_over_analytic,seconds";
+         "measured_over_analytic,seconds,balance";
 }
 
 std::string csv_row(const ModelResult& r) {
   return fmt::format(
       "{},{},{}x{}x{},{:.9g},{:.9g},{:.9g},{:.6g},{},{:.6f},{},{:.6f},{:.6f},{},{:.6f},{},{},{:.6f},"
-      "{:.6f},{:.3f}",
+      "{:.6f},{:.3f},{}",
       method_name(r.method), r.ranks, r.grid.x, r.grid.y, r.grid.z, r.box_edge.x, r.box_edge.y,
       r.box_edge.z, r.r_over_b, r.imports.min, r.imports.mean, r.imports.max, r.tower_mean,
       r.plate_mean, r.pairs.min, r.pairs.mean, r.pairs.max, r.pairs_total, r.analytic,
-      r.analytic > 0 ? r.imports.mean / r.analytic : 0.0, r.seconds);
+      r.analytic > 0 ? r.imports.mean / r.analytic : 0.0, r.seconds,
+      name_of<Balance>(kBalanceNames, r.balance));
 }
 
 }  // namespace
@@ -64,9 +65,9 @@ int model_command(const ModelCommandOptions& options) {
                 "skin %.6g), initial configuration of %s\n",
                 positions.size(), box.length.x, box.length.y, box.length.z, R,
                 deck.potential.cutoff, deck.neighbor.skin, deck.path.c_str());
-    std::printf("%-18s %7s %11s %7s %10s %10s %10s %10s %10s %8s %8s\n", "method", "ranks",
+    std::printf("%-18s %7s %11s %7s %10s %10s %10s %10s %10s %8s %8s %s\n", "method", "ranks",
                 "grid", "R/b", "import min", "mean", "max", "analytic", "pairs mean",
-                "pair max/mean", "seconds");
+                "pair max/mean", "seconds", "balance");
     std::FILE* csv = nullptr;
     std::string tmp;
     if (!options.csv.empty()) {
@@ -76,9 +77,18 @@ int model_command(const ModelCommandOptions& options) {
         throw std::runtime_error(options.csv + ": cannot write: " + std::strerror(errno));
       std::fprintf(csv, "%s\n", csv_header().c_str());
     }
+    // decomposition.balance (particles, pairs): every row twice, with equal boxes and balanced.
+    std::vector<Balance> balances{Balance::None};
+    if (deck.decomposition.balance == Balance::Time)
+      throw std::invalid_argument("decomposition.balance = \"time\" cannot be modelled: use "
+                                  "\"particles\" or \"pairs\"");
+    if (deck.decomposition.balance != Balance::None)
+      balances.push_back(deck.decomposition.balance);
     for (Method m : methods)
-      for (int P : options.ranks) {
+      for (int P : options.ranks)
+        for (Balance balance : balances) {
         ModelOptions mo;
+        mo.balance = balance;
         mo.requested_grid = {deck.decomposition.grid[0], deck.decomposition.grid[1],
                              deck.decomposition.grid[2]};
         if (mo.requested_grid.x * mo.requested_grid.y * mo.requested_grid.z != P)
@@ -86,11 +96,12 @@ int model_command(const ModelCommandOptions& options) {
         mo.count_pairs = options.pairs;
         const ModelResult r =
             model_decomposition(positions, box, m, deck.potential.cutoff, deck.neighbor.skin, P, mo);
-        std::printf("%-18s %7d %11s %7.3f %10lld %10.1f %10lld %10.1f %10.1f %8.3f %8.2f\n",
+        std::printf("%-18s %7d %11s %7.3f %10lld %10.1f %10lld %10.1f %10.1f %8.3f %8.2f %s\n",
                     std::string(method_name(m)).c_str(), P,
                     fmt::format("{}x{}x{}", r.grid.x, r.grid.y, r.grid.z).c_str(), r.r_over_b,
                     r.imports.min, r.imports.mean, r.imports.max, r.analytic, r.pairs.mean,
-                    r.pairs.mean > 0 ? r.pairs.max / r.pairs.mean : 0.0, r.seconds);
+                    r.pairs.mean > 0 ? r.pairs.max / r.pairs.mean : 0.0, r.seconds,
+                    std::string(name_of<Balance>(kBalanceNames, balance)).c_str());
         std::fflush(stdout);
         if (csv) std::fprintf(csv, "%s\n", csv_row(r).c_str());
       }

@@ -11,13 +11,13 @@ namespace {
 double coordinate(Vec3 x, int axis) { return axis == 0 ? x.x : (axis == 1 ? x.y : x.z); }
 }  // namespace
 
-GridCuts balanced_cuts(const Communicator& comm, const RankGrid& grid, std::span<const Vec3> x,
+GridCuts balanced_cuts(const Communicator* comm, const RankGrid& grid, std::span<const Vec3> x,
                        std::span<const long long> cost) {
   GridCuts cuts = grid.cuts();
   for (int axis = 0; axis < 3; ++axis) {
     const AxisCuts& old = cuts.axis(axis);
     const int n = old.n;
-    if (n == 1) continue;
+    if (n == 1 || n > kMaxBalancedBoxes) continue;  // more boxes than AxisCuts holds: kept equal
     const double len = old.len;
     std::vector<long long> hist(kBalanceBins, 0);
     const double per_length = kBalanceBins / len;
@@ -25,7 +25,7 @@ GridCuts balanced_cuts(const Communicator& comm, const RankGrid& grid, std::span
       const int b = static_cast<int>(coordinate(x[i], axis) * per_length);
       hist[std::clamp(b, 0, kBalanceBins - 1)] += cost[i];
     }
-    comm.sum(std::span<long long>(hist));
+    if (comm) comm->sum(std::span<long long>(hist));
     long long total = 0;
     for (const long long h : hist) total += h;
     if (total <= 0) continue;
@@ -45,8 +45,8 @@ GridCuts balanced_cuts(const Communicator& comm, const RankGrid& grid, std::span
   return cuts;
 }
 
-std::vector<long long> pair_costs(const Communicator& comm, const Box& box, double import_cutoff,
-                                  const ParticleStore& p) {
+std::vector<long long> pair_costs(const Communicator* comm, const Box& box, double import_cutoff,
+                                  std::span<const Vec3> x) {
   auto cells_along = [&](double len) {
     return std::clamp(static_cast<int>(2.0 * len / import_cutoff), 1, 64);
   };
@@ -59,10 +59,10 @@ std::vector<long long> pair_costs(const Communicator& comm, const Box& box, doub
     return static_cast<std::size_t>(cx) + static_cast<std::size_t>(m.x) * (cy + static_cast<std::size_t>(m.y) * cz);
   };
   std::vector<long long> density(static_cast<std::size_t>(m.x) * m.y * m.z, 0);
-  for (std::size_t i = 0; i < p.n_owned; ++i) ++density[cell_of(p.x[i])];
-  comm.sum(std::span<long long>(density));
-  std::vector<long long> cost(p.n_owned);
-  for (std::size_t i = 0; i < p.n_owned; ++i) cost[i] = density[cell_of(p.x[i])];
+  for (const Vec3& q : x) ++density[cell_of(q)];
+  if (comm) comm->sum(std::span<long long>(density));
+  std::vector<long long> cost(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) cost[i] = density[cell_of(x[i])];
   return cost;
 }
 

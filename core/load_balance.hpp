@@ -37,8 +37,9 @@ struct BalanceStep {
 };
 
 // The cut planes that split the global marginal of `cost` (per particle at x) evenly along each
-// axis of the grid with more than one box; other axes keep theirs. Collective.
-GridCuts balanced_cuts(const Communicator& comm, const RankGrid& grid, std::span<const Vec3> x,
+// axis of the grid with more than one box (and at most kMaxBalancedBoxes); other axes keep theirs. Collective over `comm`; null
+// when x holds every particle (scanmd model's virtual ranks).
+GridCuts balanced_cuts(const Communicator* comm, const RankGrid& grid, std::span<const Vec3> x,
                        std::span<const long long> cost);
 
 // The pairs cost of each owned particle: the number of particles (all ranks) in its cell of a
@@ -46,8 +47,9 @@ GridCuts balanced_cuts(const Communicator& comm, const RankGrid& grid, std::span
 // cost of a region is proportional to its pairs. A function of positions only: the same
 // whatever the decomposition and backend, so a balance step's outcome is what it predicts.
 // Collective.
-std::vector<long long> pair_costs(const Communicator& comm, const Box& box, double import_cutoff,
-                                  const ParticleStore& p);
+// Collective over `comm`; null when x holds every particle.
+std::vector<long long> pair_costs(const Communicator* comm, const Box& box, double import_cutoff,
+                                  std::span<const Vec3> x);
 
 // max / mean over the ranks of one number per rank (1 when every rank has 0). Collective.
 double imbalance(const Communicator& comm, long long load);

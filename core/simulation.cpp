@@ -216,7 +216,8 @@ std::vector<long long> Simulation::balance_costs() {
   switch (config_.decomposition.balance) {
     case Balance::None:
     case Balance::Particles: return std::vector<long long>(n, 1);
-    case Balance::Pairs: return pair_costs(comm_, box_, import_cutoff(), p);
+    case Balance::Pairs:
+      return pair_costs(&comm_, box_, import_cutoff(), std::span<const Vec3>(p.x.data(), n));
     case Balance::Time: {
       backend_->synchronize();
       const double seconds = timers_.get(Phase::Pair) + timers_.get(Phase::Neigh);
@@ -246,7 +247,7 @@ bool Simulation::balance() {
   if (record.before > d.balance_tolerance) {
     const ParticleStore& p = backend_->particles();
     const GridCuts cuts = balanced_cuts(
-        comm_, grid_, std::span<const Vec3>(p.x.data(), p.n_owned), std::span<const long long>(cost));
+        &comm_, grid_, std::span<const Vec3>(p.x.data(), p.n_owned), std::span<const long long>(cost));
     if (!(cuts == grid_.cuts())) {
       grid_.set_cuts(cuts);
       backend_->set_grid(grid_, PairRule{d.method, grid_.coord_of(comm_.rank()), grid_.cuts()});

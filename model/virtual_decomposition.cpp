@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/cell_list.hpp"
+#include "core/load_balance.hpp"
 #include "core/lj.hpp"
 #include "core/neighbor_list.hpp"
 #include "base/particles.hpp"
@@ -34,7 +36,15 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
                                 const ModelOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const double R = cutoff + skin;
-  const RankGrid grid(choose_grid(ranks, options.requested_grid, box, method, R), box);
+  RankGrid grid(choose_grid(ranks, options.requested_grid, box, method, R), box);
+  if (options.balance == Balance::Particles || options.balance == Balance::Pairs) {
+    const std::vector<long long> cost = options.balance == Balance::Pairs
+                                            ? pair_costs(nullptr, box, R, positions)
+                                            : std::vector<long long>(positions.size(), 1);
+    grid.set_cuts(balanced_cuts(nullptr, grid, positions, cost));
+  } else if (options.balance == Balance::Time) {
+    throw std::invalid_argument("scanmd model: balance by time cannot be modelled");
+  }
   const std::size_t n = positions.size();
   const int P = grid.size();
   kernels::Workspace ws;
@@ -70,6 +80,7 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
 
   ModelResult res;
   res.method = method;
+  res.balance = options.balance;
   res.ranks = P;
   res.grid = grid.dims();
   res.box_edge = grid.sub_length();

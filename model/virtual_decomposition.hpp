@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/box.hpp"
+#include "core/config.hpp"
 #include "decomposition/method.hpp"
 #include "decomposition/rank_grid.hpp"
 
@@ -27,6 +28,7 @@ struct ModelStats {
 
 struct ModelResult {
   Method method;
+  Balance balance = Balance::None;
   int ranks = 0;
   Int3 grid{};
   Vec3 box_edge{};       // b
@@ -44,6 +46,9 @@ struct ModelResult {
 struct ModelOptions {
   Int3 requested_grid{0, 0, 0};
   bool count_pairs = true;  // neighbour lists per virtual rank (load balance)
+  // Cut planes balanced as a real run's setup balance step would (core/load_balance.hpp) by
+  // particles or pairs; none: equal boxes. (Time cannot be modelled.)
+  Balance balance = Balance::None;
 };
 
 // positions: all particles, wrapped into [0, L).
