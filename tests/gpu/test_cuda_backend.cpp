@@ -202,7 +202,7 @@ TEST(CudaBackend, HashEqualsHostSmallBox) {
     for (bool two_species : {false, true}) {
       if (two_species && m != Method::HalfShell) continue;
       SCOPED_TRACE(std::string(method_name(m)) + (two_species ? " two species" : ""));
-      SimulationConfig cfg = melt(1, 100, 5);
+      SimulationConfig cfg = melt(1, 60, 5);
       cfg.system.cells = {1, 2, 3};
       if (two_species) kob_andersen(cfg, {0.75, 0.25});
       cfg.decomposition.method = m;
