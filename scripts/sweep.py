@@ -4,13 +4,20 @@
 For every method and rank count it runs `mpirun -np P scanmd run DECK`, then reads the run's
 H5MD output file (never the log): time per phase (scanmd/runs/0/timing), particle count,
 steps, and the per-rank import counts of every rebuild (scanmd/runs/0/imports). It adds
-`scanmd model` for the model rank counts (up to 10^5), and writes
+`scanmd model` for the model rank counts (up to 10^5), once with equal boxes and once with
+the cut planes balanced by pairs, and writes
 
-    OUT/sweep.csv        one row per real run
-    OUT/model.csv        one row per (method, P) of the virtual decomposition
-    OUT/imports.png      imported particles per rank vs P: model, analytic, real runs
-    OUT/scaling.png      speedup and parallel efficiency vs P
-    OUT/phases.png       time per step by phase for every real run
+    OUT/sweep.csv           one row per real run
+    OUT/model.csv           one row per (method, P) of the virtual decomposition with equal
+                            boxes (decomposition.balance = none, whatever deck and --set say)
+    OUT/model_balanced.csv  the same with the cut planes balanced by pairs
+                            (decomposition.balance = pairs); balance column "pairs"
+    OUT/imports.png         imported particles per rank vs P: model, analytic, real runs
+    OUT/imbalance.png       the model per method vs P: imported particles per rank (left) and
+                            pairs per rank max/mean (right), balanced by pairs (solid) and
+                            unbalanced (dashed); the real runs record no pair counts
+    OUT/scaling.png         speedup and parallel efficiency vs P
+    OUT/phases.png          time per step by phase for every real run
 
 Usage (Debian's /usr/bin/python3 with python3-numpy, -h5py, -matplotlib):
     /usr/bin/python3 scripts/sweep.py inputs/study_melt_32000.toml --ranks 1,2 \\
@@ -31,6 +38,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 import numpy as np  # noqa: E402
 
 ALL_METHODS = ["half-shell", "neutral-territory", "full-shell", "eighth-shell", "midpoint"]
@@ -156,19 +164,35 @@ def main():
                   f"{row['particle_steps_per_s']:.3e} particle-steps/s  efficiency {row['efficiency']:.2f}  "
                   f"imports mean {row['imports_mean']:.1f}  ({time.time() - t0:.1f} s)", flush=True)
 
-    # The model, and R from it (cutoff + skin, as the deck and --set say).
+    # The model twice, and R from it (cutoff + skin, as the deck and --set say): equal boxes
+    # (balance forced to none: a deck or --set with a balance would add balanced rows) and cut
+    # planes balanced by pairs. A balanced model also writes the equal-box rows: only its
+    # "pairs" rows are kept.
+    def run_model(csv_path, balance):
+        cmd = [args.scanmd, "model", args.deck, "--ranks", ",".join(map(str, model_ranks)),
+               "--methods", ",".join(methods), "--csv", csv_path] + sets + \
+              ["--set", f"decomposition.balance={balance}"]
+        print(f"model: {' '.join(cmd[1:])}", flush=True)
+        done = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if done.returncode != 0:
+            sys.stdout.write(done.stdout[-3000:])
+            sys.exit(f"sweep: scanmd model (balance {balance}) failed")
+        with open(csv_path) as f:
+            reader = csv.DictReader(f)
+            fields = reader.fieldnames
+            kept = [x for x in reader if x["balance"] == balance]
+        with open(csv_path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields)
+            w.writeheader()
+            w.writerows(kept)
+        return kept, done.stdout
+
     model_csv = os.path.join(args.out, "model.csv")
-    cmd = [args.scanmd, "model", args.deck, "--ranks", ",".join(map(str, model_ranks)),
-           "--methods", ",".join(methods), "--csv", model_csv] + sets
-    print(f"model: {' '.join(cmd[1:])}", flush=True)
-    done = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if done.returncode != 0:
-        sys.stdout.write(done.stdout[-3000:])
-        sys.exit("sweep: scanmd model failed")
-    with open(model_csv) as f:
-        model = list(csv.DictReader(f))
+    balanced_csv = os.path.join(args.out, "model_balanced.csv")
+    model, model_log = run_model(model_csv, "none")
+    balanced, _ = run_model(balanced_csv, "pairs")
     R = None
-    for line in done.stdout.splitlines():
+    for line in model_log.splitlines():
         if " R = " in line:
             R = float(line.split(" R = ")[1].split()[0])
     for row, r in rows:
@@ -203,6 +227,49 @@ def main():
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(args.out, "imports.png"), dpi=120)
+    plt.close(fig)
+
+    # Load imbalance next to import volume: the model only (the real runs record no pair counts).
+    def pair_imbalance(x):
+        mean = float(x["pairs_mean"])
+        return float(x["pairs_max"]) / mean if mean > 0 else float("nan")
+
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.8), sharex=True)
+    ratios = []
+    for m in methods:
+        for rows_b, style in [(balanced, "-"), (model, "--")]:
+            mr = sorted((x for x in rows_b if x["method"] == m), key=lambda x: int(x["ranks"]))
+            P = [int(x["ranks"]) for x in mr]
+            a1.plot(P, [float(x["imports_mean"]) for x in mr], style, marker=".", color=colors[m])
+            ratio = [pair_imbalance(x) for x in mr]
+            a2.plot(P, ratio, style, marker=".", color=colors[m])
+            ratios += [v for v in ratio if math.isfinite(v)]
+    a2.axhline(1.0, color="k", linestyle=":", alpha=0.6)
+    a1.set_xscale("log")
+    a1.set_yscale("log")
+    a1.set_xticks(model_ranks)
+    a1.set_xticklabels([str(p) for p in model_ranks])
+    a1.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    if ratios and max(ratios) > 10:
+        a2.set_yscale("log")
+    else:
+        a2.set_ylim(bottom=0)
+    a1.set_xlabel("ranks P")
+    a2.set_xlabel("ranks P")
+    a1.set_ylabel("imported particles per rank (mean)")
+    a2.set_ylabel("pairs per rank, max/mean")
+    a1.set_title("import volume", fontsize=10)
+    a2.set_title("load imbalance", fontsize=10)
+    for a in (a1, a2):
+        a.grid(True, which="both", alpha=0.3)
+        a.tick_params(axis="x", labelsize=8)
+    handles = [plt.Line2D([], [], color=colors[m], label=m) for m in methods] + \
+              [plt.Line2D([], [], color="k", linestyle="-", label="balanced by pairs"),
+               plt.Line2D([], [], color="k", linestyle="--", label="unbalanced (equal boxes)")]
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8, frameon=False)
+    fig.suptitle(f"Model: import volume and pair imbalance, {os.path.basename(args.deck)}")
+    fig.tight_layout(rect=(0, 0.05 * math.ceil(len(handles) / 4), 1, 1))
+    fig.savefig(os.path.join(args.out, "imbalance.png"), dpi=120)
     plt.close(fig)
 
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
@@ -245,7 +312,8 @@ def main():
     for row, _ in rows:
         print(f"{row['method']:18s} {row['ranks']:6d} {row['grid']:>9s} {row['particle_steps_per_s']:11.4g} "
               f"{row['speedup']:8.2f} {row['efficiency']:6.2f} {row['imports_mean']:9.1f} {row['analytic']:9.1f}")
-    print(f"written {sweep_csv}, {model_csv}, imports.png, scaling.png, phases.png in {args.out}")
+    print(f"written {sweep_csv}, {model_csv}, {balanced_csv}, imports.png, imbalance.png, scaling.png, "
+          f"phases.png in {args.out}")
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@
 
 Oracles: the CSV header is exactly the documented column list, there is one row per
 (method, P), the rows' numbers are sane (speedup 1 at P = 1, imports > 0, positive finite
-timings — no timing thresholds: speed lives in benchmarks), the model CSV covers the asked rank counts, and every PNG is a real image
-(PNG signature, decodable by matplotlib, non-trivial size).
+timings — no timing thresholds: speed lives in benchmarks), the model CSVs (equal boxes,
+balanced by pairs) cover the asked rank counts with the right balance column and sane pair
+counts, and every PNG is a real image (PNG signature, decodable by matplotlib, non-trivial size).
 usage: check_sweep.py SCANMD REPO_ROOT WORKDIR
 """
 import csv
@@ -52,8 +53,18 @@ with open(os.path.join(out, "model.csv")) as f:
     model = list(csv.DictReader(f))
 assert sorted((m["method"], int(m["ranks"])) for m in model) == \
     sorted((m, p) for m in ["half-shell", "neutral-territory"] for p in [1, 2, 8]), model
+assert all(m["balance"] == "none" for m in model), model
 
-for name in ["imports.png", "scaling.png", "phases.png"]:
+with open(os.path.join(out, "model_balanced.csv")) as f:
+    balanced = list(csv.DictReader(f))
+assert sorted((m["method"], int(m["ranks"])) for m in balanced) == \
+    sorted((m, p) for m in ["half-shell", "neutral-territory"] for p in [1, 2, 8]), balanced
+for m in balanced:
+    assert m["balance"] == "pairs", m
+    # 864 particles on at most 8 ranks: every rank has pairs, so the mean is positive.
+    assert float(m["pairs_max"]) >= float(m["pairs_mean"]) > 0, m
+
+for name in ["imports.png", "imbalance.png", "scaling.png", "phases.png"]:
     path = os.path.join(out, name)
     with open(path, "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n", f"{name}: not a PNG"
