@@ -91,9 +91,13 @@ int model_command(const ModelCommandOptions& options) {
         mo.balance = balance;
         mo.requested_grid = {deck.decomposition.grid[0], deck.decomposition.grid[1],
                              deck.decomposition.grid[2]};
-        if (mo.requested_grid.x * mo.requested_grid.y * mo.requested_grid.z != P)
-          mo.requested_grid = {0, 0, 0};  // the deck's grid only applies to its own rank count
+        try {  // the deck's grid (or its fixed entries) only where P admits it
+          candidate_grids(P, mo.requested_grid, box, m, R);
+        } catch (const std::invalid_argument&) {
+          mo.requested_grid = {0, 0, 0};
+        }
         mo.count_pairs = options.pairs;
+        mo.tolerance = deck.decomposition.balance_tolerance;
         const ModelResult r =
             model_decomposition(positions, box, m, deck.potential.cutoff, deck.neighbor.skin, P, mo);
         std::printf("%-18s %7d %11s %7.3f %10lld %10.1f %10lld %10.1f %10.1f %8.3f %8.2f %s\n",

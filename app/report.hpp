@@ -31,6 +31,11 @@ std::string balance_line(const BalanceStep& b);
 
 // "load per rank: particles 1150 / 1152.0 / 1154 (max/mean 1.002), pairs ... (min / avg / max)":
 // the work each rank had at the last force call. Collective.
+// With decomposition.balance and a grid left to choose: the grid chosen and why ("grid 16x16x2
+// for balance (pairs): predicted max/mean 1.000; the least-import grid 8x8x8: 1.190"); empty
+// otherwise.
+std::string grid_choice_line(const Simulation& sim);
+
 std::string load_line(const Simulation& sim, const Communicator& comm);
 
 // The `import:` line of the run (DESIGN.md §4; format fixed by issue 4).

@@ -195,7 +195,7 @@ int run_command(const RunOptions& options) {
         SimulationConfig config = deck;
         config.run.backend = choose_backend(comm, config);
         if (!deck.system.data_file.empty()) initial = read_data_file(deck, config);
-        sim.emplace(comm, config);
+        sim.emplace(comm, config, initial);
         if (!deck.output.imports.empty() && comm.rank() == 0) check_writable(deck.output.imports);
       }))
     return 1;
@@ -216,6 +216,7 @@ int run_command(const RunOptions& options) {
                method_name(sim->config().decomposition.method), sim->grid().to_string(),
                sim->grid().sub_length().x, sim->grid().sub_length().y,
                sim->grid().sub_length().z, sim->import_cutoff());
+  if (const std::string line = grid_choice_line(*sim); !line.empty()) spdlog::info("{}", line);
 
   try {
     using Clock = std::chrono::steady_clock;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -23,10 +24,48 @@ Box checked_box(const SimulationConfig& c) {
   return Box::make(length);
 }
 
-Int3 pick_grid(const Communicator& comm, const SimulationConfig& c, const Box& box) {
-  const auto& g = c.decomposition.grid;
-  return choose_grid(comm.size(), {g[0], g[1], g[2]}, box, c.decomposition.method,
-                     c.import_cutoff());
+// This rank's share of the starting positions, for the grid choice: the data file's particles
+// [r·n/P, (r+1)·n/P) (wrapped), or the lattice sites of the config in the r-th of P slabs along z.
+std::vector<Vec3> start_positions_share(const Communicator& comm, const SimulationConfig& c,
+                                        const Box& box, std::span<const InitialParticle> start) {
+  const int P = comm.size(), r = comm.rank();
+  const Vec3 L = box.length;
+  std::vector<Vec3> x;
+  if (!start.empty()) {
+    const std::size_t n = start.size(), b = n * r / P, e = n * (r + 1) / P;
+    auto wrap = [](double q, double len) {
+      const double w = q - len * std::floor(q / len);
+      return w < len ? w : 0.0;
+    };
+    for (std::size_t i = b; i < e; ++i)
+      x.push_back({wrap(start[i].x.x, L.x), wrap(start[i].x.y, L.y), wrap(start[i].x.z, L.z)});
+    return x;
+  }
+  const FccLattice lattice = FccLattice::from_density(c.system.density, c.system.cells);
+  const Vec3 lo{0, 0, L.z * r / P}, hi{L.x, L.y, r + 1 == P ? L.z : L.z * (r + 1) / P};
+  lattice.for_each_site(
+      lo, hi, [&](Vec3 q) { return c.region.contains(q); },
+      [&](std::uint64_t, Vec3 q) { x.push_back(q); });
+  return x;
+}
+
+// The rank grid: choose_grid's, or with decomposition.balance and a grid left to choose, the
+// first candidate the starting configuration balances within the tolerance (collective).
+BalancedGridChoice pick_grid(const Communicator& comm, const SimulationConfig& c, const Box& box,
+                             std::span<const InitialParticle> start) {
+  const DecompositionSection& d = c.decomposition;
+  const Int3 requested{d.grid[0], d.grid[1], d.grid[2]};
+  const std::vector<Int3> candidates =
+      candidate_grids(comm.size(), requested, box, d.method, c.import_cutoff());
+  BalancedGridChoice plain;
+  plain.dims = plain.import_best = candidates.front();
+  if (d.balance == Balance::None || candidates.size() == 1) return plain;
+  const std::vector<Vec3> x = start_positions_share(comm, c, box, start);
+  const std::vector<long long> cost =
+      d.balance == Balance::Particles ? std::vector<long long>(x.size(), 1)
+                                      : pair_costs(&comm, box, c.import_cutoff(), x);
+  return choose_balanced_grid(candidates, cost_marginals(&comm, box.length, x, cost),
+                              d.balance_tolerance);
 }
 
 // run.backend with `auto` resolved (collective when it is auto).
@@ -43,12 +82,14 @@ std::unique_ptr<StepBackend> make_backend(const StepSetup& setup) {
 
 }  // namespace
 
-Simulation::Simulation(const Communicator& comm, const SimulationConfig& config)
+Simulation::Simulation(const Communicator& comm, const SimulationConfig& config,
+                       std::span<const InitialParticle> start)
     : comm_(comm),
       config_(resolved(comm, config)),
       species_(make_species(config_)),
       box_(checked_box(config_)),
-      grid_(pick_grid(comm, config_, box_), box_),
+      grid_choice_(pick_grid(comm, config_, box_, start)),
+      grid_(grid_choice_.dims, box_),
       thermostat_(comm, config_.thermostat, config_.run.dt) {
   const StepSetup setup{comm_,
                         config_,
@@ -123,9 +164,8 @@ void Simulation::start(ParticleStore owned, long long start_step,
   backend_->load(std::move(owned));
   step_ = start_step;
   rebuild();
-  balance();  // at setup (a restart balances again: the cuts are not checkpointed)
-  backend_->compute_forces(true);
-  backend_->reverse();
+  balance(true);  // at setup (a restart balances again: the cuts are not checkpointed)
+  forces(true);
   energy_step_ = step_;
   backend_->synchronize();  // errors of the first forces surface here, on every backend
   thermostat_.start(*backend_, n_total_, thermostat);
@@ -145,7 +185,7 @@ void Simulation::run(StepObserver& observer) {
     ++step_;
     thermostat_.before_first_kick(*backend_);  // Nosé–Hoover: chain half step, v ← s v
     const bool moved = backend_->kick_drift(step_ - 1);  // half kick + drift + the skin/2 test
-    const bool balanced = balance_due(step_) && balance();  // moved cut planes: rebuilt
+    const bool balanced = balance_due(step_) && balance(false);  // moved cut planes: rebuilt
     if (!balanced) {
       if (skin_exceeded_anywhere(moved))
         rebuild();  // migrate → census → halo plan → bin → neighbour list
@@ -153,8 +193,7 @@ void Simulation::run(StepObserver& observer) {
         backend_->forward();  // ghost positions
     }
     const bool with_energy = observer.wants_energy(step_);
-    backend_->compute_forces(with_energy);
-    backend_->reverse();  // ghost forces to their owners
+    forces(with_energy);  // pair forces; ghost forces to their owners
     backend_->kick(step_);  // second half kick
     thermostat_.after_second_kick(*backend_);
     if (with_energy) energy_step_ = step_;
@@ -185,9 +224,19 @@ bool Simulation::skin_exceeded_anywhere(bool moved_here) {
   return comm_.any(moved_here);
 }
 
+void Simulation::forces(bool with_energy) {
+  backend_->compute_forces(with_energy);
+  backend_->reverse();
+  if (pairs_pending_) {  // the load of the new decomposition, for the imports record
+    imports_.back().per_rank_pairs = comm_.all_gather(backend_->force_totals().pairs);
+    pairs_pending_ = false;
+  }
+}
+
 void Simulation::rebuild() {
   const ImportCounts counts = backend_->rebuild(step_);
   ++rebuilds_;
+  pairs_pending_ = true;
   ImportSnapshot snap;
   snap.step = step_;
   snap.per_rank_counts = comm_.all_gather(counts);
@@ -231,30 +280,61 @@ std::vector<long long> Simulation::balance_costs() {
   return std::vector<long long>(n, 1);
 }
 
-bool Simulation::balance() {
+long long Simulation::count_pairs() {
+  backend_->compute_forces(false);
+  return backend_->force_totals().pairs;
+}
+
+bool Simulation::move_cuts(const GridCuts& cuts) {
+  if (cuts == grid_.cuts()) return false;
+  grid_.set_cuts(cuts);
+  backend_->set_grid(grid_, PairRule{config_.decomposition.method,
+                                     grid_.coord_of(comm_.rank()), grid_.cuts()});
+  rebuild();
+  return true;
+}
+
+bool Simulation::balance(bool ghosts_fresh) {
   const DecompositionSection& d = config_.decomposition;
   if (d.balance == Balance::None || grid_.size() == 1) return false;
-  auto load_of = [](const std::vector<long long>& cost) {
+  auto sum_of = [](const std::vector<long long>& cost) {
     long long sum = 0;
     for (const long long c : cost) sum += c;
     return sum;
   };
+  auto owned_x = [&] {
+    const ParticleStore& p = backend_->particles();
+    return std::span<const Vec3>(p.x.data(), p.n_owned);
+  };
+  const bool pairs = d.balance == Balance::Pairs;
   std::vector<long long> cost = balance_costs();
+  // Pairs are measured (the force loop's count), not modelled: the target is the real load.
+  long long load = pairs ? (ghosts_fresh ? count_pairs() : backend_->force_totals().pairs)
+                         : sum_of(cost);
   BalanceStep record;
   record.step = step_;
   record.cost = d.balance;
-  record.before = record.after = imbalance(comm_, load_of(cost));
+  record.before = record.after = imbalance(comm_, load);
   if (record.before > d.balance_tolerance) {
-    const ParticleStore& p = backend_->particles();
-    const GridCuts cuts = balanced_cuts(
-        &comm_, grid_, std::span<const Vec3>(p.x.data(), p.n_owned), std::span<const long long>(cost));
-    if (!(cuts == grid_.cuts())) {
-      grid_.set_cuts(cuts);
-      backend_->set_grid(grid_, PairRule{d.method, grid_.coord_of(comm_.rank()), grid_.cuts()});
-      rebuild();
+    GridCuts best = grid_.cuts();
+    double best_imbalance = record.before;
+    for (int pass = 0; pass <= (pairs ? kPairRefinements : 0); ++pass) {
+      // First pass: the model's cost; later ones: corrected by each rank's measured pairs.
+      const std::vector<long long> weights = pass == 0 ? cost : measured_costs(cost, load);
+      if (!move_cuts(balanced_cuts(&comm_, grid_, owned_x(), weights))) break;
       record.moved = true;
-      if (d.balance != Balance::Time) record.after = imbalance(comm_, load_of(balance_costs()));
+      if (d.balance == Balance::Time) break;  // measured at the next balance step
+      cost = balance_costs();
+      load = pairs ? count_pairs() : sum_of(cost);
+      const double now = imbalance(comm_, load);
+      if (now < best_imbalance) {
+        best = grid_.cuts();
+        best_imbalance = now;
+      }
+      if (now <= d.balance_tolerance) break;
     }
+    if (move_cuts(best)) record.moved = true;  // a later pass did worse: back to the best
+    record.after = best_imbalance;
   }
   record.cuts = grid_.cuts();
   balance_steps_.push_back(record);

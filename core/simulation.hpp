@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ struct ImportSnapshot {
   double bytes_mean = 0;
   std::vector<long long> per_rank;            // ghosts per rank (gathered on every rank)
   std::vector<ImportCounts> per_rank_counts;  // every rank's full counts
+  std::vector<long long> per_rank_pairs;      // pairs within the cutoff of the first force call
+                                              // after the rebuild, per rank (empty until then)
 };
 
 class Simulation;
@@ -66,8 +69,12 @@ class Simulation {
  public:
   // Collective. Throws std::invalid_argument when the box is too small for the cutoff
   // (SpeciesError when the species tables cannot be built), and std::runtime_error when
-  // run.backend = cuda finds no usable GPU.
-  Simulation(const Communicator& comm, const SimulationConfig& config);
+  // run.backend = cuda finds no usable GPU. With decomposition.balance and a grid left to
+  // choose, the grid is the one the starting configuration balances best (see grid_choice()):
+  // `start` are the particles setup() will be given (data files; every rank the same list),
+  // empty for the lattice of the config.
+  Simulation(const Communicator& comm, const SimulationConfig& config,
+             std::span<const InitialParticle> start = {});
 
   // Step 0 from the fcc lattice and velocities of the config: particles, first rebuild, forces.
   void setup();
@@ -110,23 +117,33 @@ class Simulation {
   // ghosts, as in particles()), in row order; for tests comparing backends.
   NeighborEntries neighbor_entries() const { return backend_->neighbor_entries(); }
   double analytic_import() const;  // ρ·V of the method's formula for this grid
+  // How the grid was chosen when balancing (dims = grid().dims(); predictions 1 otherwise).
+  const BalancedGridChoice& grid_choice() const { return grid_choice_; }
   // The balance steps so far (decomposition.balance), setup's first.
   const std::vector<BalanceStep>& balance_steps() const { return balance_steps_; }
 
  private:
   void start(ParticleStore owned, long long start_step, const std::vector<double>& thermostat);
   void rebuild();
+  void forces(bool with_energy);  // compute_forces + reverse; pairs of a rebuild recorded
   bool skin_exceeded_anywhere(bool moved_here);
   // A balance step: measure the cost per rank; beyond the tolerance, move the cut planes and
-  // rebuild. Returns whether it rebuilt. Collective.
-  bool balance();
+  // rebuild (pairs: then measure the pairs and correct, up to kPairRefinements times, keeping
+  // the best cuts). `ghosts_fresh`: the ghosts are those of the current positions (setup), so
+  // the pairs before can be counted now; otherwise the last force call's count is used.
+  // Returns whether it rebuilt. Collective.
+  bool balance(bool ghosts_fresh);
   bool balance_due(long long step) const;
   std::vector<long long> balance_costs();  // the cost of each owned particle
+  long long count_pairs();                 // a force call's pair count (forces recomputed later)
+  // New cut planes: every backend told, particles migrated, halo rebuilt (a rebuild).
+  bool move_cuts(const GridCuts& cuts);
 
   const Communicator& comm_;
   SimulationConfig config_;
   Species species_;
   Box box_;
+  BalancedGridChoice grid_choice_;
   RankGrid grid_;
   Timers timers_;
   std::unique_ptr<StepBackend> backend_;
@@ -137,6 +154,7 @@ class Simulation {
   long long step_ = 0;
   long long rebuilds_ = 0;
   long long energy_step_ = -1;
+  bool pairs_pending_ = false;  // the last rebuild's snapshot awaits its pairs
   std::vector<ImportSnapshot> imports_;
   std::vector<BalanceStep> balance_steps_;
   double balanced_seconds_ = 0.0;  // Balance::Time: force + list time at the last balance step

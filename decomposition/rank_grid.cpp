@@ -35,7 +35,8 @@ double analytic_import_volume(Method m, Vec3 b, double R) {
   return 0.0;
 }
 
-Int3 choose_grid(int ranks, Int3 requested, const Box& box, Method m, double R) {
+std::vector<Int3> candidate_grids(int ranks, Int3 requested, const Box& box, Method m,
+                                  double R) {
   if (ranks < 1) throw std::invalid_argument("rank count must be positive");
   const bool any_fixed = requested.x != 0 || requested.y != 0 || requested.z != 0;
   if (requested.x < 0 || requested.y < 0 || requested.z < 0)
@@ -46,11 +47,13 @@ Int3 choose_grid(int ranks, Int3 requested, const Box& box, Method m, double R) 
       throw std::invalid_argument(
           fmt::format("decomposition.grid = [{}, {}, {}] has {} boxes but the run has {} ranks",
                       requested.x, requested.y, requested.z, prod, ranks));
-    return requested;
+    return {requested};
   }
-  Int3 best{0, 0, 0};
-  double best_volume = std::numeric_limits<double>::infinity();
-  double best_spread = std::numeric_limits<double>::infinity();
+  struct Candidate {
+    Int3 dims;
+    double volume, spread;
+  };
+  std::vector<Candidate> all;
   for (int px = 1; px <= ranks; ++px) {
     if (ranks % px != 0 || (requested.x != 0 && px != requested.x)) continue;
     for (int py = 1; py <= ranks / px; ++py) {
@@ -58,22 +61,29 @@ Int3 choose_grid(int ranks, Int3 requested, const Box& box, Method m, double R) 
       const int pz = ranks / px / py;
       if (requested.z != 0 && pz != requested.z) continue;
       const Vec3 b{box.length.x / px, box.length.y / py, box.length.z / pz};
-      const double v = analytic_import_volume(m, b, R);
-      const double spread = std::max({b.x, b.y, b.z}) / std::min({b.x, b.y, b.z});
-      // Prefer lower volume; among (numerically) equal volumes the most cubic boxes.
-      if (v < best_volume * (1.0 - 1e-12) ||
-          (v <= best_volume * (1.0 + 1e-12) && spread < best_spread)) {
-        best = {px, py, pz};
-        best_volume = v;
-        best_spread = spread;
-      }
+      all.push_back({{px, py, pz},
+                     analytic_import_volume(m, b, R),
+                     std::max({b.x, b.y, b.z}) / std::min({b.x, b.y, b.z})});
     }
   }
-  if (best.x == 0)
+  if (all.empty())
     throw std::invalid_argument(fmt::format(
         "no {}-rank grid matches decomposition.grid = [{}, {}, {}]{}", ranks, requested.x,
         requested.y, requested.z, any_fixed ? " (its non-zero entries must divide the rank count)" : ""));
-  return best;
+  // Lower volume first; (numerically) equal volumes: the most cubic boxes, then enumeration
+  // order (stable).
+  std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {
+    if (a.volume < b.volume * (1.0 - 1e-12)) return true;
+    if (b.volume < a.volume * (1.0 - 1e-12)) return false;
+    return a.spread < b.spread;
+  });
+  std::vector<Int3> out;
+  for (const Candidate& c : all) out.push_back(c.dims);
+  return out;
+}
+
+Int3 choose_grid(int ranks, Int3 requested, const Box& box, Method m, double R) {
+  return candidate_grids(ranks, requested, box, m, R).front();
 }
 
 }  // namespace scanmd

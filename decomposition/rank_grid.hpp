@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/box.hpp"
 #include "decomposition/grid_cuts.hpp"
@@ -59,5 +60,10 @@ double analytic_import_volume(Method m, Vec3 b, double R);
 // `requested` that are non-zero are kept fixed. Throws std::invalid_argument with a
 // message naming the problem.
 Int3 choose_grid(int ranks, Int3 requested, const Box& box, Method m, double R);
+
+// Every grid choose_grid may return, best first (its order: import volume, then the most
+// cubic); choose_grid returns the first. Load balancing picks further down the list when the
+// first cannot be balanced (core/load_balance.hpp).
+std::vector<Int3> candidate_grids(int ranks, Int3 requested, const Box& box, Method m, double R);
 
 }  // namespace scanmd

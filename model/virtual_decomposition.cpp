@@ -31,29 +31,28 @@ ModelStats stats_of(const std::vector<long long>& v) {
 
 }  // namespace
 
-ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box, Method method,
-                                double cutoff, double skin, int ranks,
-                                const ModelOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  const double R = cutoff + skin;
-  RankGrid grid(choose_grid(ranks, options.requested_grid, box, method, R), box);
-  if (options.balance == Balance::Particles || options.balance == Balance::Pairs) {
-    const std::vector<long long> cost = options.balance == Balance::Pairs
-                                            ? pair_costs(nullptr, box, R, positions)
-                                            : std::vector<long long>(positions.size(), 1);
-    grid.set_cuts(balanced_cuts(nullptr, grid, positions, cost));
-  } else if (options.balance == Balance::Time) {
-    throw std::invalid_argument("scanmd model: balance by time cannot be modelled");
-  }
+namespace {
+
+// What one grid with its cut planes gives: imports and pairs per virtual rank.
+struct Evaluation {
+  std::vector<long long> imports, pairs;
+  long long tower = 0, plate = 0;
+  std::vector<std::uint32_t> owner;  // virtual rank of each particle
+};
+
+Evaluation evaluate(std::span<const Vec3> positions, const Box& box, Method method, double cutoff,
+                    double R, const RankGrid& grid, bool count_pairs) {
   const std::size_t n = positions.size();
   const int P = grid.size();
   kernels::Workspace ws;
+  Evaluation ev;
 
   // Owners: counting sort of particles by rank.
-  std::vector<std::uint32_t> owner(n), owner_offsets(P + 1), by_owner(n);
+  std::vector<std::uint32_t> owner_offsets(P + 1), by_owner(n);
+  ev.owner.resize(n);
   for (std::size_t i = 0; i < n; ++i)
-    owner[i] = static_cast<std::uint32_t>(grid.rank_of(grid.box_of(positions[i])));
-  kernels::counting_sort(ws, owner, static_cast<std::uint32_t>(P), owner_offsets, by_owner);
+    ev.owner[i] = static_cast<std::uint32_t>(grid.rank_of(grid.box_of(positions[i])));
+  kernels::counting_sort(ws, ev.owner, static_cast<std::uint32_t>(P), owner_offsets, by_owner);
 
   // Export selection of every virtual rank, entries in global particle indices.
   const ExportSelector selector(grid, box, method, R);
@@ -77,8 +76,114 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
   // which is source-rank order as in the real exchange).
   std::vector<std::uint32_t> ghost_offsets(P + 1), by_dest(all.size());
   kernels::counting_sort(ws, all.dest, static_cast<std::uint32_t>(P), ghost_offsets, by_dest);
+  ev.imports.resize(P);
+  ev.pairs.assign(P, 0);
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    ev.tower += all.kind[k] == ImportKind::Tower;
+    ev.plate += all.kind[k] == ImportKind::Plate;
+  }
+  for (int r = 0; r < P; ++r) ev.imports[r] = ghost_offsets[r + 1] - ghost_offsets[r];
+  if (!count_pairs) return ev;
 
+  const LJParams lj = LJParams::make(1.0, 1.0, cutoff, false);  // only the cutoff is used
+  ParticleStore store;
+  CellList cells;
+  NeighborList list;
+  for (int r = 0; r < P; ++r) {
+    const Int3 c = grid.coord_of(r);
+    store = ParticleStore{};
+    for (std::uint32_t k = owner_offsets[r]; k < owner_offsets[r + 1]; ++k) {
+      const std::uint32_t i = by_owner[k];
+      store.push_owned(i + 1, 0, positions[i], {0, 0, 0}, {0, 0, 0}, c);
+    }
+    const std::size_t n_owned = store.n_owned;
+    const std::size_t n_ghost = ghost_offsets[r + 1] - ghost_offsets[r];
+    store.resize(n_owned, n_owned + n_ghost);
+    for (std::size_t g = 0; g < n_ghost; ++g) {
+      const std::uint32_t e = by_dest[ghost_offsets[r] + g];
+      const std::uint32_t i = all.particle[e];
+      const std::size_t j = n_owned + g;
+      store.id[j] = i + 1;
+      store.x[j] = positions[i];
+      store.shift[j] = all.shift[e];
+      store.home[j] = grid.box_of(positions[i]) + all.shift[e] * grid.dims();
+    }
+    cells.build(ws, store, box, grid.lo(c), grid.hi(c), R, R);
+    list.build(ws, store, cells, PairRule{method, c, grid.cuts()}, R);
+    long long pairs = 0;
+    const auto& off = list.offsets();
+    const auto& nbr = list.neighbors();
+    for (std::size_t i = 0; i < store.size(); ++i)
+      for (std::uint32_t k = off[i]; k < off[i + 1]; ++k) {
+        const std::uint32_t j = nbr[k];  // the listed images (any box length)
+        const Vec3 d = image_displacement(store.x[i], store.x[j], store.shift[i], store.shift[j],
+                                          box.length);
+        pairs += d.x * d.x + d.y * d.y + d.z * d.z < lj.cutoff_sq;
+      }
+    ev.pairs[r] = pairs;
+  }
+  return ev;
+}
+
+double max_over_mean(const std::vector<long long>& v) {
+  const ModelStats s = stats_of(v);
+  return s.mean > 0 ? static_cast<double>(s.max) / s.mean : 1.0;
+}
+
+}  // namespace
+
+ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box, Method method,
+                                double cutoff, double skin, int ranks,
+                                const ModelOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  const double R = cutoff + skin;
+  if (options.balance == Balance::Time)
+    throw std::invalid_argument("scanmd model: balance by time cannot be modelled");
+  const std::vector<Int3> candidates =
+      candidate_grids(ranks, options.requested_grid, box, method, R);
   ModelResult res;
+  res.import_best_grid = candidates.front();
+  RankGrid grid(candidates.front(), box);
+  std::vector<long long> cost;
+  if (options.balance != Balance::None) {
+    cost = options.balance == Balance::Pairs ? pair_costs(nullptr, box, R, positions)
+                                             : std::vector<long long>(positions.size(), 1);
+    // As a real run: the grid the start balances best, its cut planes from the model's cost.
+    const CostMarginals m = cost_marginals(nullptr, box.length, positions, cost);
+    const BalancedGridChoice choice = candidates.size() == 1
+                                          ? BalancedGridChoice{candidates.front(), 1.0, {}, 1.0}
+                                          : choose_balanced_grid(candidates, m, options.tolerance);
+    grid = RankGrid(choice.dims, box);
+    grid.set_cuts(balanced_cuts(grid, m));
+  }
+  Evaluation ev = evaluate(positions, box, method, cutoff, R, grid, options.count_pairs);
+  if (options.balance == Balance::Pairs && options.count_pairs) {
+    // As a real run's setup balance step: corrections by each rank's counted pairs.
+    GridCuts best = grid.cuts();
+    double best_imbalance = max_over_mean(ev.pairs);
+    Evaluation best_ev = ev;
+    for (int pass = 0; pass < kPairRefinements && best_imbalance > options.tolerance; ++pass) {
+      std::vector<long long> modelled(grid.size(), 0), corrected(positions.size());
+      for (std::size_t i = 0; i < positions.size(); ++i) modelled[ev.owner[i]] += cost[i];
+      std::vector<long long> scale(grid.size());
+      for (int r = 0; r < grid.size(); ++r) scale[r] = measured_scale(modelled[r], ev.pairs[r]);
+      for (std::size_t i = 0; i < positions.size(); ++i) corrected[i] = cost[i] * scale[ev.owner[i]];
+      const GridCuts cuts = balanced_cuts(nullptr, grid, positions, corrected);
+      if (cuts == grid.cuts()) break;
+      grid.set_cuts(cuts);
+      ev = evaluate(positions, box, method, cutoff, R, grid, true);
+      if (const double now = max_over_mean(ev.pairs); now < best_imbalance) {
+        best = cuts;
+        best_imbalance = now;
+        best_ev = ev;
+      }
+    }
+    grid.set_cuts(best);
+    ev = std::move(best_ev);
+  }
+
+  const std::size_t n = positions.size();
+  const int P = grid.size();
   res.method = method;
   res.balance = options.balance;
   res.ranks = P;
@@ -87,59 +192,13 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
   res.r_over_b = R / std::cbrt(res.box_edge.x * res.box_edge.y * res.box_edge.z);
   res.analytic = static_cast<double>(n) / box.volume() *
                  analytic_import_volume(method, res.box_edge, R);
-  res.imports_per_rank.resize(P);
-  res.pairs_per_rank.assign(P, 0);
-  long long tower = 0, plate = 0;
-  for (std::size_t k = 0; k < all.size(); ++k) {
-    tower += all.kind[k] == ImportKind::Tower;
-    plate += all.kind[k] == ImportKind::Plate;
-  }
-  for (int r = 0; r < P; ++r) res.imports_per_rank[r] = ghost_offsets[r + 1] - ghost_offsets[r];
-
-  if (options.count_pairs) {
-    const LJParams lj = LJParams::make(1.0, 1.0, cutoff, false);  // only the cutoff is used
-    ParticleStore store;
-    CellList cells;
-    NeighborList list;
-    for (int r = 0; r < P; ++r) {
-      const Int3 c = grid.coord_of(r);
-      store = ParticleStore{};
-      for (std::uint32_t k = owner_offsets[r]; k < owner_offsets[r + 1]; ++k) {
-        const std::uint32_t i = by_owner[k];
-        store.push_owned(i + 1, 0, positions[i], {0, 0, 0}, {0, 0, 0}, c);
-      }
-      const std::size_t n_owned = store.n_owned;
-      const std::size_t n_ghost = ghost_offsets[r + 1] - ghost_offsets[r];
-      store.resize(n_owned, n_owned + n_ghost);
-      for (std::size_t g = 0; g < n_ghost; ++g) {
-        const std::uint32_t e = by_dest[ghost_offsets[r] + g];
-        const std::uint32_t i = all.particle[e];
-        const std::size_t j = n_owned + g;
-        store.id[j] = i + 1;
-        store.x[j] = positions[i];
-        store.shift[j] = all.shift[e];
-        store.home[j] = grid.box_of(positions[i]) + all.shift[e] * grid.dims();
-      }
-      cells.build(ws, store, box, grid.lo(c), grid.hi(c), R, R);
-      list.build(ws, store, cells, PairRule{method, c, grid.cuts()}, R);
-      long long pairs = 0;
-      const auto& off = list.offsets();
-      const auto& nbr = list.neighbors();
-      for (std::size_t i = 0; i < store.size(); ++i)
-        for (std::uint32_t k = off[i]; k < off[i + 1]; ++k) {
-          const std::uint32_t j = nbr[k];  // the listed images (any box length)
-          const Vec3 d = image_displacement(store.x[i], store.x[j], store.shift[i], store.shift[j],
-                                            box.length);
-          pairs += d.x * d.x + d.y * d.y + d.z * d.z < lj.cutoff_sq;
-        }
-      res.pairs_per_rank[r] = pairs;
-      res.pairs_total += pairs;
-    }
-  }
+  res.imports_per_rank = std::move(ev.imports);
+  res.pairs_per_rank = std::move(ev.pairs);
+  for (const long long p : res.pairs_per_rank) res.pairs_total += p;
   res.imports = stats_of(res.imports_per_rank);
   res.pairs = stats_of(res.pairs_per_rank);
-  res.tower_mean = static_cast<double>(tower) / P;
-  res.plate_mean = static_cast<double>(plate) / P;
+  res.tower_mean = static_cast<double>(ev.tower) / P;
+  res.plate_mean = static_cast<double>(ev.plate) / P;
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return res;
 }

@@ -31,6 +31,7 @@ struct ModelResult {
   Balance balance = Balance::None;
   int ranks = 0;
   Int3 grid{};
+  Int3 import_best_grid{};  // the least-import grid (= grid unless balancing chose another)
   Vec3 box_edge{};       // b
   double r_over_b = 0;   // R / (bx·by·bz)^(1/3)
   ModelStats imports;    // ghost images per rank
@@ -49,6 +50,7 @@ struct ModelOptions {
   // Cut planes balanced as a real run's setup balance step would (core/load_balance.hpp) by
   // particles or pairs; none: equal boxes. (Time cannot be modelled.)
   Balance balance = Balance::None;
+  double tolerance = 1.05;  // decomposition.balance_tolerance
 };
 
 // positions: all particles, wrapped into [0, L).

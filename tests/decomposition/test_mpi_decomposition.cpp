@@ -423,7 +423,7 @@ TEST(MpiDecomposition, BalancedRunsMatchUnbalanced) {
   cfg.run.steps = 100;
   cfg.output.thermo_every = 20;
   auto run_from = [&](const Communicator& c, const SimulationConfig& config, auto&& inspect) {
-    Simulation sim(c, config);
+    Simulation sim(c, config, particles);  // the grid choice sees the start
     sim.setup(particles);
     RunResult r;
     sim.run([&](const ThermoSample& s) {
@@ -464,6 +464,13 @@ TEST(MpiDecomposition, BalancedRunsMatchUnbalanced) {
           }
           if (b == Balance::Pairs) {
             EXPECT_EQ(sim.balance_steps().size(), 1u + cfg.run.steps / 20);
+            // Measured pairs, corrected: within the tolerance or the best seen, never worse.
+            EXPECT_LE(first.after, first.before);
+          }
+          if (grid[0] == 0 && b != Balance::Time) {
+            // A grid left to choose: one whose boxes can share the slab, as predicted.
+            EXPECT_LE(sim.grid_choice().predicted, sim.grid_choice().import_best_predicted);
+            EXPECT_EQ(sim.grid_choice().dims, sim.grid().dims());
           }
         });
         SCOPED_TRACE(std::string(method_name(m)) + " balance " +

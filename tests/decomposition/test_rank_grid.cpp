@@ -17,8 +17,10 @@
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
@@ -152,6 +154,31 @@ TEST(ChooseGrid, ProductIsRankCountAndVolumeIsMinimal) {
         EXPECT_LE(vol(g), best * (1 + 1e-9))
             << method_name(m) << " P = " << P << ": chose " << g.x << "x" << g.y << "x" << g.z;
       }
+}
+
+// candidate_grids: every factorisation once, in order of import volume, choose_grid's first.
+TEST(ChooseGrid, CandidatesAreEveryFactorisationInVolumeOrder) {
+  const Box box = Box::make({20, 30, 50});
+  for (Method m : kMethods)
+    for (int P : {1, 12, 64, 90}) {
+      const std::vector<Int3> c = candidate_grids(P, {0, 0, 0}, box, m, 2.8);
+      std::set<std::tuple<int, int, int>> seen;
+      int expected = 0;
+      for (int px = 1; px <= P; ++px)
+        for (int py = 1; py <= P; ++py) expected += P % (px * py) == 0;
+      ASSERT_EQ(static_cast<int>(c.size()), expected) << method_name(m) << " P = " << P;
+      for (std::size_t k = 0; k < c.size(); ++k) {
+        EXPECT_EQ(c[k].x * c[k].y * c[k].z, P);
+        EXPECT_TRUE(seen.insert({c[k].x, c[k].y, c[k].z}).second) << "listed twice";
+        if (k > 0) {
+          auto vol = [&](Int3 d) {
+            return v_oracle(m, {box.length.x / d.x, box.length.y / d.y, box.length.z / d.z}, 2.8);
+          };
+          EXPECT_LE(vol(c[k - 1]), vol(c[k]) * (1 + 1e-9)) << method_name(m) << " P = " << P;
+        }
+      }
+      EXPECT_EQ(c.front(), choose_grid(P, {0, 0, 0}, box, m, 2.8));
+    }
 }
 
 TEST(ChooseGrid, PrimesGiveOneByOneByP) {
