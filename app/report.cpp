@@ -46,16 +46,16 @@ std::string grid_choice_line(const Simulation& sim) {
       (d.grid[0] != 0 && d.grid[1] != 0 && d.grid[2] != 0))
     return "";
   const BalancedGridChoice& c = sim.grid_choice();
-  const std::string cost(name_of<Balance>(kBalanceNames, d.balance == Balance::Particles
-                                                             ? Balance::Particles
-                                                             : Balance::Pairs));
+  const std::string cost(name_of<Balance>(
+      kBalanceNames, d.balance == Balance::Particles ? Balance::Particles : Balance::Pairs));
   auto dims = [](Int3 g) { return fmt::format("{}x{}x{}", g.x, g.y, g.z); };
   if (c.dims == c.import_best)
     return fmt::format("grid {}: the least-import grid, predicted {} max/mean {:.3f} once balanced",
                        dims(c.dims), cost, c.predicted);
-  return fmt::format("grid {} for balance: predicted {} max/mean {:.3f} once balanced; the "
-                     "least-import grid {} would give {:.3f}",
-                     dims(c.dims), cost, c.predicted, dims(c.import_best), c.import_best_predicted);
+  return fmt::format(
+      "grid {} for balance: predicted {} max/mean {:.3f} once balanced; the "
+      "least-import grid {} would give {:.3f}",
+      dims(c.dims), cost, c.predicted, dims(c.import_best), c.import_best_predicted);
 }
 
 std::string load_line(const Simulation& sim, const Communicator& comm) {

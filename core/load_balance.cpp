@@ -13,7 +13,6 @@ namespace {
 
 double coordinate(Vec3 x, int axis) { return axis == 0 ? x.x : (axis == 1 ? x.y : x.z); }
 
-
 // The bin edges of the n − 1 interior cuts. Cut k goes to the side of the bin that crosses k/n
 // of the total that leaves the sum closer to k/n (so whole lattice planes round to the nearer
 // side, not always up), three quarters into the empty gap there: between two lattice planes,
@@ -33,9 +32,9 @@ std::vector<int> quantile_edges(const std::vector<long long>& hist, long long to
     while (e < bins && below[e] * n < total * k) ++e;
     int lo = e, hi = e;  // the empty gap around the chosen edge: edges [lo, hi] give one sum
     if (e > 0 && hist[e - 1] > 0) {
-      const long long over = below[e] * n - total * k;           // >= 0
-      const long long under = total * k - below[e - 1] * n;      // > 0
-      if (under < over) lo = hi = e - 1;                         // the crossing bin goes up
+      const long long over = below[e] * n - total * k;       // >= 0
+      const long long under = total * k - below[e - 1] * n;  // > 0
+      if (under < over) lo = hi = e - 1;                     // the crossing bin goes up
     }
     while (lo > 0 && hist[lo - 1] == 0) --lo;
     while (hi < bins && hist[hi] == 0) ++hi;
@@ -116,8 +115,8 @@ double predicted_imbalance(const CostMarginals& m, Int3 dims) {
   return product;
 }
 
-BalancedGridChoice choose_balanced_grid(const std::vector<Int3>& candidates,
-                                        const CostMarginals& m, double tolerance) {
+BalancedGridChoice choose_balanced_grid(const std::vector<Int3>& candidates, const CostMarginals& m,
+                                        double tolerance) {
   if (candidates.empty()) throw std::invalid_argument("choose_balanced_grid: no candidate grid");
   BalancedGridChoice out;
   out.import_best = candidates.front();
@@ -202,15 +201,16 @@ std::vector<long long> pair_costs(const Communicator* comm, const Box& box, doub
   // Interpolate back with the same weights: the density at each particle, smooth across cells
   // (a lattice's planes do not alias onto the grid), in units of 1/16 particle per cell.
   std::vector<long long> cost(x.size());
-  constexpr double kUnit = 16.0 / (double(kCicOne) * kCicOne * kCicOne * kCicOne * kCicOne * kCicOne);
+  constexpr double kUnit =
+      16.0 / (double(kCicOne) * kCicOne * kCicOne * kCicOne * kCicOne * kCicOne);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const CicAxis &a = w[3 * i], &b = w[3 * i + 1], &c = w[3 * i + 2];
     double sum = 0.0;
     for (int k = 0; k < 8; ++k)
       sum += static_cast<double>((k & 1 ? a.w1 : a.w0) * (k & 2 ? b.w1 : b.w0) *
                                  (k & 4 ? c.w1 : c.w0)) *
-             static_cast<double>(density[index(k & 1 ? a.c1 : a.c0, k & 2 ? b.c1 : b.c0,
-                                               k & 4 ? c.c1 : c.c0)]);
+             static_cast<double>(
+                 density[index(k & 1 ? a.c1 : a.c0, k & 2 ? b.c1 : b.c0, k & 4 ? c.c1 : c.c0)]);
     cost[i] = std::max(1LL, std::llround(sum * kUnit));
   }
   return cost;

@@ -70,12 +70,12 @@ double predicted_imbalance(const CostMarginals& m, Int3 dims);
 // best balanced (ties: the earlier).
 struct BalancedGridChoice {
   Int3 dims{};
-  double predicted = 1.0;        // for dims
-  Int3 import_best{};            // candidates.front()
+  double predicted = 1.0;  // for dims
+  Int3 import_best{};      // candidates.front()
   double import_best_predicted = 1.0;
 };
-BalancedGridChoice choose_balanced_grid(const std::vector<Int3>& candidates,
-                                        const CostMarginals& m, double tolerance);
+BalancedGridChoice choose_balanced_grid(const std::vector<Int3>& candidates, const CostMarginals& m,
+                                        double tolerance);
 
 // Costs corrected by a measured load per rank: every particle of a rank weighs its cost times
 // measured_scale(Σ cost of that rank, its measured load), so that the next balanced_cuts see

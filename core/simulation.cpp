@@ -61,9 +61,9 @@ BalancedGridChoice pick_grid(const Communicator& comm, const SimulationConfig& c
   plain.dims = plain.import_best = candidates.front();
   if (d.balance == Balance::None || candidates.size() == 1) return plain;
   const std::vector<Vec3> x = start_positions_share(comm, c, box, start);
-  const std::vector<long long> cost =
-      d.balance == Balance::Particles ? std::vector<long long>(x.size(), 1)
-                                      : pair_costs(&comm, box, c.import_cutoff(), x);
+  const std::vector<long long> cost = d.balance == Balance::Particles
+                                          ? std::vector<long long>(x.size(), 1)
+                                          : pair_costs(&comm, box, c.import_cutoff(), x);
   return choose_balanced_grid(candidates, cost_marginals(&comm, box.length, x, cost),
                               d.balance_tolerance);
 }
@@ -193,7 +193,7 @@ void Simulation::run(StepObserver& observer) {
         backend_->forward();  // ghost positions
     }
     const bool with_energy = observer.wants_energy(step_);
-    forces(with_energy);  // pair forces; ghost forces to their owners
+    forces(with_energy);    // pair forces; ghost forces to their owners
     backend_->kick(step_);  // second half kick
     thermostat_.after_second_kick(*backend_);
     if (with_energy) energy_step_ = step_;
@@ -288,8 +288,8 @@ long long Simulation::count_pairs() {
 bool Simulation::move_cuts(const GridCuts& cuts) {
   if (cuts == grid_.cuts()) return false;
   grid_.set_cuts(cuts);
-  backend_->set_grid(grid_, PairRule{config_.decomposition.method,
-                                     grid_.coord_of(comm_.rank()), grid_.cuts()});
+  backend_->set_grid(
+      grid_, PairRule{config_.decomposition.method, grid_.coord_of(comm_.rank()), grid_.cuts()});
   rebuild();
   return true;
 }
@@ -309,8 +309,8 @@ bool Simulation::balance(bool ghosts_fresh) {
   const bool pairs = d.balance == Balance::Pairs;
   std::vector<long long> cost = balance_costs();
   // Pairs are measured (the force loop's count), not modelled: the target is the real load.
-  long long load = pairs ? (ghosts_fresh ? count_pairs() : backend_->force_totals().pairs)
-                         : sum_of(cost);
+  long long load =
+      pairs ? (ghosts_fresh ? count_pairs() : backend_->force_totals().pairs) : sum_of(cost);
   BalanceStep record;
   record.step = step_;
   record.cost = d.balance;

@@ -35,8 +35,7 @@ double analytic_import_volume(Method m, Vec3 b, double R) {
   return 0.0;
 }
 
-std::vector<Int3> candidate_grids(int ranks, Int3 requested, const Box& box, Method m,
-                                  double R) {
+std::vector<Int3> candidate_grids(int ranks, Int3 requested, const Box& box, Method m, double R) {
   if (ranks < 1) throw std::invalid_argument("rank count must be positive");
   const bool any_fixed = requested.x != 0 || requested.y != 0 || requested.z != 0;
   if (requested.x < 0 || requested.y < 0 || requested.z < 0)

@@ -116,8 +116,8 @@ Evaluation evaluate(std::span<const Vec3> positions, const Box& box, Method meth
     for (std::size_t i = 0; i < store.size(); ++i)
       for (std::uint32_t k = off[i]; k < off[i + 1]; ++k) {
         const std::uint32_t j = nbr[k];  // the listed images (any box length)
-        const Vec3 d = image_displacement(store.x[i], store.x[j], store.shift[i], store.shift[j],
-                                          box.length);
+        const Vec3 d =
+            image_displacement(store.x[i], store.x[j], store.shift[i], store.shift[j], box.length);
         pairs += d.x * d.x + d.y * d.y + d.z * d.z < lj.cutoff_sq;
       }
     ev.pairs[r] = pairs;
@@ -167,7 +167,8 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
       for (std::size_t i = 0; i < positions.size(); ++i) modelled[ev.owner[i]] += cost[i];
       std::vector<long long> scale(grid.size());
       for (int r = 0; r < grid.size(); ++r) scale[r] = measured_scale(modelled[r], ev.pairs[r]);
-      for (std::size_t i = 0; i < positions.size(); ++i) corrected[i] = cost[i] * scale[ev.owner[i]];
+      for (std::size_t i = 0; i < positions.size(); ++i)
+        corrected[i] = cost[i] * scale[ev.owner[i]];
       const GridCuts cuts = balanced_cuts(nullptr, grid, positions, corrected);
       if (cuts == grid.cuts()) break;
       grid.set_cuts(cuts);

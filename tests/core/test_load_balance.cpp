@@ -65,9 +65,9 @@ TEST(LoadBalance, StraddlingPlaneGoesToTheNearerSide) {
   // Five planes of unequal weights; the oracle is the split between planes closest to half
   // (10 10 | 10 1 9; 10 11 | 10 10 9, 4 over half rather than 15 under; 30 | 1 1 1 1).
   const std::vector<Vec3> x{{1, 1, 1}, {1, 1, 3}, {1, 1, 5}, {1, 1, 7}, {1, 1, 9}};
-  for (const std::vector<long long>& w : {std::vector<long long>{10, 10, 10, 1, 9},
-                                          std::vector<long long>{10, 11, 10, 10, 9},
-                                          std::vector<long long>{30, 1, 1, 1, 1}}) {
+  for (const std::vector<long long>& w :
+       {std::vector<long long>{10, 10, 10, 1, 9}, std::vector<long long>{10, 11, 10, 10, 9},
+        std::vector<long long>{30, 1, 1, 1, 1}}) {
     const GridCuts cuts = balanced_cuts(nullptr, grid, x, w);
     long long total = 0, best = 0;
     for (long long v : w) total += v;
@@ -137,8 +137,9 @@ TEST(LoadBalance, PairCostIsTheLocalDensityWithoutLatticeAliasing) {
   const FccLattice lattice = FccLattice::from_density(0.73, {12, 12, 20});
   const Box box = lattice.box();
   std::vector<Vec3> x;
-  lattice.for_each_site({0, 0, 0}, box.length, [](Vec3) { return true; },
-                        [&](std::uint64_t, Vec3 q) { x.push_back(q); });
+  lattice.for_each_site(
+      {0, 0, 0}, box.length, [](Vec3) { return true; },
+      [&](std::uint64_t, Vec3 q) { x.push_back(q); });
   const std::vector<long long> cost = pair_costs(nullptr, box, 2.8, x);
   const auto [lo, hi] = std::minmax_element(cost.begin(), cost.end());
   EXPECT_LE(static_cast<double>(*hi) / static_cast<double>(*lo), 1.03)
