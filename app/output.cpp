@@ -208,11 +208,24 @@ void RunOutput::finish(const Simulation& sim, const std::vector<TimingRow>& timi
       r.step = s.step;
       for (const ImportCounts& c : s.per_rank_counts)
         r.per_rank.push_back({c.ghosts, c.tower, c.plate, c.bytes_per_step});
+      r.pairs.assign(s.per_rank_pairs.begin(), s.per_rank_pairs.end());
       imports.push_back(std::move(r));
+    }
+    std::vector<io::BalanceRecord> balances;
+    for (const BalanceStep& b : sim.balance_steps()) {
+      io::BalanceRecord r{b.step, b.before, b.after, b.moved, {}};
+      for (int a = 0; a < 3; ++a) {
+        const AxisCuts& axis = b.cuts.axis(a);
+        for (int c = 0; c <= axis.n; ++c) r.cuts[a].push_back(c == axis.n ? axis.len : axis.lo(c));
+      }
+      balances.push_back(std::move(r));
     }
     std::vector<io::TimingRow> rows;
     for (const TimingRow& t : timing) rows.push_back({t.section, t.min, t.avg, t.max, t.percent});
-    trajectory_->end_run(sim.step(), imports, rows);
+    trajectory_->end_run(
+        sim.step(), imports,
+        std::string(name_of<Balance>(kBalanceNames, sim.config().decomposition.balance)),
+        balances, rows);
     const long long frames = trajectory_->frames();
     trajectory_->close();
     spdlog::info("trajectory: {} frames in {}", frames, deck_.output.trajectory);

@@ -158,12 +158,13 @@ void write_import_csv(const Simulation& sim, const std::string& path) {
   std::fprintf(f, "# scanmd import volumes: method=%s grid=%s R=%.17g\n",
                std::string(method_name(sim.config().decomposition.method)).c_str(),
                sim.grid().to_string().c_str(), sim.import_cutoff());
-  std::fprintf(f, "step,rank,ghosts,tower,plate,bytes_per_step,analytic\n");
+  std::fprintf(f, "step,rank,ghosts,tower,plate,bytes_per_step,analytic,pairs\n");
   for (const ImportSnapshot& s : sim.imports())
     for (std::size_t r = 0; r < s.per_rank_counts.size(); ++r) {
       const ImportCounts& c = s.per_rank_counts[r];
-      std::fprintf(f, "%lld,%zu,%lld,%lld,%lld,%lld,%.6f\n", s.step, r, c.ghosts, c.tower,
-                   c.plate, c.bytes_per_step, sim.analytic_import());
+      const long long pairs = r < s.per_rank_pairs.size() ? s.per_rank_pairs[r] : -1;
+      std::fprintf(f, "%lld,%zu,%lld,%lld,%lld,%lld,%.6f,%lld\n", s.step, r, c.ghosts, c.tower,
+                   c.plate, c.bytes_per_step, sim.analytic_import(r), pairs);
     }
   const bool ok = std::fflush(f) == 0 && std::ferror(f) == 0;
   std::fclose(f);

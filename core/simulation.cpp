@@ -227,7 +227,7 @@ bool Simulation::skin_exceeded_anywhere(bool moved_here) {
 void Simulation::forces(bool with_energy) {
   backend_->compute_forces(with_energy);
   backend_->reverse();
-  if (pairs_pending_) {  // the load of the new decomposition, for the imports record
+  if (pairs_pending_) {
     imports_.back().per_rank_pairs = comm_.all_gather(backend_->force_totals().pairs);
     pairs_pending_ = false;
   }
@@ -282,7 +282,12 @@ std::vector<long long> Simulation::balance_costs() {
 
 long long Simulation::count_pairs() {
   backend_->compute_forces(false);
-  return backend_->force_totals().pairs;
+  const long long pairs = backend_->force_totals().pairs;
+  if (pairs_pending_) {  // the load of the new decomposition, for the imports record
+    imports_.back().per_rank_pairs = comm_.all_gather(pairs);
+    pairs_pending_ = false;
+  }
+  return pairs;
 }
 
 bool Simulation::move_cuts(const GridCuts& cuts) {
@@ -350,10 +355,16 @@ ThermoSample Simulation::thermo() const {
   return s;
 }
 
-double Simulation::analytic_import() const {
+double Simulation::analytic_import(int rank) const {
   const double density = static_cast<double>(n_total_) / box_.volume();
-  return density * analytic_import_volume(config_.decomposition.method, grid_.sub_length(),
-                                          import_cutoff());
+  return density * analytic_import_volume(config_.decomposition.method,
+                                          grid_.box_length(grid_.coord_of(rank)), import_cutoff());
+}
+
+double Simulation::analytic_import() const {
+  double sum = 0;
+  for (int r = 0; r < grid_.size(); ++r) sum += analytic_import(r);
+  return sum / grid_.size();
 }
 
 std::uint64_t Simulation::state_hash() const {

@@ -116,7 +116,10 @@ class Simulation {
   // The neighbour list of the last rebuild as (row, neighbour) particle indices (owned, then
   // ghosts, as in particles()), in row order; for tests comparing backends.
   NeighborEntries neighbor_entries() const { return backend_->neighbor_entries(); }
-  double analytic_import() const;  // ρ·V of the method's formula for this grid
+  // ρ·V of the method's formula for the box of `rank` (balanced boxes differ), and its mean over
+  // the ranks.
+  double analytic_import(int rank) const;
+  double analytic_import() const;
   // How the grid was chosen when balancing (dims = grid().dims(); predictions 1 otherwise).
   const BalancedGridChoice& grid_choice() const { return grid_choice_; }
   // The balance steps so far (decomposition.balance), setup's first.

@@ -348,6 +348,7 @@ void H5mdWriter::begin_run(const RunRecord& run) {
 }
 
 void H5mdWriter::end_run(std::int64_t last_step, std::span<const ImportRecord> imports,
+                         const std::string& balance_cost, std::span<const BalanceRecord> balances,
                          std::span<const TimingRow> timing) {
   if (!run_) throw std::logic_error("H5mdWriter::end_run without begin_run");
   const hid_t g = run_.get();
@@ -372,6 +373,44 @@ void H5mdWriter::end_run(std::int64_t last_step, std::span<const ImportRecord> i
   for (int c = 0; c < 4; ++c)
     write_whole(imp.get(), names[c], H5T_STD_I64LE, H5T_NATIVE_INT64, {R, P}, cols[c].data(), dxpl,
                 me && R > 0);
+  std::vector<std::int64_t> pairs(R * P, -1);
+  for (hsize_t r = 0; r < R; ++r)
+    for (hsize_t p = 0; p < P && p < imports[r].pairs.size(); ++p)
+      pairs[r * P + p] = imports[r].pairs[p];
+  write_whole(imp.get(), "pairs", H5T_STD_I64LE, H5T_NATIVE_INT64, {R, P}, pairs.data(), dxpl,
+              me && R > 0);
+
+  if (balance_cost != "none") {
+    Group bal = h5::create_group(g, "balance");
+    h5::write_attribute(bal.get(), "cost", balance_cost);
+    const hsize_t B = balances.size();
+    std::vector<std::int64_t> step(B), moved(B);
+    std::vector<double> before(B), after(B);
+    for (hsize_t b = 0; b < B; ++b) {
+      step[b] = balances[b].step;
+      moved[b] = balances[b].moved;
+      before[b] = balances[b].before;
+      after[b] = balances[b].after;
+    }
+    write_whole(bal.get(), "step", H5T_STD_I64LE, H5T_NATIVE_INT64, {B}, step.data(), dxpl,
+                me && B > 0);
+    write_whole(bal.get(), "moved", H5T_STD_I64LE, H5T_NATIVE_INT64, {B}, moved.data(), dxpl,
+                me && B > 0);
+    write_whole(bal.get(), "before", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {B}, before.data(), dxpl,
+                me && B > 0);
+    write_whole(bal.get(), "after", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {B}, after.data(), dxpl,
+                me && B > 0);
+    const char* axes[3] = {"cuts_x", "cuts_y", "cuts_z"};
+    for (int a = 0; a < 3; ++a) {
+      const hsize_t planes = B ? balances[0].cuts[a].size() : 0;
+      std::vector<double> all(B * planes);
+      for (hsize_t b = 0; b < B; ++b)
+        for (hsize_t c = 0; c < planes && c < balances[b].cuts[a].size(); ++c)
+          all[b * planes + c] = balances[b].cuts[a][c];
+      write_whole(bal.get(), axes[a], H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, {B, planes}, all.data(),
+                  dxpl, me && B > 0);
+    }
+  }
 
   std::vector<TimingRecord> rows(timing.size());
   for (std::size_t i = 0; i < timing.size(); ++i) {

@@ -76,6 +76,17 @@ struct ImportRecord {
   std::int64_t step = 0;
   // Per rank: ghosts, tower, plate, bytes_per_step.
   std::vector<std::array<std::int64_t, 4>> per_rank;
+  // Per rank: pairs within the cutoff of the first force call after the rebuild (-1: none yet).
+  std::vector<std::int64_t> pairs;
+};
+
+// One load-balance step (decomposition.balance): its cost's max/mean before and after, and the
+// cut planes in force after it, per axis (0 … L, n + 1 planes).
+struct BalanceRecord {
+  std::int64_t step = 0;
+  double before = 1, after = 1;
+  bool moved = false;
+  std::vector<double> cuts[3];
 };
 
 struct TimingRow {
@@ -112,9 +123,12 @@ class H5mdWriter {
   void write_frame(const FrameHeader& frame, std::span<const ParticleRow> block,
                    const Observables* obs);
   void write_thermo(const ThermoRow& row);  // only rank 0's row is written
-  // Opens /scanmd/runs/<k> for this run; end_run() completes it (imports, timing).
+  // Opens /scanmd/runs/<k> for this run; end_run() completes it (imports, balance steps,
+  // timing).
   void begin_run(const RunRecord& run);
+  // `balance_cost`: decomposition.balance ("none": no balance group).
   void end_run(std::int64_t last_step, std::span<const ImportRecord> imports,
+               const std::string& balance_cost, std::span<const BalanceRecord> balances,
                std::span<const TimingRow> timing);
   // Flushes and closes (reports a failing last flush, unlike the destructor).
   void close();

@@ -38,7 +38,7 @@ struct ModelResult {
   double tower_mean = 0, plate_mean = 0;
   ModelStats pairs;      // pair interactions within the cutoff computed per rank
   long long pairs_total = 0;
-  double analytic = 0;   // ρ·V of the method's formula
+  double analytic = 0;   // ρ·V of the method's formula, the mean over the (balanced) boxes
   double seconds = 0;    // time the model took
   std::vector<long long> imports_per_rank;
   std::vector<long long> pairs_per_rank;

@@ -1,7 +1,10 @@
 """io.h5md.trajectory: the H5MD file of `mpiexec -n 2 scanmd run small.toml` (forces on) read
 back with h5py and MDAnalysis 2.4: layout of H5MD 1.1, frames on the right steps, shared
 step/time datasets, observables on exactly the frames, the thermo table, the run record, and
-the last frame bitwise equal to the final state (state hash) and to the final checkpoint."""
+the last frame bitwise equal to the final state (state hash) and to the final checkpoint.
+The run balances by pairs (tolerance 1: cut planes move at every balance step): the run record's
+balance steps and cut planes, and the pairs per rank of each rebuild, whose sum at step 0 must
+be the brute-force count of pairs within the cutoff in frame 0."""
 import h5py
 import numpy as np
 
@@ -9,7 +12,11 @@ from scanmd_test import Runner, arguments, state_hash, state_hash_line
 
 args = arguments(__doc__)
 r = Runner(args)
-stdout, _, _ = r.run(2, "--set", "output.trajectory_force=true")
+stdout, _, _ = r.run(2, "--set", "output.trajectory_force=true",
+                     "--set", "decomposition.balance=\"pairs\"",
+                     "--set", "decomposition.balance_every=100",
+                     "--set", "decomposition.balance_tolerance=1.0",
+                     "--set", "output.imports=\"imports.csv\"")
 hash_run = state_hash_line(stdout)
 
 N, STEPS, EVERY, DT = 500, 200, 20, 0.005
@@ -84,7 +91,39 @@ with h5py.File(r.path("traj.h5"), "r") as f:
     r.check(b"trajectory_force = true" in run["deck"][()], "resolved deck stored")
     imports = run["imports"]
     r.check(imports["ghosts"].shape == (imports["step"].shape[0], 2), "imports per rebuild x rank")
-    r.check(all(k in imports for k in ("tower", "plate", "bytes_per_step")), "import columns")
+    r.check(all(k in imports for k in ("tower", "plate", "bytes_per_step", "pairs")),
+            "import columns")
+    pairs = imports["pairs"][:]
+    r.check(pairs.shape == imports["ghosts"].shape and (pairs >= 0).all(),
+            "pairs per rebuild x rank, every rebuild followed by a force call")
+    x0 = f[T + "position/value"][0]
+    d = x0[:, None, :] - x0[None, :, :]
+    d -= L * np.round(d / L)
+    r2 = (d * d).sum(-1)
+    brute = int(((r2 < 2.5 * 2.5) & np.triu(np.ones((N, N), bool), 1)).sum())
+    at0 = imports["step"][:] == 0
+    r.check(at0.any() and all(int(p.sum()) == brute for p in pairs[at0]),
+            f"pairs at step 0 sum to the brute-force {brute}: {pairs[at0].sum(axis=1)}")
+    with open(r.path("imports.csv")) as csv_file:
+        lines = csv_file.read().splitlines()
+    r.check(lines[1] == "step,rank,ghosts,tower,plate,bytes_per_step,analytic,pairs",
+            f"imports CSV header {lines[1]}")
+    rows = np.array([[float(v) for v in line.split(",")] for line in lines[2:]])
+    r.check(np.array_equal(rows[:, 7], pairs.ravel()) and
+            np.array_equal(rows[:, 2], imports["ghosts"][:].ravel()),
+            "imports CSV pairs and ghosts = the run record's")
+    bal = run["balance"]
+    r.check(bal.attrs["cost"] == b"pairs", "balance cost")
+    r.check(np.array_equal(bal["step"][:], [0, 100, 200]), f"balance steps {bal['step'][:]}")
+    r.check((bal["after"][:] <= bal["before"][:]).all(), "balance never worsens")
+    grid = [int(v) for v in run.attrs["grid"]]
+    ok = True
+    for a, name in enumerate(("cuts_x", "cuts_y", "cuts_z")):
+        c = bal[name][:]
+        ok &= c.shape == (3, grid[a] + 1)
+        ok &= (c[:, 0] == 0).all() and np.allclose(c[:, -1], L, rtol=1e-15)
+        ok &= (np.diff(c, axis=1) > 0).all()
+    r.check(ok, "cut planes per balance step: 0 .. L, increasing, n + 1 per axis")
     sections = [s.decode() for s in run["timing"]["section"]]
     r.check("output" in sections and "pair" in sections, f"timing table {sections}")
 

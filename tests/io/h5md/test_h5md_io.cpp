@@ -149,7 +149,7 @@ void write_frames(const std::string& path, std::int64_t n, const std::vector<std
     w.write_thermo({steps[k], 1.0 * k, 2.0, 3.0, 4.0, 5.0});
   }
   EXPECT_EQ(w.frames(), static_cast<std::int64_t>(steps.size()));
-  w.end_run(steps.back(), {}, {});
+  w.end_run(steps.back(), {}, "none", {}, {});
   w.close();
 }
 
