@@ -224,8 +224,8 @@ void RunOutput::finish(const Simulation& sim, const std::vector<TimingRow>& timi
     for (const TimingRow& t : timing) rows.push_back({t.section, t.min, t.avg, t.max, t.percent});
     trajectory_->end_run(
         sim.step(), imports,
-        std::string(name_of<Balance>(kBalanceNames, sim.config().decomposition.balance)),
-        balances, rows);
+        std::string(name_of<Balance>(kBalanceNames, sim.config().decomposition.balance)), balances,
+        rows);
     const long long frames = trajectory_->frames();
     trajectory_->close();
     spdlog::info("trajectory: {} frames in {}", frames, deck_.output.trajectory);
