@@ -43,8 +43,8 @@ std::vector<Vec3> start_positions_share(const Communicator& comm, const Simulati
   }
   const FccLattice lattice = FccLattice::from_density(c.system.density, c.system.cells);
   const Vec3 lo{0, 0, L.z * r / P}, hi{L.x, L.y, r + 1 == P ? L.z : L.z * (r + 1) / P};
-  lattice.for_each_site(
-      lo, hi, [&](Vec3 q) { return c.region.contains(q); },
+  lattice.for_each_site(  // keep: visited cells overlap [lo, hi), the sites must lie in it
+      lo, hi, [&](Vec3 q) { return q.z >= lo.z && q.z < hi.z && c.region.contains(q); },
       [&](std::uint64_t, Vec3 q) { x.push_back(q); });
   return x;
 }

@@ -144,44 +144,58 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
   ModelResult res;
   res.import_best_grid = candidates.front();
   RankGrid grid(candidates.front(), box);
+  const bool pairs = options.balance == Balance::Pairs;
   std::vector<long long> cost;
+  CostMarginals marginals;
   if (options.balance != Balance::None) {
-    cost = options.balance == Balance::Pairs ? pair_costs(nullptr, box, R, positions)
-                                             : std::vector<long long>(positions.size(), 1);
-    // As a real run: the grid the start balances best, its cut planes from the model's cost.
-    const CostMarginals m = cost_marginals(nullptr, box.length, positions, cost);
-    const BalancedGridChoice choice = candidates.size() == 1
-                                          ? BalancedGridChoice{candidates.front(), 1.0, {}, 1.0}
-                                          : choose_balanced_grid(candidates, m, options.tolerance);
-    grid = RankGrid(choice.dims, box);
-    grid.set_cuts(balanced_cuts(grid, m));
+    cost = pairs ? pair_costs(nullptr, box, R, positions)
+                 : std::vector<long long>(positions.size(), 1);
+    // As a real run: the grid the start balances best.
+    marginals = cost_marginals(nullptr, box.length, positions, cost);
+    if (candidates.size() > 1)
+      grid = RankGrid(choose_balanced_grid(candidates, marginals, options.tolerance).dims, box);
   }
-  Evaluation ev = evaluate(positions, box, method, cutoff, R, grid, options.count_pairs);
-  if (options.balance == Balance::Pairs && options.count_pairs) {
-    // As a real run's setup balance step: corrections by each rank's counted pairs.
-    GridCuts best = grid.cuts();
-    double best_imbalance = max_over_mean(ev.pairs);
-    Evaluation best_ev = ev;
-    for (int pass = 0; pass < kPairRefinements && best_imbalance > options.tolerance; ++pass) {
-      std::vector<long long> modelled(grid.size(), 0), corrected(positions.size());
-      for (std::size_t i = 0; i < positions.size(); ++i) modelled[ev.owner[i]] += cost[i];
-      std::vector<long long> scale(grid.size());
-      for (int r = 0; r < grid.size(); ++r) scale[r] = measured_scale(modelled[r], ev.pairs[r]);
-      for (std::size_t i = 0; i < positions.size(); ++i)
-        corrected[i] = cost[i] * scale[ev.owner[i]];
-      const GridCuts cuts = balanced_cuts(nullptr, grid, positions, corrected);
-      if (cuts == grid.cuts()) break;
-      grid.set_cuts(cuts);
-      ev = evaluate(positions, box, method, cutoff, R, grid, true);
-      if (const double now = max_over_mean(ev.pairs); now < best_imbalance) {
-        best = cuts;
-        best_imbalance = now;
-        best_ev = ev;
+  Evaluation ev = evaluate(positions, box, method, cutoff, R, grid, options.count_pairs || pairs);
+  // The max/mean of the balanced load: pairs counted, or particles owned.
+  auto load_imbalance = [&](const Evaluation& e) {
+    if (pairs) return max_over_mean(e.pairs);
+    std::vector<long long> owned(grid.size(), 0);
+    for (const std::uint32_t r : e.owner) ++owned[r];
+    return max_over_mean(owned);
+  };
+  if (options.balance != Balance::None && grid.size() > 1) {
+    // As a real run's setup balance step (Simulation::balance): beyond the tolerance, cut
+    // planes from the model's cost, then (pairs) corrections by each rank's counted pairs;
+    // the best cuts seen are kept.
+    double best_imbalance = load_imbalance(ev);
+    if (best_imbalance > options.tolerance) {
+      GridCuts best = grid.cuts();
+      Evaluation best_ev = ev;
+      for (int pass = 0; pass <= (pairs ? kPairRefinements : 0); ++pass) {
+        std::vector<long long> weights = cost;
+        if (pass > 0) {
+          std::vector<long long> modelled(grid.size(), 0), scale(grid.size());
+          for (std::size_t i = 0; i < positions.size(); ++i) modelled[ev.owner[i]] += cost[i];
+          for (int r = 0; r < grid.size(); ++r) scale[r] = measured_scale(modelled[r], ev.pairs[r]);
+          for (std::size_t i = 0; i < positions.size(); ++i) weights[i] *= scale[ev.owner[i]];
+        }
+        const GridCuts cuts = balanced_cuts(nullptr, grid, positions, weights);
+        if (cuts == grid.cuts()) break;
+        grid.set_cuts(cuts);
+        ev = evaluate(positions, box, method, cutoff, R, grid, options.count_pairs || pairs);
+        const double now = load_imbalance(ev);
+        if (now < best_imbalance) {
+          best = cuts;
+          best_imbalance = now;
+          best_ev = ev;
+        }
+        if (now <= options.tolerance) break;
       }
+      grid.set_cuts(best);
+      ev = std::move(best_ev);
     }
-    grid.set_cuts(best);
-    ev = std::move(best_ev);
   }
+  res.cuts = grid.cuts();
 
   const std::size_t n = positions.size();
   const int P = grid.size();

@@ -32,6 +32,7 @@ struct ModelResult {
   int ranks = 0;
   Int3 grid{};
   Int3 import_best_grid{};  // the least-import grid (= grid unless balancing chose another)
+  GridCuts cuts;            // the cut planes (balanced: as a real run's setup balance step)
   Vec3 box_edge{};       // b
   double r_over_b = 0;   // R / (bx·by·bz)^(1/3)
   ModelStats imports;    // ghost images per rank
@@ -47,8 +48,9 @@ struct ModelResult {
 struct ModelOptions {
   Int3 requested_grid{0, 0, 0};
   bool count_pairs = true;  // neighbour lists per virtual rank (load balance)
-  // Cut planes balanced as a real run's setup balance step would (core/load_balance.hpp) by
-  // particles or pairs; none: equal boxes. (Time cannot be modelled.)
+  // Grid and cut planes balanced as a real run's setup would (core/load_balance.hpp, the same
+  // grid choice, cuts and pair corrections) by particles or pairs; none: equal boxes of the
+  // least-import grid. (Time cannot be modelled.)
   Balance balance = Balance::None;
   double tolerance = 1.05;  // decomposition.balance_tolerance
 };
