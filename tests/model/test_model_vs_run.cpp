@@ -87,8 +87,9 @@ TEST(ModelVsRun, BalancedModelEqualsTheRealRunsSetupBalance) {
   const FccLattice lattice = FccLattice::from_density(config.system.density, config.system.cells);
   auto in_region = [&](Vec3 x) { return config.region.contains(x); };
   std::vector<Vec3> positions(lattice.count_in(in_region));
-  lattice.for_each_site_in(in_region, {0, 0, 0}, lattice.box().length, [](Vec3) { return true; },
-                           [&](std::uint64_t id, Vec3 x) { positions[id - 1] = x; });
+  lattice.for_each_site_in(
+      in_region, {0, 0, 0}, lattice.box().length, [](Vec3) { return true; },
+      [&](std::uint64_t id, Vec3 x) { positions[id - 1] = x; });
   const double R = config.potential.cutoff + config.neighbor.skin;
   for (Method m : kAllMethods)
     for (Balance b : {Balance::Particles, Balance::Pairs}) {
@@ -103,8 +104,9 @@ TEST(ModelVsRun, BalancedModelEqualsTheRealRunsSetupBalance) {
       ModelOptions options;
       options.balance = b;
       options.tolerance = config.decomposition.balance_tolerance;
-      const ModelResult model = model_decomposition(
-          positions, sim.box(), m, config.potential.cutoff, config.neighbor.skin, comm.size(), options);
+      const ModelResult model =
+          model_decomposition(positions, sim.box(), m, config.potential.cutoff,
+                              config.neighbor.skin, comm.size(), options);
       EXPECT_EQ(model.grid, sim.grid().dims());
       EXPECT_TRUE(model.cuts == sim.grid().cuts()) << "cut planes";
       ASSERT_EQ(model.imports_per_rank.size(), imports.size());
