@@ -29,13 +29,13 @@ std::vector<std::string> end_of_run_report(const Simulation& sim, const Communic
 // the tolerance, cut planes kept").
 std::string balance_line(const BalanceStep& b);
 
-// "load per rank: particles 1150 / 1152.0 / 1154 (max/mean 1.002), pairs ... (min / avg / max)":
-// the work each rank had at the last force call. Collective.
-// With decomposition.balance and a grid left to choose: the grid chosen and why ("grid 16x16x2
-// for balance (pairs): predicted max/mean 1.000; the least-import grid 8x8x8: 1.190"); empty
-// otherwise.
+// With decomposition.balance and a grid left to choose: the grid chosen and why ("grid 2x2x1 for
+// balance: predicted pairs max/mean 1.001 once balanced; the least-import grid 1x1x4 would give
+// 1.165", or "grid 1x1x2: the least-import grid, ..."); empty otherwise.
 std::string grid_choice_line(const Simulation& sim);
 
+// "load per rank: particles 1150 / 1152.0 / 1154 (max/mean 1.002), pairs ... (min / avg / max)":
+// the work each rank had at the last force call. Collective.
 std::string load_line(const Simulation& sim, const Communicator& comm);
 
 // The `import:` line of the run (DESIGN.md §4; format fixed by issue 4).

@@ -227,10 +227,12 @@ bool Simulation::skin_exceeded_anywhere(bool moved_here) {
 void Simulation::forces(bool with_energy) {
   backend_->compute_forces(with_energy);
   backend_->reverse();
-  if (pairs_pending_) {
-    imports_.back().per_rank_pairs = comm_.all_gather(backend_->force_totals().pairs);
-    pairs_pending_ = false;
-  }
+  if (pairs_pending_) record_pairs(backend_->force_totals().pairs);
+}
+
+void Simulation::record_pairs(long long pairs) {
+  imports_.back().per_rank_pairs = comm_.all_gather(pairs);
+  pairs_pending_ = false;
 }
 
 void Simulation::rebuild() {
@@ -283,10 +285,7 @@ std::vector<long long> Simulation::balance_costs() {
 long long Simulation::count_pairs() {
   backend_->compute_forces(false);
   const long long pairs = backend_->force_totals().pairs;
-  if (pairs_pending_) {  // the load of the new decomposition, for the imports record
-    imports_.back().per_rank_pairs = comm_.all_gather(pairs);
-    pairs_pending_ = false;
-  }
+  if (pairs_pending_) record_pairs(pairs);
   return pairs;
 }
 
@@ -328,7 +327,10 @@ bool Simulation::balance(bool ghosts_fresh) {
       const std::vector<long long> weights = pass == 0 ? cost : measured_costs(cost, load);
       if (!move_cuts(balanced_cuts(&comm_, grid_, owned_x(), weights))) break;
       record.moved = true;
-      if (d.balance == Balance::Time) break;  // measured at the next balance step
+      if (d.balance == Balance::Time) {  // measured at the next balance step
+        best = grid_.cuts();
+        break;
+      }
       cost = balance_costs();
       load = pairs ? count_pairs() : sum_of(cost);
       const double now = imbalance(comm_, load);

@@ -129,6 +129,8 @@ class Simulation {
   void start(ParticleStore owned, long long start_step, const std::vector<double>& thermostat);
   void rebuild();
   void forces(bool with_energy);  // compute_forces + reverse; pairs of a rebuild recorded
+  // The pairs of the first force call after a rebuild, gathered into its snapshot (collective).
+  void record_pairs(long long pairs);
   bool skin_exceeded_anywhere(bool moved_here);
   // A balance step: measure the cost per rank; beyond the tolerance, move the cut planes and
   // rebuild (pairs: then measure the pairs and correct, up to kPairRefinements times, keeping
