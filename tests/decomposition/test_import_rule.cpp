@@ -11,12 +11,16 @@
 //    as DESIGN.md §4 defines them); count the boxes that list the pair among their held images
 //    within R. Half shell, neutral territory, eighth shell, midpoint: exactly 1. Full shell: 1
 //    when both particles share an owner and interact without a periodic shift, else 2.
+//  * midpoint ties: pairs of lattice sites whose midpoints lie (in exact arithmetic) on a cut
+//    plane or on the periodic boundary are each listed by exactly one box, the box above the
+//    plane, as a particle on the plane belongs to it.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "decomposition/export_selection.hpp"
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
 #include "tests/core/test_support.hpp"
@@ -191,6 +195,53 @@ TEST(ImportAndPairRules, EachPairComputedByExactlyOneBox) {
     EXPECT_GT(thin, 300) << "boxes thinner than R must be exercised";
     RecordProperty(std::string(method_name(m)) + "_pairs", checked);
   }
+}
+
+// Sites of a lattice with 48 planes per axis (spacing h, box 48·h), cut into 8 equal boxes along
+// x: the cuts at k·L/8 and the boundary at 0 lie on lattice planes, and so do the midpoints of
+// the pairs (i, j) whose minimum-image sum i + j' is a multiple of 12 — exactly, but not in
+// rounded arithmetic. Every such pair within R is listed by the box above the plane and by no
+// other (before the tie, rounding gave part of the plane at 0 to the last box).
+TEST(PairRule, MidpointTiesGoToTheBoxAbove) {
+  const double h = 1.76298 / 2;
+  const Vec3 L{48 * h, 48 * h, 48 * h};
+  const Box box = Box::make(L);
+  const RankGrid grid({8, 1, 1}, box);
+  const double R = 2.8;
+  const ExportGeometry geometry{Method::Midpoint, grid.cuts(), L, R};
+  int ties = 0, rounded_below = 0;
+  for (int i = 0; i < 48; ++i)
+    for (int j = 0; j < 48; ++j)
+      for (int dy = -2; dy <= 2; ++dy) {
+      const int jm = j - i > 24 ? j - 48 : (i - j > 24 ? j + 48 : j);  // minimum image of j
+      const int dx = i - jm;
+      if ((i + jm) % 12 != 0 || (dx == 0 && dy == 0) || (dx * dx + dy * dy) * h * h >= R * R) continue;
+      const Vec3 a{i * h, 5.5 * h, 2.5 * h}, b{j * h, (5.5 + dy) * h, 2.5 * h};
+      const int plane = (i + jm) / 12;              // the midpoint's cut plane, -1 .. 8
+      const int above = (plane + 8) % 8;            // the box above it
+      const double m = a.x + 0.5 * ((b.x - a.x) + (jm - j) / 48 * L.x);  // as the rule does
+      rounded_below += m < plane * grid.cuts().x.b;
+      std::vector<int> listed;
+      for (int r = 0; r < grid.size(); ++r) {
+        const Int3 C = grid.coord_of(r);
+        const ImportRegion region = geometry.region(C);
+        const PairRule rule{Method::Midpoint, C, grid.cuts()};
+        bool lists = false;
+        for (const Image& ia : images_held(region, grid, a, L))
+          for (const Image& ib : images_held(region, grid, b, L)) {
+            const double ex = ia.q.x - ib.q.x, ey = ia.q.y - ib.q.y, ez = ia.q.z - ib.q.z;
+            if (ex * ex + ey * ey + ez * ez >= R * R) continue;
+            const PairSide sa{ia.owned, ia.home, 1, 1, ia.x}, sb{ib.owned, ib.home, 2, 2, ib.x};
+            lists = lists || rule.lists_pair(sa, sb) || rule.lists_pair(sb, sa);
+          }
+        if (lists) listed.push_back(C.x);
+      }
+      ASSERT_EQ(listed.size(), 1u) << "sites " << i << ", " << j << " dy " << dy;
+      EXPECT_EQ(listed[0], above) << "sites " << i << ", " << j << " dy " << dy;
+      ++ties;
+    }
+  EXPECT_GT(ties, 100);
+  EXPECT_GT(rounded_below, 0) << "some midpoints must round below their plane for this to test";
 }
 
 }  // namespace

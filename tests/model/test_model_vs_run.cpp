@@ -120,10 +120,7 @@ TEST(ModelVsRun, BalancedModelEqualsTheRealRunsSetupBalance) {
       analytic *= static_cast<double>(positions.size()) / sim.box().volume() / sim.grid().size();
       EXPECT_NEAR(model.analytic, analytic, 1e-9 * analytic);
       if (comm.size() > 1 && b == Balance::Pairs) {
-        // Midpoint: pair midpoints on the periodic boundary of a perfect lattice all go to one
-        // side by rounding (README, "Load imbalance"), so a looser bound.
-        EXPECT_LE(static_cast<double>(model.pairs.max) / model.pairs.mean,
-                  m == Method::Midpoint ? 1.20 : 1.10)
+        EXPECT_LE(static_cast<double>(model.pairs.max) / model.pairs.mean, 1.10)
             << "the slab balanced";
       }
     }
