@@ -47,10 +47,10 @@ struct ExportGeometry {
   // Import region of box c (R padded by a relative 1e-12 against rounding at the edge; the
   // midpoint rule's ties widen it by midpoint_tie per axis).
   SCANMD_HD ImportRegion region(Int3 c) const {
-    const Vec3 tie = method == Method::Midpoint ? Vec3{midpoint_tie(cuts.x.len),
-                                                       midpoint_tie(cuts.y.len),
-                                                       midpoint_tie(cuts.z.len)}
-                                                : Vec3{0.0, 0.0, 0.0};
+    const Vec3 tie =
+        method == Method::Midpoint
+            ? Vec3{midpoint_tie(cuts.x.len), midpoint_tie(cuts.y.len), midpoint_tie(cuts.z.len)}
+            : Vec3{0.0, 0.0, 0.0};
     return {method, c, cuts.lo(c), cuts.hi(c), r * r * (1.0 + 1e-12), r * (1.0 + 1e-12), tie};
   }
 };

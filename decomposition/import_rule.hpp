@@ -56,7 +56,9 @@ enum class ImportKind : std::uint8_t { None = 0, Shell = 1, Tower = 2, Plate = 3
 // How close to a cut plane a pair midpoint counts as a tie (midpoint rule): 2^-40 of the axis,
 // far above the rounding of a midpoint computed from wrapped coordinates, far below anything
 // physical.
-SCANMD_HD inline double midpoint_tie(double len) { return len * 0x1p-40; }
+SCANMD_HD inline double midpoint_tie(double len) {
+  return len * 0x1p-40;
+}
 
 // Distance from a coordinate to the interval [lo, hi) along one axis.
 SCANMD_HD inline double axis_gap(double q, double lo, double hi) {
@@ -71,7 +73,7 @@ struct ImportRegion {
   Vec3 lo, hi;
   double r_sq;  // R², padded by a relative 1e-12 against rounding at the boundary
   double r;
-  Vec3 tie{};   // midpoint: midpoint_tie per axis, by which a tied pair may lie outside the box
+  Vec3 tie{};  // midpoint: midpoint_tie per axis, by which a tied pair may lie outside the box
 
   SCANMD_HD ImportKind classify(Vec3 q, Int3 home) const {
     const double gx = axis_gap(q.x, lo.x, hi.x);

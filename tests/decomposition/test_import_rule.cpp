@@ -213,33 +213,34 @@ TEST(PairRule, MidpointTiesGoToTheBoxAbove) {
   for (int i = 0; i < 48; ++i)
     for (int j = 0; j < 48; ++j)
       for (int dy = -2; dy <= 2; ++dy) {
-      const int jm = j - i > 24 ? j - 48 : (i - j > 24 ? j + 48 : j);  // minimum image of j
-      const int dx = i - jm;
-      if ((i + jm) % 12 != 0 || (dx == 0 && dy == 0) || (dx * dx + dy * dy) * h * h >= R * R) continue;
-      const Vec3 a{i * h, 5.5 * h, 2.5 * h}, b{j * h, (5.5 + dy) * h, 2.5 * h};
-      const int plane = (i + jm) / 12;              // the midpoint's cut plane, -1 .. 8
-      const int above = (plane + 8) % 8;            // the box above it
-      const double m = a.x + 0.5 * ((b.x - a.x) + (jm - j) / 48 * L.x);  // as the rule does
-      rounded_below += m < plane * grid.cuts().x.b;
-      std::vector<int> listed;
-      for (int r = 0; r < grid.size(); ++r) {
-        const Int3 C = grid.coord_of(r);
-        const ImportRegion region = geometry.region(C);
-        const PairRule rule{Method::Midpoint, C, grid.cuts()};
-        bool lists = false;
-        for (const Image& ia : images_held(region, grid, a, L))
-          for (const Image& ib : images_held(region, grid, b, L)) {
-            const double ex = ia.q.x - ib.q.x, ey = ia.q.y - ib.q.y, ez = ia.q.z - ib.q.z;
-            if (ex * ex + ey * ey + ez * ez >= R * R) continue;
-            const PairSide sa{ia.owned, ia.home, 1, 1, ia.x}, sb{ib.owned, ib.home, 2, 2, ib.x};
-            lists = lists || rule.lists_pair(sa, sb) || rule.lists_pair(sb, sa);
-          }
-        if (lists) listed.push_back(C.x);
+        const int jm = j - i > 24 ? j - 48 : (i - j > 24 ? j + 48 : j);  // minimum image of j
+        const int dx = i - jm;
+        if ((i + jm) % 12 != 0 || (dx == 0 && dy == 0) || (dx * dx + dy * dy) * h * h >= R * R)
+          continue;
+        const Vec3 a{i * h, 5.5 * h, 2.5 * h}, b{j * h, (5.5 + dy) * h, 2.5 * h};
+        const int plane = (i + jm) / 12;    // the midpoint's cut plane, -1 .. 8
+        const int above = (plane + 8) % 8;  // the box above it
+        const double m = a.x + 0.5 * ((b.x - a.x) + (jm - j) / 48 * L.x);  // as the rule does
+        rounded_below += m < plane * grid.cuts().x.b;
+        std::vector<int> listed;
+        for (int r = 0; r < grid.size(); ++r) {
+          const Int3 C = grid.coord_of(r);
+          const ImportRegion region = geometry.region(C);
+          const PairRule rule{Method::Midpoint, C, grid.cuts()};
+          bool lists = false;
+          for (const Image& ia : images_held(region, grid, a, L))
+            for (const Image& ib : images_held(region, grid, b, L)) {
+              const double ex = ia.q.x - ib.q.x, ey = ia.q.y - ib.q.y, ez = ia.q.z - ib.q.z;
+              if (ex * ex + ey * ey + ez * ez >= R * R) continue;
+              const PairSide sa{ia.owned, ia.home, 1, 1, ia.x}, sb{ib.owned, ib.home, 2, 2, ib.x};
+              lists = lists || rule.lists_pair(sa, sb) || rule.lists_pair(sb, sa);
+            }
+          if (lists) listed.push_back(C.x);
+        }
+        ASSERT_EQ(listed.size(), 1u) << "sites " << i << ", " << j << " dy " << dy;
+        EXPECT_EQ(listed[0], above) << "sites " << i << ", " << j << " dy " << dy;
+        ++ties;
       }
-      ASSERT_EQ(listed.size(), 1u) << "sites " << i << ", " << j << " dy " << dy;
-      EXPECT_EQ(listed[0], above) << "sites " << i << ", " << j << " dy " << dy;
-      ++ties;
-    }
   EXPECT_GT(ties, 100);
   EXPECT_GT(rounded_below, 0) << "some midpoints must round below their plane for this to test";
 }
