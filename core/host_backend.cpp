@@ -1,7 +1,8 @@
 // The host backend (see host_backend.hpp).
 #include "core/host_backend.hpp"
 
-#include "core/lj_force.hpp"
+#include <fmt/format.h>
+
 #include "core/thermo.hpp"
 
 namespace scanmd {
@@ -16,9 +17,16 @@ HostBackend::HostBackend(const StepSetup& s)
       full_shell_(s.config.decomposition.method == Method::FullShell),
       images_(s.images),
       integrator_(s.config.run.dt, s.species.mass),
-      domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()) {
+      domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()),
+      kernel_(resolve_pair_kernel()) {
+  force_scratch_.threads = force_threads();
   const ThermostatSection& t = s.config.thermostat;
   if (t.style == ThermostatStyle::Langevin) integrator_.langevin(t.temperature, t.damping, t.seed);
+}
+
+std::string HostBackend::description() const {
+  return fmt::format("host: {} pair kernel, {} thread{} per rank", pair_kernel_name(kernel_),
+                     force_scratch_.threads, force_scratch_.threads == 1 ? "" : "s");
 }
 
 void HostBackend::load(ParticleStore owned) {
@@ -49,7 +57,7 @@ void HostBackend::forward() {
 void HostBackend::compute_forces(bool with_energy) {
   ScopedTimer t(timers_, Phase::Pair);
   forces_ = compute_lj_forces(particles_, neighbors_, species_.table(), box_, images_, full_shell_,
-                              with_energy);
+                              with_energy, kernel_, &force_scratch_);
 }
 
 void HostBackend::reverse() {

@@ -4,12 +4,14 @@
 //   halo        Domain (migration, census, halo plan) and its HaloExchange (forward, reverse)
 //   cells       CellList (counting sort), rebuilt on rebuild steps
 //   list        NeighborList (count → scan → fill, the PairRule of the decomposition)
-//   forces      compute_lj_forces, 64-bit fixed point
+//   forces      compute_lj_forces, 64-bit fixed point: the scalar loop or a vector kernel
+//               (core/pair_kernel.hpp), on force_threads() threads
 #pragma once
 
 #include "core/cell_list.hpp"
 #include "core/domain.hpp"
 #include "core/integrator.hpp"
+#include "core/lj_force.hpp"
 #include "core/neighbor_list.hpp"
 #include "core/step_backend.hpp"
 #include "kernels/workspace.hpp"
@@ -20,7 +22,7 @@ class HostBackend final : public StepBackend {
  public:
   explicit HostBackend(const StepSetup& setup);
 
-  std::string description() const override { return "host"; }
+  std::string description() const override;
   void load(ParticleStore owned) override;
   bool kick_drift(std::uint64_t step) override;
   ImportCounts rebuild(long long step) override;
@@ -55,6 +57,8 @@ class HostBackend final : public StepBackend {
   NeighborList neighbors_;
   kernels::Workspace ws_;
   ForceTotals forces_;
+  PairKernel kernel_;
+  ForceScratch force_scratch_;
   fixed::Wide work_ = 0;  // Langevin
 };
 

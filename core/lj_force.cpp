@@ -1,12 +1,20 @@
+// Lennard-Jones forces (see lj_force.hpp): the scalar loop, the dispatch to the vector kernels,
+// and the split of the rows among threads.
 #include "core/lj_force.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <exception>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "core/fixed_terms.hpp"
+#include "core/lj_rows.hpp"
 
 namespace scanmd {
 
@@ -15,23 +23,23 @@ namespace {
 // Typed: more than one species, the pair's constants looked up by the two types; else the one
 // entry, hoisted (the same bits, no type loads in the loop).
 // Explicit: small boxes, the displacement from the images' shifts (core/lj.hpp).
+// Rows [row_begin, row_end) of the list, their forces added into f (the store's own array, or a
+// thread's).
 template <bool WithEnergy, bool OwnedSharesOnly, bool Typed, bool Explicit>
-ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const PairTable& table,
-                       const Box& box) {
-  const std::size_t n = p.size();
+ForceTotals accumulate(const ParticleStore& p, const NeighborList& list, const PairTable& table,
+                       const Box& box, std::size_t row_begin, std::size_t row_end, Fix3* f) {
   const std::size_t n_owned = p.n_owned;
   const auto* offsets = list.offsets().data();
   const auto* nbr = list.neighbors().data();
   const Vec3* x = p.x.data();
   const std::uint32_t* type = p.type.data();
   const Int3* shift = p.shift.data();
-  Fix3* f = p.f.data();
   const Vec3 L = box.length, H = box.half_length;
   ForceTotals totals;
   fixed::Wide energy = 0, virial = 0;
   // Per-term bound, a power of two ≤ 2^63 / (max_terms + 1), in fixed-point units.
   const double limit_sq = pair_term_limit_sq(list.max_terms());
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = row_begin; i < row_end; ++i) {
     const std::uint32_t begin = offsets[i], end = offsets[i + 1];
     if (begin == end) continue;
     const Vec3 xi = x[i];
@@ -83,27 +91,142 @@ ForceTotals accumulate(ParticleStore& p, const NeighborList& list, const PairTab
 }
 
 template <bool Typed, bool Explicit>
-ForceTotals dispatch(ParticleStore& p, const NeighborList& list, const PairTable& table,
-                     const Box& box, bool owned_shares_only, bool with_energy) {
+ForceTotals scalar_rows(const ParticleStore& p, const NeighborList& list, const PairTable& table,
+                        const Box& box, bool owned_shares_only, bool with_energy,
+                        std::size_t begin, std::size_t end, Fix3* f) {
   if (with_energy)
-    return owned_shares_only ? accumulate<true, true, Typed, Explicit>(p, list, table, box)
-                             : accumulate<true, false, Typed, Explicit>(p, list, table, box);
+    return owned_shares_only
+               ? accumulate<true, true, Typed, Explicit>(p, list, table, box, begin, end, f)
+               : accumulate<true, false, Typed, Explicit>(p, list, table, box, begin, end, f);
   // Without energy, full shell's share rule does not enter.
-  return accumulate<false, false, Typed, Explicit>(p, list, table, box);
+  return accumulate<false, false, Typed, Explicit>(p, list, table, box, begin, end, f);
+}
+
+ForceTotals scalar_rows(const ParticleStore& p, const NeighborList& list, const PairTable& table,
+                        const Box& box, PairImages images, bool owned_shares_only,
+                        bool with_energy, std::size_t begin, std::size_t end, Fix3* f) {
+  const bool typed = table.types > 1;
+  const bool expl = images == PairImages::Explicit;
+  if (expl)
+    return typed ? scalar_rows<true, true>(p, list, table, box, owned_shares_only, with_energy,
+                                           begin, end, f)
+                 : scalar_rows<false, true>(p, list, table, box, owned_shares_only, with_energy,
+                                            begin, end, f);
+  return typed ? scalar_rows<true, false>(p, list, table, box, owned_shares_only, with_energy,
+                                          begin, end, f)
+               : scalar_rows<false, false>(p, list, table, box, owned_shares_only, with_energy,
+                                           begin, end, f);
+}
+
+// Rows [begin, end) by the chosen kernel where it applies (pair_kernel.hpp), else the scalar
+// loop. A vector pass that overflowed sets `overflow` (the caller reruns the scalar loop).
+ForceTotals rows_pass(const ParticleStore& p, const NeighborList& list, const PairTable& table,
+                      const Box& box, PairImages images, bool owned_shares_only, bool with_energy,
+                      PairKernel kernel, std::size_t begin, std::size_t end, Fix3* f,
+                      bool& overflow) {
+  const bool vector = kernel != PairKernel::Scalar && !with_energy && table.types == 1 &&
+                      images == PairImages::Minimum && p.size() < INT_MAX / 3;
+  if (!vector)
+    return scalar_rows(p, list, table, box, images, owned_shares_only, with_energy, begin, end, f);
+  const LJRows rows{list.offsets().data(), list.neighbors().data(), p.x.data(), box.length,
+                    box.half_length, table.params[0], pair_term_limit_sq(list.max_terms())};
+  const RowsTotals r = kernel == PairKernel::Avx512 ? lj_rows_avx512(rows, begin, end, f)
+                                                    : lj_rows_avx2(rows, begin, end, f);
+  overflow |= r.overflow;
+  ForceTotals t;
+  t.pairs = r.pairs;
+  return t;
+}
+
+// Row boundaries giving each of `parts` threads about the same number of list entries.
+std::vector<std::size_t> split_rows(const NeighborList& list, std::size_t n, int parts) {
+  std::vector<std::size_t> at(static_cast<std::size_t>(parts) + 1, n);
+  at[0] = 0;
+  const auto& offsets = list.offsets();
+  const double total = n ? offsets[n] : 0;
+  for (int t = 1; t < parts; ++t) {
+    const auto target = static_cast<std::uint32_t>(total * t / parts);
+    at[static_cast<std::size_t>(t)] = static_cast<std::size_t>(
+        std::lower_bound(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(n),
+                         target) -
+        offsets.begin());
+  }
+  return at;
 }
 
 }  // namespace
 
+int force_threads() {
+  // Like LAMMPS' OPENMP package: one thread unless OMP_NUM_THREADS asks for more, so that
+  // mpirun -np <cores> never oversubscribes by default.
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if (env == nullptr || *env == '\0') return 1;
+  return std::max(1, omp_get_max_threads());
+}
+
 ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const PairTable& table,
                               const Box& box, PairImages images, bool owned_shares_only,
-                              bool with_energy) {
-  std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
-  const bool typed = table.types > 1;
-  if (images == PairImages::Explicit)
-    return typed ? dispatch<true, true>(p, list, table, box, owned_shares_only, with_energy)
-                 : dispatch<false, true>(p, list, table, box, owned_shares_only, with_energy);
-  return typed ? dispatch<true, false>(p, list, table, box, owned_shares_only, with_energy)
-               : dispatch<false, false>(p, list, table, box, owned_shares_only, with_energy);
+                              bool with_energy, PairKernel kernel, ForceScratch* scratch) {
+  const std::size_t n = p.size();
+  const int threads = scratch != nullptr ? scratch->threads : 1;
+  bool overflow = false;
+  ForceTotals totals;
+  if (threads <= 1 || n == 0) {
+    std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
+    totals = rows_pass(p, list, table, box, images, owned_shares_only, with_energy, kernel, 0, n,
+                       p.f.data(), overflow);
+  } else {
+    // Each thread adds its rows' terms into its own array (thread 0: the store's), and the
+    // arrays are summed: integer sums, so the bits equal one thread's whatever the split.
+    auto& buffers = scratch->per_thread;
+    buffers.resize(static_cast<std::size_t>(threads - 1));
+    for (auto& b : buffers) b.resize(n);
+    const std::vector<std::size_t> at = split_rows(list, n, threads);
+    std::vector<ForceTotals> part(static_cast<std::size_t>(threads));
+    std::vector<std::exception_ptr> error(static_cast<std::size_t>(threads));
+    std::vector<char> part_overflow(static_cast<std::size_t>(threads), 0);
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num();
+      Fix3* f = t == 0 ? p.f.data() : buffers[static_cast<std::size_t>(t - 1)].data();
+      std::fill(f, f + n, Fix3{0, 0, 0});
+      try {
+        bool o = false;
+        part[static_cast<std::size_t>(t)] =
+            rows_pass(p, list, table, box, images, owned_shares_only, with_energy, kernel,
+                      at[static_cast<std::size_t>(t)], at[static_cast<std::size_t>(t) + 1], f, o);
+        part_overflow[static_cast<std::size_t>(t)] = o;
+      } catch (...) {
+        error[static_cast<std::size_t>(t)] = std::current_exception();
+      }
+#pragma omp barrier
+#pragma omp for schedule(static)
+      for (std::size_t k = 0; k < n; ++k)
+        for (const auto& b : buffers) {
+          p.f[k].x += b[k].x;
+          p.f[k].y += b[k].y;
+          p.f[k].z += b[k].z;
+        }
+    }
+    // The first error in row order: the one a single thread would have raised.
+    for (const std::exception_ptr& e : error)
+      if (e) std::rethrow_exception(e);
+    for (int t = 0; t < threads; ++t) {
+      const ForceTotals& pt = part[static_cast<std::size_t>(t)];
+      totals.energy += pt.energy;
+      totals.virial += pt.virial;
+      totals.pairs += pt.pairs;
+      overflow = overflow || part_overflow[static_cast<std::size_t>(t)] != 0;
+    }
+  }
+  if (overflow) {
+    // A vector pass found a term out of range: the scalar loop finds the same pair and names it.
+    std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
+    totals = scalar_rows(p, list, table, box, images, owned_shares_only, with_energy, 0, n,
+                         p.f.data());
+    throw std::logic_error("a vector pair kernel reported an overflow the scalar loop does not see");
+  }
+  return totals;
 }
 
 }  // namespace scanmd

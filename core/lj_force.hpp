@@ -16,10 +16,12 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "base/box.hpp"
 #include "base/fixed_point.hpp"
 #include "core/lj.hpp"
+#include "core/pair_kernel.hpp"
 #include "core/neighbor_list.hpp"
 #include "base/particles.hpp"
 
@@ -31,11 +33,25 @@ struct ForceTotals {
   long long pairs = 0;     // pairs within the cutoff computed here
 };
 
+// Threads of the force pass (OpenMP): the rows are split into `threads` parts of about equal
+// list length, each thread adds its terms into its own force array, and the arrays are summed
+// (integers: the same bits as one thread). The arrays are kept between steps.
+struct ForceScratch {
+  int threads = 1;
+  std::vector<std::vector<Fix3>> per_thread;  // threads − 1 arrays (thread 0 uses the store's)
+};
+
+// Threads per rank for the host loops: OMP_NUM_THREADS when set, else 1 (as LAMMPS' OPENMP
+// package), so that mpirun -np <cores> does not oversubscribe the cores by default.
+int force_threads();
+
 // Zeroes all forces, then accumulates. `owned_shares_only`: full-shell energy bookkeeping;
-// `with_energy`: also energy and virial (else those totals are 0).
+// `with_energy`: also energy and virial (else those totals are 0). `kernel` (resolved, not
+// Auto): the vector kernel for the passes it covers (core/pair_kernel.hpp); `scratch`: threads.
 // Throws std::overflow_error naming the particle ids when a term does not fit.
 ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const PairTable& table,
                               const Box& box, PairImages images, bool owned_shares_only,
-                              bool with_energy);
+                              bool with_energy, PairKernel kernel = PairKernel::Scalar,
+                              ForceScratch* scratch = nullptr);
 
 }  // namespace scanmd

@@ -1,0 +1,35 @@
+// Which host loop computes the Lennard-Jones forces: the scalar one, or a vector one (AVX2,
+// AVX-512) chosen at run time from the CPU, so that one x86-64 binary runs everywhere and uses
+// the widest vectors the machine has (no -march=native). Every kernel gives the same bits: the
+// same IEEE operations per pair in the same order (no FMA: -ffp-contract=off, and no fused
+// intrinsics), and fixed-point sums, whose order does not matter (DESIGN.md §5).
+//
+// The vector kernels take force-only passes of untyped, minimum-image lists (the steps between
+// thermo outputs: nearly all of them); energy steps, several species and boxes shorter than 2R
+// use the scalar loop. SCANMD_PAIR_KERNEL = auto | scalar | avx2 | avx512 pins the choice
+// (tests, benchmarks); naming one the CPU lacks is an error.
+#pragma once
+
+#include <string>
+
+#include "base/names.hpp"
+
+namespace scanmd {
+
+enum class PairKernel { Auto, Scalar, Avx2, Avx512 };
+
+inline constexpr NamedValue<PairKernel> kPairKernelNames[] = {{PairKernel::Auto, "auto"},
+                                                              {PairKernel::Scalar, "scalar"},
+                                                              {PairKernel::Avx2, "avx2"},
+                                                              {PairKernel::Avx512, "avx512"}};
+
+// Whether this CPU (and this build) can run the kernel.
+bool cpu_runs(PairKernel kernel);
+
+// The kernel to use: SCANMD_PAIR_KERNEL if set, else `configured`; Auto becomes the widest the
+// CPU runs. Throws std::runtime_error for an unknown name or a kernel the CPU cannot run.
+PairKernel resolve_pair_kernel(PairKernel configured = PairKernel::Auto);
+
+std::string pair_kernel_name(PairKernel kernel);
+
+}  // namespace scanmd
