@@ -20,6 +20,8 @@ HostBackend::HostBackend(const StepSetup& s)
       domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()),
       kernel_(resolve_pair_kernel()) {
   force_scratch_.threads = force_threads();
+  neighbors_.set_kernel(kernel_);
+  neighbors_.set_threads(force_scratch_.threads);
   const ThermostatSection& t = s.config.thermostat;
   if (t.style == ThermostatStyle::Langevin) integrator_.langevin(t.temperature, t.damping, t.seed);
 }

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <omp.h>
+
+#include "core/candidate_runs.hpp"
 #include "core/pair_candidate.hpp"
 #include "kernels/scan.hpp"
 
@@ -10,18 +13,18 @@ namespace scanmd {
 
 template <bool GeneralRule>
 void NeighborList::collect(const ParticleStore& p, const CellList& cells, const PairRule& rule,
-                           double r_sq, double inner_sq) {
-  const std::size_t n = p.size();
+                           double r_sq, double inner_sq, std::size_t row_begin,
+                           std::size_t row_end, RowScratch& s) {
   const std::uint32_t n_owned = static_cast<std::uint32_t>(p.n_owned);
   const auto& order = cells.order();
   const auto& offsets = cells.offsets();
   const Int3 dims = cells.dims();
   const int reach = cells.reach();
-  if (reach > 2) throw std::logic_error("NeighborList: cell reach above 2 is not supported");
+  const bool vector = kernel_ == PairKernel::Avx512;
   // Candidates are written unconditionally and kept by advancing `at` (stream compaction
   // without branches: about three quarters of the candidates are rejected, at random).
   std::size_t at = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = row_begin; i < row_end; ++i) {
     const bool i_owned = i < n_owned;
     const Int3 home_i = p.home[i];
     if (!rule.can_head(i_owned, home_i)) {
@@ -30,7 +33,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     }
     const std::size_t before = at;
     const std::uint32_t k_i = rank_[i];
-    const Vec3 qi = q_sorted_[k_i];
+    const Vec3 qi{qx_[k_i], qy_[k_i], qz_[k_i]};
     const PairSide side_i =
         GeneralRule ? PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]} : PairSide{};
     const Int3 ci = cells.cell_of(i);
@@ -46,22 +49,34 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         capacity += run_end[runs] - run_begin[runs];
         ++runs;
       }
-    if (at + capacity > candidates_.size())
-      candidates_.resize(std::max<std::size_t>(2 * candidates_.size(), at + capacity));
-    std::uint32_t* out = candidates_.data();
-    for (int r = 0; r < runs; ++r)
-      for (std::uint32_t k = run_begin[r]; k < run_end[r]; ++k) {
-        const std::uint32_t j = order[k];
-        const bool keep = lists_candidate<GeneralRule>(
-            rule, r_sq, qi, q_sorted_[k], j, static_cast<std::uint32_t>(k), k_i, n_owned, side_i,
-            [&] { return PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]}; });
-        out[at] = j;  // kept or not, advancing only when kept: compaction without branches
-        at += keep;
-      }
+    if (at + capacity > s.candidates.size())
+      s.candidates.resize(std::max<std::size_t>(2 * s.candidates.size(), at + capacity));
+    std::uint32_t* out = s.candidates.data();
+    if constexpr (!GeneralRule) {
+      // A run of owned particles only keeps nothing at or before i in the cell order: it
+      // starts after i (about half the stencil's candidates, inside the box, skipped).
+      for (int r = 0; r < runs; ++r)
+        if (ghosts_before_[run_end[r]] == ghosts_before_[run_begin[r]] && run_begin[r] <= k_i)
+          run_begin[r] = std::min(run_end[r], k_i + 1);
+      const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), run_begin, run_end,
+                            runs};
+      at += vector ? keep_candidates_avx512(c, qi, r_sq, k_i, n_owned, out + at)
+                   : keep_candidates_scalar(c, qi, r_sq, k_i, n_owned, out + at);
+    } else {
+      for (int r = 0; r < runs; ++r)
+        for (std::uint32_t k = run_begin[r]; k < run_end[r]; ++k) {
+          const std::uint32_t j = order[k];
+          const bool keep = lists_candidate<true>(
+              rule, r_sq, qi, {qx_[k], qy_[k], qz_[k]}, j, k, k_i, n_owned, side_i,
+              [&] { return PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]}; });
+          out[at] = j;  // kept or not, advancing only when kept: compaction without branches
+          at += keep;
+        }
+    }
     // Row order: inside the interaction cutoff first (stable, branch-free), the rest after.
     if (inner_sq < r_sq) {
       const std::size_t row = at - before;
-      if (far_.size() < row) far_.resize(2 * row);
+      if (s.far.size() < row) s.far.resize(2 * row);
       std::size_t near = before, n_far = 0;
       for (std::size_t k = before; k < at; ++k) {
         const std::uint32_t j = out[k];
@@ -70,46 +85,81 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         const bool inside = dx * dx + dy * dy + dz * dz < inner_sq;
         out[near] = j;
         near += inside;
-        far_[n_far] = j;
+        s.far[n_far] = j;
         n_far += !inside;
       }
-      std::copy(far_.begin(), far_.begin() + static_cast<std::ptrdiff_t>(n_far), out + near);
+      std::copy(s.far.begin(), s.far.begin() + static_cast<std::ptrdiff_t>(n_far), out + near);
     }
     counts_[i] = static_cast<std::uint32_t>(at - before);
   }
-  candidates_.resize(at);
+  s.kept = at;
 }
 
 void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const CellList& cells,
                          const PairRule& rule, double import_cutoff, double inner_cutoff) {
   const std::size_t n = p.size();
+  if (cells.reach() > 2)
+    throw std::logic_error("NeighborList: cell reach above 2 is not supported");
   const auto& order = cells.order();
   rank_.resize(n);
-  q_sorted_.resize(n);
+  qx_.resize(n);
+  qy_.resize(n);
+  qz_.resize(n);
   home_sorted_.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::uint32_t i = order[k];
-    rank_[i] = static_cast<std::uint32_t>(k);
-    q_sorted_[k] = cells.position(i);
-    home_sorted_[k] = p.home[i];
-  }
   counts_.resize(n);
+  const int threads = std::max(1, threads_);
+  scratch_.resize(static_cast<std::size_t>(threads));
+  // Rows split among threads by owned particles (ghost rows, after them, go to the last).
+  std::vector<std::size_t> at(static_cast<std::size_t>(threads) + 1, n);
+  for (int t = 0; t < threads; ++t)
+    at[static_cast<std::size_t>(t)] = p.n_owned * static_cast<std::size_t>(t) / threads;
   const double r_sq = import_cutoff * import_cutoff;
   // Without an inner cutoff every neighbour counts as near: rows keep the cell order.
   const double inner_sq = inner_cutoff > 0.0 ? inner_cutoff * inner_cutoff : r_sq;
   // Half and full shell have a two-line rule, inlined; the other methods ask the PairRule.
-  if (rule.method == Method::HalfShell || rule.method == Method::FullShell)
-    collect<false>(p, cells, rule, r_sq, inner_sq);
-  else
-    collect<true>(p, cells, rule, r_sq, inner_sq);
+  const bool general = !(rule.method == Method::HalfShell || rule.method == Method::FullShell);
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for schedule(static)
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint32_t i = order[k];
+      rank_[i] = static_cast<std::uint32_t>(k);
+      const Vec3 q = cells.position(i);
+      qx_[k] = q.x;
+      qy_[k] = q.y;
+      qz_[k] = q.z;
+      home_sorted_[k] = p.home[i];
+    }
+#pragma omp single
+    {
+      ghosts_before_.resize(n + 1);
+      std::uint32_t ghosts = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        ghosts_before_[k] = ghosts;
+        ghosts += order[k] >= p.n_owned;
+      }
+      ghosts_before_[n] = ghosts;
+    }
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    if (general)
+      collect<true>(p, cells, rule, r_sq, inner_sq, at[t], at[t + 1], scratch_[t]);
+    else
+      collect<false>(p, cells, rule, r_sq, inner_sq, at[t], at[t + 1], scratch_[t]);
+  }
 
-  // Rows were collected in row order, so the scanned counts are their offsets.
+  // Rows were collected in row order, so the scanned counts are their offsets; each thread's
+  // rows go to their offsets.
   offsets_.resize(n + 1);
   const std::uint32_t total = kernels::exclusive_scan<std::uint32_t>(
       ws, counts_, std::span<std::uint32_t>(offsets_.data(), n));
   offsets_[n] = total;
   neighbors_.resize(total);
-  std::copy(candidates_.begin(), candidates_.end(), neighbors_.begin());
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int t = 0; t < threads; ++t) {
+    const RowScratch& s = scratch_[static_cast<std::size_t>(t)];
+    std::copy(s.candidates.begin(), s.candidates.begin() + static_cast<std::ptrdiff_t>(s.kept),
+              neighbors_.begin() + offsets_[at[static_cast<std::size_t>(t)]]);
+  }
   for (std::uint32_t j : neighbors_) ++counts_[j];  // counts_ now: terms per particle
   max_terms_ = n ? *std::max_element(counts_.begin(), counts_.end()) : 0;
 }

@@ -16,12 +16,16 @@
 // 25 contiguous scans per particle, over ~60% of the volume a 27-cell stencil of edge R
 // would read. One pass collects each row's candidates and counts them; an exclusive scan of
 // the counts gives the row offsets, and the rows are filled from the collected candidates.
+// Half and full shell keep an owned pair under the particle first in the cell order, so a run
+// without ghosts is scanned only after i; they scan the runs with core/candidate_runs.hpp (AVX-512 where the pair
+// kernel is), and threads collect disjoint row ranges: the list is the same either way.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "core/cell_list.hpp"
+#include "core/pair_kernel.hpp"
 #include "base/particles.hpp"
 #include "decomposition/import_rule.hpp"
 #include "kernels/workspace.hpp"
@@ -41,16 +45,30 @@ class NeighborList {
   // fixed-point terms one force accumulator can receive.
   std::uint32_t max_terms() const { return max_terms_; }
 
+  // Build options: the candidate scan's vector version (AVX-512 kernel: candidate_runs.hpp)
+  // and threads (rows split by owned particles; each thread collects its rows, the counts are
+  // scanned, each thread copies its rows to their offsets). The list is the same either way.
+  void set_kernel(PairKernel kernel) { kernel_ = kernel; }
+  void set_threads(int threads) { threads_ = threads; }
+
  private:
+  struct RowScratch {
+    std::vector<std::uint32_t> candidates, far;
+    std::size_t kept = 0;
+  };
   template <bool GeneralRule>
   void collect(const ParticleStore& p, const CellList& cells, const PairRule& rule, double r_sq,
-               double inner_sq);
+               double inner_sq, std::size_t row_begin, std::size_t row_end, RowScratch& s);
 
-  std::vector<std::uint32_t> counts_, offsets_, neighbors_, candidates_, far_;
+  PairKernel kernel_ = PairKernel::Scalar;
+  int threads_ = 1;
+  std::vector<std::uint32_t> counts_, offsets_, neighbors_;
+  std::vector<RowScratch> scratch_;  // per thread
   std::uint32_t max_terms_ = 0;
   std::vector<std::uint32_t> rank_;  // particle index → position in cell order
-  std::vector<Vec3> q_sorted_;
+  std::vector<double> qx_, qy_, qz_;  // binning positions in cell order
   std::vector<Int3> home_sorted_;
+  std::vector<std::uint32_t> ghosts_before_;  // ghosts among cell-order positions < k
 };
 
 }  // namespace scanmd

@@ -16,7 +16,8 @@ bool cpu_runs(PairKernel kernel) {
     case PairKernel::Scalar: return true;
     case PairKernel::Avx2: return __builtin_cpu_supports("avx2");
     case PairKernel::Avx512:
-      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+      return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+             __builtin_cpu_supports("avx512vl");
   }
   return false;
 #else

@@ -9,6 +9,8 @@
 // under the right periodic image, and nothing at distance >= R. Full shell: a pair is listed
 // once when both particles are owned and interact directly, twice when it goes through a ghost
 // (periodic image on one rank): each side lists it.
+// Build options: every candidate-scan kernel the CPU runs and 1–3 threads give the scalar,
+// one-thread list entry for entry (same rows, same order).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -75,6 +77,28 @@ class NeighborListCompleteness : public ::testing::TestWithParam<Method> {};
 
 TEST_P(NeighborListCompleteness, EveryPairWithinROnceNothingBeyond) {
   for (const ListCase& c : kCases) check_list(c, GetParam());
+}
+
+TEST_P(NeighborListCompleteness, SameListWithEveryKernelAndThreadCount) {
+  Communicator comm(MPI_COMM_WORLD);
+  for (const ListCase& c : kCases) {
+    const std::vector<Vec3> x = test::random_positions(c.n, c.L, 0.8, 4242 + c.n);
+    const auto want = test::listed_pairs(comm, x, c.L, GetParam(), c.R, {1, 1, 1});
+    int compared = 0;
+    for (PairKernel k : {PairKernel::Scalar, PairKernel::Avx2, PairKernel::Avx512}) {
+      if (!cpu_runs(k)) continue;
+      for (int threads : {1, 2, 3}) {
+        const auto got = test::listed_pairs(comm, x, c.L, GetParam(), c.R, {1, 1, 1}, nullptr, k,
+                                            threads);
+        ASSERT_EQ(got.size(), want.size()) << c.name << " " << pair_kernel_name(k) << " x" << threads;
+        for (std::size_t e = 0; e < want.size(); ++e)
+          ASSERT_TRUE(got[e].a == want[e].a && got[e].b == want[e].b && got[e].d_sq == want[e].d_sq)
+              << c.name << " " << pair_kernel_name(k) << " x" << threads << " entry " << e;
+        ++compared;
+      }
+    }
+    EXPECT_GE(compared, 3);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Methods, NeighborListCompleteness,

@@ -270,7 +270,9 @@ struct ListedPair {
 // with the method's PairRule — and returns its entries. Collective over `comm`.
 inline std::vector<ListedPair> listed_pairs(const Communicator& comm, const std::vector<Vec3>& x,
                                             Vec3 L, Method method, double R, Int3 grid_dims,
-                                            std::size_t* ghosts = nullptr) {
+                                            std::size_t* ghosts = nullptr,
+                                            PairKernel kernel = PairKernel::Scalar,
+                                            int threads = 1) {
   const Box box = Box::make(L);
   const RankGrid grid(grid_dims, box);
   HaloExchange halo(comm, grid, box, method, R);
@@ -285,6 +287,8 @@ inline std::vector<ListedPair> listed_pairs(const Communicator& comm, const std:
   CellList cells;
   cells.build(ws, p, box, grid.lo(halo.coord()), grid.hi(halo.coord()), R, R);
   NeighborList list;
+  list.set_kernel(kernel);
+  list.set_threads(threads);
   list.build(ws, p, cells, PairRule{method, halo.coord(), grid.cuts()}, R);
   std::vector<ListedPair> out;
   const auto& off = list.offsets();
