@@ -3,6 +3,7 @@
 #include "core/lj_force.hpp"
 
 #include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <climits>
@@ -162,6 +163,13 @@ int force_threads() {
   const char* env = std::getenv("OMP_NUM_THREADS");
   if (env == nullptr || *env == '\0') return 1;
   return std::max(1, omp_get_max_threads());
+}
+
+int cores_available() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set);
 }
 
 ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const PairTable& table,

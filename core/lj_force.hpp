@@ -45,6 +45,10 @@ struct ForceScratch {
 // package), so that mpirun -np <cores> does not oversubscribe the cores by default.
 int force_threads();
 
+// The cores this process may run on (its CPU affinity), 0 if unknown: mpirun binds each rank to
+// one core by default, which leaves a rank's threads sharing it.
+int cores_available();
+
 // Zeroes all forces, then accumulates. `owned_shares_only`: full-shell energy bookkeeping;
 // `with_energy`: also energy and virial (else those totals are 0). `kernel` (resolved, not
 // Auto): the vector kernel for the passes it covers (core/pair_kernel.hpp); `scratch`: threads.
