@@ -48,6 +48,7 @@ struct ParticleStore {
   // Resizes to n particles of which n_owned_new are owned; capacity only grows.
   void resize(std::size_t n_owned_new, std::size_t n) {
     n_owned = n_owned_new;
+    if (n > id.capacity()) reserve(n + n / 8);  // an eighth of slack, not std::vector's doubling
     id.resize(n);
     type.resize(n);
     x.resize(n);
@@ -57,6 +58,18 @@ struct ParticleStore {
     home.resize(n);
     shift.resize(n);
     x_build.resize(n);
+  }
+
+  void reserve(std::size_t n) {
+    id.reserve(n);
+    type.reserve(n);
+    x.reserve(n);
+    v.reserve(n);
+    image.reserve(n);
+    f.reserve(n);
+    home.reserve(n);
+    shift.reserve(n);
+    x_build.reserve(n);
   }
 
   // Reorders the owned particles (no ghosts present): new slot k takes old slot order[k].

@@ -49,8 +49,19 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         capacity += run_end[runs] - run_begin[runs];
         ++runs;
       }
-    if (at + capacity > s.candidates.size())
-      s.candidates.resize(std::max<std::size_t>(2 * s.candidates.size(), at + capacity));
+    if (at + capacity > s.candidates.size()) {
+      // Grown to the size the rows so far project for the whole range (plus a twentieth), not
+      // doubled: this buffer becomes the list (thread 0's), and its capacity stays for the next
+      // build, so later builds rarely grow it at all.
+      const std::size_t need = at + capacity;
+      if (need > s.candidates.capacity()) {
+        const double done = static_cast<double>(i - row_begin + 1);
+        const double projected = 1.05 * static_cast<double>(at) *
+                                 static_cast<double>(row_end - row_begin) / done;
+        s.candidates.reserve(std::max(need + need / 8, static_cast<std::size_t>(projected) + capacity));
+      }
+      s.candidates.resize(s.candidates.capacity());
+    }
     std::uint32_t* out = s.candidates.data();
     if constexpr (!GeneralRule) {
       // A run of owned particles only keeps nothing at or before i in the cell order: it
@@ -109,6 +120,8 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   counts_.resize(n);
   const int threads = std::max(1, threads_);
   scratch_.resize(static_cast<std::size_t>(threads));
+  // Thread 0 collects straight into the list's own buffer (no second list-sized array).
+  scratch_[0].candidates.swap(neighbors_);
   // Rows split among threads by owned particles (ghost rows, after them, go to the last).
   std::vector<std::size_t> at(static_cast<std::size_t>(threads) + 1, n);
   for (int t = 0; t < threads; ++t)
@@ -153,9 +166,10 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   const std::uint32_t total = kernels::exclusive_scan<std::uint32_t>(
       ws, counts_, std::span<std::uint32_t>(offsets_.data(), n));
   offsets_[n] = total;
-  neighbors_.resize(total);
+  scratch_[0].candidates.resize(total);  // thread 0's rows are in place, from offset 0
+  neighbors_.swap(scratch_[0].candidates);
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
+  for (int t = 1; t < threads; ++t) {
     const RowScratch& s = scratch_[static_cast<std::size_t>(t)];
     std::copy(s.candidates.begin(), s.candidates.begin() + static_cast<std::ptrdiff_t>(s.kept),
               neighbors_.begin() + offsets_[at[static_cast<std::size_t>(t)]]);

@@ -376,14 +376,18 @@ std::uint64_t Simulation::state_hash() const {
     std::uint64_t w[7];
   };
   const ParticleStore& p = backend_->particles();
-  std::vector<Record> mine(p.n_owned);
-  for (std::size_t i = 0; i < p.n_owned; ++i) {
-    const Vec3 x = p.x[i], v = p.v[i];
-    const double vals[6] = {x.x, x.y, x.z, v.x, v.y, v.z};
-    mine[i].w[0] = p.id[i];
-    for (int k = 0; k < 6; ++k) mine[i].w[k + 1] = std::bit_cast<std::uint64_t>(vals[k]);
+  std::vector<Record> all;
+  {
+    std::vector<Record> mine(p.n_owned);
+    for (std::size_t i = 0; i < p.n_owned; ++i) {
+      const Vec3 x = p.x[i], v = p.v[i];
+      const double vals[6] = {x.x, x.y, x.z, v.x, v.y, v.z};
+      mine[i].w[0] = p.id[i];
+      for (int k = 0; k < 6; ++k) mine[i].w[k + 1] = std::bit_cast<std::uint64_t>(vals[k]);
+    }
+    // One rank: no copy (at the end of a run this is the peak of resident memory).
+    all = comm_.size() == 1 ? std::move(mine) : comm_.gatherv<Record>(mine, 0);
   }
-  std::vector<Record> all = comm_.gatherv<Record>(mine, 0);
   std::uint64_t hash = 0xcbf29ce484222325ull;
   if (comm_.rank() == 0) {
     std::sort(all.begin(), all.end(),

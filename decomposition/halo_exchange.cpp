@@ -31,25 +31,46 @@ void HaloExchange::migrate(ParticleStore& p) {
   p.clear_ghosts();
   const std::size_t n = p.n_owned;
   const int P = comm_.size();
-  keys_.resize(n);
-  for (std::size_t i = 0; i < n; ++i)
-    keys_[i] = static_cast<std::uint32_t>(grid_.rank_of(grid_.box_of(p.x[i])));
-  offsets32_.resize(P + 1);
-  perm_.resize(n);
-  kernels::counting_sort(ws_, keys_, static_cast<std::uint32_t>(P), offsets32_, perm_);
-
-  offsets_.assign(offsets32_.begin(), offsets32_.end());
-  send_migrants_.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::uint32_t i = perm_[k];
-    send_migrants_[k] = {p.id[i], p.type[i], p.x[i], p.v[i], p.image[i]};
+  const auto me = static_cast<std::uint32_t>(comm_.rank());
+  // Stayers are compacted in place, in their order (as push_owned would store them); leavers are
+  // copied out first and binned by destination: count → scan → scatter over the leavers only,
+  // so no buffer the size of the store is needed.
+  keys_.clear();
+  leaving_.clear();
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto dest = static_cast<std::uint32_t>(grid_.rank_of(grid_.box_of(p.x[i])));
+    if (dest != me) {
+      keys_.push_back(dest);
+      leaving_.push_back({p.id[i], p.type[i], p.x[i], p.v[i], p.image[i]});
+      continue;
+    }
+    if (kept != i) {
+      p.id[kept] = p.id[i];
+      p.type[kept] = p.type[i];
+      p.x[kept] = p.x[i];
+      p.v[kept] = p.v[i];
+      p.image[kept] = p.image[i];
+    }
+    p.f[kept] = {0, 0, 0};
+    p.home[kept] = coord_;
+    p.shift[kept] = {0, 0, 0};
+    p.x_build[kept] = p.x[kept];
+    ++kept;
   }
+  const std::size_t m = leaving_.size();
+  offsets32_.resize(P + 1);
+  perm_.resize(m);
+  kernels::counting_sort(ws_, keys_, static_cast<std::uint32_t>(P), offsets32_, perm_);
+  offsets_.assign(offsets32_.begin(), offsets32_.end());
+  send_migrants_.resize(m);
+  for (std::size_t k = 0; k < m; ++k) send_migrants_[k] = leaving_[perm_[k]];
   const ExchangePlan plan = ExchangePlan::make(comm_, offsets_);
   recv_migrants_.resize(plan.recv_total);
   execute<MigrantRecord>(comm_, plan, send_migrants_, recv_migrants_, kTagMigrate);
 
-  p.resize(0, 0);
-  for (const MigrantRecord& m : recv_migrants_) p.push_owned(m.id, m.type, m.x, m.v, m.image, coord_);
+  p.resize(kept, kept);
+  for (const MigrantRecord& r : recv_migrants_) p.push_owned(r.id, r.type, r.x, r.v, r.image, coord_);
 }
 
 ImportCounts HaloExchange::build(ParticleStore& p) {

@@ -1,8 +1,10 @@
 // Migration and the ghost halo of one rank: plans on rebuild steps, execution every step.
 //
 // Rebuild step (DESIGN.md §2):
-//   migrate()  each owned particle goes to the rank whose box holds it: destination ranks
-//              are binned by counting sort (kernels/), each bin sent as one message.
+//   migrate()  each owned particle goes to the rank whose box holds it: those that stay are
+//              compacted in place, those that leave are binned by destination rank with a
+//              counting sort (kernels/), each bin sent as one message, and the arrivals
+//              appended.
 //   build()    export selection (ExportSelector): every owned particle's periodic images are
 //              tested against the import region of every box within R of them; the
 //              (destination, particle, S) entries are binned by destination with the same
@@ -101,7 +103,7 @@ class HaloExchange {
   std::vector<std::size_t> offsets_;
   ExportList exports_;
   std::vector<GhostRecord> send_ghosts_, recv_ghosts_;
-  std::vector<MigrantRecord> send_migrants_, recv_migrants_;
+  std::vector<MigrantRecord> leaving_, send_migrants_, recv_migrants_;
 };
 
 }  // namespace scanmd
