@@ -74,7 +74,20 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       at += vector ? keep_candidates_avx512(c, qi, r_sq, k_i, n_owned, out + at)
                    : keep_candidates_scalar(c, qi, r_sq, k_i, n_owned, out + at);
     } else {
-      for (int r = 0; r < runs; ++r)
+      // Neutral territory and eighth shell list a pair of two owned particles (one home: this
+      // box) under the first in the cell order, as half shell does: runs without ghosts take the
+      // half-shell scan. (Not midpoint: a pair near a cut plane can belong to the next box.)
+      const bool owned_runs_fast = i_owned && (rule.method == Method::NeutralTerritory ||
+                                               rule.method == Method::EighthShell);
+      for (int r = 0; r < runs; ++r) {
+        if (owned_runs_fast && ghosts_before_[run_end[r]] == ghosts_before_[run_begin[r]]) {
+          const std::uint32_t b[1] = {std::max(run_begin[r], std::min(run_end[r], k_i + 1))};
+          const std::uint32_t e[1] = {run_end[r]};
+          const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
+          at += vector ? keep_candidates_avx512(c, qi, r_sq, k_i, n_owned, out + at)
+                       : keep_candidates_scalar(c, qi, r_sq, k_i, n_owned, out + at);
+          continue;
+        }
         for (std::uint32_t k = run_begin[r]; k < run_end[r]; ++k) {
           const std::uint32_t j = order[k];
           const bool keep = lists_candidate<true>(
@@ -83,6 +96,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
           out[at] = j;  // kept or not, advancing only when kept: compaction without branches
           at += keep;
         }
+      }
     }
     // Row order: inside the interaction cutoff first (stable, branch-free), the rest after.
     if (inner_sq < r_sq) {
