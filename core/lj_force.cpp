@@ -159,9 +159,10 @@ std::vector<std::size_t> split_rows(const NeighborList& list, std::size_t n, int
 
 int force_threads() {
   // Like LAMMPS' OPENMP package: one thread unless OMP_NUM_THREADS asks for more, so that
-  // mpirun -np <cores> never oversubscribes by default.
+  // mpirun -np <cores> never oversubscribes by default. OpenMP is told too, so the scan
+  // primitives (kernels/) follow the same count.
   const char* env = std::getenv("OMP_NUM_THREADS");
-  if (env == nullptr || *env == '\0') return 1;
+  if (env == nullptr || *env == '\0') omp_set_num_threads(1);
   return std::max(1, omp_get_max_threads());
 }
 

@@ -42,7 +42,8 @@ struct ForceScratch {
 };
 
 // Threads per rank for the host loops: OMP_NUM_THREADS when set, else 1 (as LAMMPS' OPENMP
-// package), so that mpirun -np <cores> does not oversubscribe the cores by default.
+// package), so that mpirun -np <cores> does not oversubscribe the cores by default; sets
+// OpenMP's count to it (the scan primitives of kernels/ use OpenMP's count).
 int force_threads();
 
 // The cores this process may run on (its CPU affinity), 0 if unknown: mpirun binds each rank to
