@@ -26,6 +26,14 @@
 
 namespace scanmd {
 
+// Resizes v to n; when that needs a larger buffer, it gets an eighth of slack rather than
+// std::vector's doubling (per-particle arrays that grow by a few percent between rebuilds).
+template <class T>
+void resize_with_slack(std::vector<T>& v, std::size_t n) {
+  if (n > v.capacity()) v.reserve(n + n / 8);
+  v.resize(n);
+}
+
 struct ParticleStore {
   std::size_t n_owned = 0;
 

@@ -23,9 +23,9 @@ void CellList::build(kernels::Workspace& ws, const ParticleStore& p, const Box& 
   dims_ = grid.dims;
 
   const std::size_t n = p.size();
-  q_.resize(n);
-  cell_.resize(n);
-  keys_.resize(n);
+  resize_with_slack(q_, n);
+  resize_with_slack(cell_, n);
+  resize_with_slack(keys_, n);
   const Vec3 L = box.length;
   for (std::size_t i = 0; i < n; ++i) {
     const Vec3 q = CellGrid::binning_position(p.x[i], p.shift[i], L);
@@ -35,7 +35,7 @@ void CellList::build(kernels::Workspace& ws, const ParticleStore& p, const Box& 
     keys_[i] = static_cast<std::uint32_t>(grid.flat(c));
   }
   offsets_.resize(cell_count() + 1);
-  order_.resize(n);
+  resize_with_slack(order_, n);
   kernels::counting_sort(ws, keys_, static_cast<std::uint32_t>(cell_count()), offsets_, order_);
 }
 

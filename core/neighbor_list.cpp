@@ -126,12 +126,12 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   if (cells.reach() > 2)
     throw std::logic_error("NeighborList: cell reach above 2 is not supported");
   const auto& order = cells.order();
-  rank_.resize(n);
-  qx_.resize(n);
-  qy_.resize(n);
-  qz_.resize(n);
-  home_sorted_.resize(n);
-  counts_.resize(n);
+  resize_with_slack(rank_, n);
+  resize_with_slack(qx_, n);
+  resize_with_slack(qy_, n);
+  resize_with_slack(qz_, n);
+  resize_with_slack(home_sorted_, n);
+  resize_with_slack(counts_, n);
   const int threads = std::max(1, threads_);
   scratch_.resize(static_cast<std::size_t>(threads));
   // Thread 0 collects straight into the list's own buffer (no second list-sized array).
@@ -159,7 +159,7 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
     }
 #pragma omp single
     {
-      ghosts_before_.resize(n + 1);
+      resize_with_slack(ghosts_before_, n + 1);
       std::uint32_t ghosts = 0;
       for (std::size_t k = 0; k < n; ++k) {
         ghosts_before_[k] = ghosts;
@@ -176,7 +176,7 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
 
   // Rows were collected in row order, so the scanned counts are their offsets; each thread's
   // rows go to their offsets.
-  offsets_.resize(n + 1);
+  resize_with_slack(offsets_, n + 1);
   const std::uint32_t total = kernels::exclusive_scan<std::uint32_t>(
       ws, counts_, std::span<std::uint32_t>(offsets_.data(), n));
   offsets_[n] = total;
