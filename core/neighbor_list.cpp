@@ -71,8 +71,14 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
           run_begin[r] = std::min(run_end[r], k_i + 1);
       const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), run_begin, run_end,
                             runs};
-      at += vector ? keep_candidates_avx512(c, qi, r_sq, k_i, n_owned, out + at)
-                   : keep_candidates_scalar(c, qi, r_sq, k_i, n_owned, out + at);
+      // Near and far in one pass: the row is ordered as it is collected.
+      if (s.far.size() < capacity) s.far.resize(capacity + capacity / 2);
+      const KeptCandidates kept =
+          vector ? keep_candidates_avx512(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data())
+                 : keep_candidates_scalar(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data());
+      std::copy(s.far.begin(), s.far.begin() + static_cast<std::ptrdiff_t>(kept.far),
+                out + at + kept.near);
+      at += kept.near + kept.far;
     } else {
       // Neutral territory and eighth shell list a pair of two owned particles (one home: this
       // box) under the first in the cell order, as half shell does: runs without ghosts take the
@@ -84,8 +90,13 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
           const std::uint32_t b[1] = {std::max(run_begin[r], std::min(run_end[r], k_i + 1))};
           const std::uint32_t e[1] = {run_end[r]};
           const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
-          at += vector ? keep_candidates_avx512(c, qi, r_sq, k_i, n_owned, out + at)
-                       : keep_candidates_scalar(c, qi, r_sq, k_i, n_owned, out + at);
+          // All as near (inner = R): the row is ordered below, with the general candidates.
+          // (s.far only takes the scalar version's unconditional writes.)
+          if (s.far.size() < capacity) s.far.resize(capacity + capacity / 2);
+          std::uint32_t* none = s.far.data();
+          at += (vector ? keep_candidates_avx512(c, qi, r_sq, r_sq, k_i, n_owned, out + at, none)
+                        : keep_candidates_scalar(c, qi, r_sq, r_sq, k_i, n_owned, out + at, none))
+                    .near;
           continue;
         }
         for (std::uint32_t k = run_begin[r]; k < run_end[r]; ++k) {
@@ -98,8 +109,9 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         }
       }
     }
-    // Row order: inside the interaction cutoff first (stable, branch-free), the rest after.
-    if (inner_sq < r_sq) {
+    // Row order (general rule): inside the interaction cutoff first (stable, branch-free), the
+    // rest after.
+    if (GeneralRule && inner_sq < r_sq) {
       const std::size_t row = at - before;
       if (s.far.size() < row) s.far.resize(2 * row);
       std::size_t near = before, n_far = 0;
