@@ -259,6 +259,14 @@ int run_command(const RunOptions& options) {
     }
     const std::uint64_t hash = sim->state_hash();
     spdlog::info("state hash: {:016x}", hash);
+  } catch (const CollectiveError& e) {
+    // Every rank stopped here with the same message (a particle that cannot be wrapped, a force
+    // overflow, a census failure, ...): printed once, by rank 0; every rank exits normally.
+    if (comm.rank() == 0) {
+      spdlog::error("error: {}", e.what());
+      io::echo_error_to_stderr(e.what());
+    }
+    return 1;
   } catch (const std::exception& e) {
     // Errors inside the step loop may hit one rank only: report it with the rank and stop all.
     // Rank 0's log pattern is the bare message; the other ranks' carries "[rank N/P] error:".

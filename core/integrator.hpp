@@ -9,9 +9,17 @@
 // The per-particle updates (verlet_initial, verlet_final, moved_beyond_limit) are SCANMD_HD:
 // the host loops below and the CUDA kernels (core/cuda/integrate.cu) run the same code, so
 // both backends produce the same bits (no FMA contraction on either side, DESIGN.md §5).
+//
+// After the drift every position must lie in [0, L): the wrap brings back a particle however
+// far it moved (base/box.hpp), so only a non-finite position or velocity, or a move of more
+// than 2^31 box lengths (the image counter's range), fails the test. Both backends then stop
+// with bad_position_message naming the particle (the host at once, the CUDA backend through
+// its flags); the caller adds the step and the rank.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "base/box.hpp"
@@ -73,6 +81,10 @@ SCANMD_HD inline bool moved_beyond_limit(Vec3 x, Vec3 x_build, const Box& box, d
   return d.x * d.x + d.y * d.y + d.z * d.z > limit_sq;
 }
 
+// Why a particle failed the position test after its drift (x as the wrap left it, v its
+// velocity): one text for both backends.
+std::string bad_position_message(std::uint64_t id, Vec3 x, Vec3 v);  // core/integrator.cpp
+
 // dt / 2m of each type (0-based), the per-particle factor of both half kicks.
 inline std::vector<double> half_kick_factors(double dt, const std::vector<double>& mass) {
   std::vector<double> dtf;
@@ -95,21 +107,30 @@ class VelocityVerlet {
   double dt() const { return dt_; }
   const std::vector<double>& dtf() const { return dtf_; }
 
-  // Returns the Langevin work of the kick (0 without it), fixed point.
+  // Returns the Langevin work of the kick (0 without it), fixed point. Throws
+  // std::runtime_error (bad_position_message) when a particle cannot be wrapped into the box.
   fixed::Wide initial_integrate(ParticleStore& p, const Box& box, std::uint64_t step) const {
+    const std::size_t n = p.n_owned;
+    std::size_t bad = n;  // the first particle outside [0, L) after its drift
     if (drag_.empty()) {
-      for (std::size_t i = 0; i < p.n_owned; ++i)
+      for (std::size_t i = 0; i < n; ++i) {
         verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]], box.length);
+        if (!inside_box(p.x[i], box.length) && bad == n) bad = i;
+      }
+      check_positions(p, bad);
       return 0;
     }
     const LangevinView l = view();
     fixed::Wide work = 0;
     bool overflow = false;
-    for (std::size_t i = 0; i < p.n_owned; ++i)
+    for (std::size_t i = 0; i < n; ++i) {
       work += fixed::to_fixed(
           verlet_initial_langevin(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]],
                                   box.length, l, p.type[i], p.id[i], step),
           overflow);
+      if (!inside_box(p.x[i], box.length) && bad == n) bad = i;
+    }
+    check_positions(p, bad);
     return checked(work, overflow);
   }
 
@@ -130,6 +151,9 @@ class VelocityVerlet {
 
  private:
   LangevinView view() const { return {drag_.data(), noise_.data(), seed_}; }
+  static void check_positions(const ParticleStore& p, std::size_t bad) {
+    if (bad < p.n_owned) throw std::runtime_error(bad_position_message(p.id[bad], p.x[bad], p.v[bad]));
+  }
   static fixed::Wide checked(fixed::Wide w, bool overflow) {
     if (overflow) throw std::overflow_error("Langevin thermostat work overflow: velocities blew up");
     return w;

@@ -82,7 +82,10 @@ class Simulation {
   // `thermostat_state`: a checkpoint's thermostat_state() to continue from.
   void setup(const std::vector<InitialParticle>& particles, long long start_step = 0,
              const std::vector<double>& thermostat_state = {});
-  // Runs to run.steps. The observer sees the starting state, then every step.
+  // Runs to run.steps. The observer sees the starting state, then every step. Errors name the
+  // step ("step 12: ..." or, with several ranks, "step 12, rank 3: ..."); a particle that
+  // cannot be wrapped after its drift and a force overflow are CollectiveErrors with several
+  // ranks (every rank throws the lowest failing rank's message), and keep their type on one.
   void run(StepObserver& observer);
   // Convenience: `on_thermo` on every rank for each thermo sample (every thermo_every steps
   // and the last step).
@@ -128,10 +131,12 @@ class Simulation {
  private:
   void start(ParticleStore owned, long long start_step, const std::vector<double>& thermostat);
   void rebuild();
+  void step(StepObserver& observer);  // one step of run(), step_ already advanced
+  // "step N" (one rank) or "step N, rank r": what errors are prefixed with.
+  std::string context(int rank) const;
   void forces(bool with_energy);  // compute_forces + reverse; pairs of a rebuild recorded
   // The pairs of the first force call after a rebuild, gathered into its snapshot (collective).
   void record_pairs(long long pairs);
-  bool skin_exceeded_anywhere(bool moved_here);
   // A balance step: measure the cost per rank; beyond the tolerance, move the cut planes and
   // rebuild (pairs: then measure the pairs and correct, up to kPairRefinements times, keeping
   // the best cuts). `ghosts_fresh`: the ghosts are those of the current positions (setup), so

@@ -106,6 +106,7 @@ class CudaBackend final : public StepBackend {
   }
 
   bool kick_drift(std::uint64_t step) override {
+    step_now_ = static_cast<long long>(step) + 1;
     flags_.reset(&flags_.device()->moved, 1, stream());
     const IntegrateArgs a{particles_.x.data(),
                           particles_.v.data(),
@@ -131,6 +132,7 @@ class CudaBackend final : public StepBackend {
   }
 
   ImportCounts rebuild(long long step) override {
+    step_now_ = step;
     if (local_rebuild_ && built_on_device_) return rebuild_on_device();
     {
       ScopedTimer t(timers_, Phase::Migrate);
@@ -166,6 +168,7 @@ class CudaBackend final : public StepBackend {
   }
 
   void compute_forces(bool with_energy) override {
+    force_step_ = step_now_;
     events_.begin(Phase::Pair, stream());
     particles_.zero_forces(stream());
     flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy[2], virial[2]
@@ -281,7 +284,8 @@ class CudaBackend final : public StepBackend {
   }
   void raise_errors() {
     raise_device_errors(flags_.host(),
-                        {particles_, list_, halo_.export_index(), box_, images_, comm_.rank()},
+                        {particles_, list_, halo_.export_index(), box_, images_, comm_.rank(),
+                         comm_.size(), force_step_},
                         stream());
   }
 
@@ -359,6 +363,9 @@ class CudaBackend final : public StepBackend {
                               // last host rebuild
   bool host_current_ = true;  // host_ holds the device's owned state
   bool built_on_device_ = false;
+  // The step now (from rebuild(step) and kick_drift(step − 1)) and the step of the last force
+  // call: a force overflow surfaces at a later synchronisation, and is reported at its own step.
+  long long step_now_ = 0, force_step_ = 0;
 };
 
 }  // namespace

@@ -21,7 +21,8 @@ struct ErrorSources {
   const std::uint32_t* export_index;  // DeviceHalo::export_index
   Box box;
   PairImages images;
-  int rank;
+  int rank, ranks;
+  long long force_step;  // the step of the last force call: its overflows are reported at it
 };
 
 // Throws std::overflow_error or std::runtime_error when `flags` holds an error; else returns.
