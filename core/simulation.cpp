@@ -72,8 +72,8 @@ std::vector<Vec3> start_positions_share(const Communicator& comm, const Simulati
   if (!start.empty()) {
     const std::size_t n = start.size(), b = n * r / P, e = n * (r + 1) / P;
     auto wrap = [](double q, double len) {
-      const double w = q - len * std::floor(q / len);
-      return w < len ? w : 0.0;
+      int image = 0;
+      return wrap_far_coordinate(q, image, len) ? q : 0.0;  // setup() reports the unwrappable
     };
     for (std::size_t i = b; i < e; ++i)
       x.push_back({wrap(start[i].x.x, L.x), wrap(start[i].x.y, L.y), wrap(start[i].x.z, L.z)});
@@ -172,23 +172,25 @@ void Simulation::setup(const std::vector<InitialParticle>& particles, long long 
   const Int3 c = grid_.coord_of(comm_.rank());
   const Vec3 L = box_.length;
   ParticleStore owned;
-  for (const InitialParticle& ip : particles) {
-    Vec3 x = ip.x;
-    Int3 image = ip.image;
-    if (!wrap(x, image, L))
-      throw std::invalid_argument(fmt::format(
-          "particle {} at x = {:.17g} {:.17g} {:.17g} with image flags {} {} {} cannot be wrapped "
-          "into the box {:.17g} x {:.17g} x {:.17g}: {}",
-          ip.id, ip.x.x, ip.x.y, ip.x.z, ip.image.x, ip.image.y, ip.image.z, L.x, L.y, L.z,
-          std::isfinite(ip.x.x) && std::isfinite(ip.x.y) && std::isfinite(ip.x.z)
-              ? "its image flag would leave the 32-bit range"
-              : "the position is not finite"));
-    if (ip.type >= static_cast<std::uint32_t>(species_.types))
-      throw std::invalid_argument("particle " + std::to_string(ip.id) + " has type " +
-                                  std::to_string(ip.type + 1) + ", but the run has " +
-                                  std::to_string(species_.types) + " atom types");
-    if (grid_.box_of(x) == c) owned.push_owned(ip.id, ip.type, x, ip.v, image, c);
-  }
+  all_or_none(comm_, [&] {  // every rank stops with the first bad particle's message
+    for (const InitialParticle& ip : particles) {
+      Vec3 x = ip.x;
+      Int3 image = ip.image;
+      if (!wrap(x, image, L))
+        throw std::invalid_argument(fmt::format(
+            "particle {} at x = {:.17g} {:.17g} {:.17g} with image flags {} {} {} cannot be "
+            "wrapped into the box {:.17g} x {:.17g} x {:.17g}: {}",
+            ip.id, ip.x.x, ip.x.y, ip.x.z, ip.image.x, ip.image.y, ip.image.z, L.x, L.y, L.z,
+            std::isfinite(ip.x.x) && std::isfinite(ip.x.y) && std::isfinite(ip.x.z)
+                ? "its image flag would leave the 32-bit range"
+                : "the position is not finite"));
+      if (ip.type >= static_cast<std::uint32_t>(species_.types))
+        throw std::invalid_argument("particle " + std::to_string(ip.id) + " has type " +
+                                    std::to_string(ip.type + 1) + ", but the run has " +
+                                    std::to_string(species_.types) + " atom types");
+      if (grid_.box_of(x) == c) owned.push_owned(ip.id, ip.type, x, ip.v, image, c);
+    }
+  });
   start(std::move(owned), start_step, thermostat_state);
 }
 

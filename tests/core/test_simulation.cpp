@@ -243,6 +243,52 @@ TEST(Dynamics, FastParticleIsWrappedByTheFullCount) {
   }
 }
 
+// Issue 17, item 3: positions given far outside the box (data files, restarts) are wrapped by
+// the full count of box lengths, which goes into the image flags: the unwrapped position
+// x + image·L is the one given, exactly (__float128 oracle), and 0 <= x < L. One whose image
+// flag would leave the 32-bit range stops the setup naming the particle.
+TEST(Setup, FarCoordinatesAreWrappedExactly) {
+  Communicator comm(MPI_COMM_WORLD);
+  const double L = 10.07757715;
+  SimulationConfig cfg;
+  cfg.system.box = Vec3{L, L, L};
+  const std::vector<InitialParticle> given{
+      {1, {2.0e10, -1.0e9, 5.0e8 + 0.25}, {0, 0, 0}, {1, -2, 0}},
+      {2, {-2.1e10, 7.5, 1.0e4}, {0, 0, 0}, {-7, 3, 2000000000}},
+      {3, {5.0, 5.0, 5.0}, {0, 0, 0}, {0, 0, 0}}};
+  Simulation sim(comm, cfg);
+  sim.setup(given, 0);
+  const ParticleStore& p = sim.particles();
+  ASSERT_EQ(p.n_owned, 3u);
+  using Q = __float128;
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    const InitialParticle& g = given[p.id[i] - 1];
+    const double x[3] = {p.x[i].x, p.x[i].y, p.x[i].z}, x0[3] = {g.x.x, g.x.y, g.x.z};
+    const int im[3] = {p.image[i].x, p.image[i].y, p.image[i].z},
+              im0[3] = {g.image.x, g.image.y, g.image.z};
+    for (int a = 0; a < 3; ++a) {
+      SCOPED_TRACE(testing::Message() << "id " << p.id[i] << " axis " << a);
+      EXPECT_GE(x[a], 0.0);
+      EXPECT_LT(x[a], L);
+      const Q residual = (Q(x[a]) + Q(im[a]) * Q(L)) - (Q(x0[a]) + Q(im0[a]) * Q(L));
+      // Exact for positive coordinates (fmod); one rounding of L − |remainder| below 0.
+      EXPECT_LE(std::fabs(static_cast<double>(residual)), x0[a] >= 0 ? 0.0 : std::ldexp(L, -52));
+    }
+  }
+  for (const Vec3 bad : {Vec3{1e20, 1, 1}, Vec3{1, 2.2e10, 1}}) {
+    Simulation s2(comm, cfg);
+    try {
+      s2.setup({{1, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}}, {2, bad, {0, 0, 0}, {0, 0, 0}}}, 0);
+      ADD_FAILURE() << "no error for x = " << bad.x << " " << bad.y;
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("particle 2 at x = "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("image flag would leave the 32-bit range"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 // The message of the error `sim.run()` stops with, or "no error".
 std::string run_error(Simulation& sim) {
   try {
