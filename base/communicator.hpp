@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -176,8 +177,11 @@ class Communicator {
 // Throws std::runtime_error("<what>: <MPI error string>") when rc is not MPI_SUCCESS.
 void check_mpi(int rc, const char* what);
 
-// The message of an exception, never empty.
+// The message of an exception, never empty; an allocation failure says what it is.
 inline std::string error_message(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr)
+    return "out of memory (std::bad_alloc): the run needs more memory than this machine gives "
+           "it";
   std::string m = e.what();
   return m.empty() ? std::string("unknown error") : m;
 }

@@ -13,7 +13,7 @@
 // After the drift every position must lie in [0, L): the wrap brings back a particle however
 // far it moved (base/box.hpp), so only a non-finite position or velocity, or a move of more
 // than 2^31 box lengths (the image counter's range), fails the test. Both backends then stop
-// with bad_position_message naming the particle (the host at once, the CUDA backend through
+// with bad_position_message (core/step_errors.hpp) naming the particle (the host at once, the CUDA backend through
 // its flags); the caller adds the step and the rank.
 #pragma once
 
@@ -26,6 +26,7 @@
 #include "base/fixed_point.hpp"
 #include "core/langevin.hpp"
 #include "core/lj.hpp"
+#include "core/step_errors.hpp"
 #include "base/particles.hpp"
 
 namespace scanmd {
@@ -80,10 +81,6 @@ SCANMD_HD inline bool moved_beyond_limit(Vec3 x, Vec3 x_build, const Box& box, d
                      : pair_displacement(x, x_build, box.length, box.half_length);
   return d.x * d.x + d.y * d.y + d.z * d.z > limit_sq;
 }
-
-// Why a particle failed the position test after its drift (x as the wrap left it, v its
-// velocity): one text for both backends.
-std::string bad_position_message(std::uint64_t id, Vec3 x, Vec3 v);  // core/integrator.cpp
 
 // dt / 2m of each type (0-based), the per-particle factor of both half kicks.
 inline std::vector<double> half_kick_factors(double dt, const std::vector<double>& mass) {

@@ -62,6 +62,26 @@ Box checked_box(const SimulationConfig& c) {
   return Box::make(length);
 }
 
+// Every rank bins its box padded by R into cells of edge >= R/2 (core/cell_list.hpp). Checked
+// for every box of the grid, so all ranks agree, before anything is allocated: a box far too
+// large for its particles (density 1e-10: 10^12 cells) is an error, not a std::bad_alloc.
+void check_cell_count(const RankGrid& grid, double R) {
+  const double edge = 0.5 * R;
+  for (int r = 0; r < grid.size(); ++r) {
+    const Int3 c = grid.coord_of(r);
+    const Vec3 lo = grid.lo(c), hi = grid.hi(c);
+    const double extent[3] = {hi.x - lo.x + 2 * R, hi.y - lo.y + 2 * R, hi.z - lo.z + 2 * R};
+    double cells = 1.0;
+    for (const double e : extent) cells *= std::max(1.0, std::floor(e / edge));
+    if (cells > kMaxCellsPerRank)
+      throw CellCountError(fmt::format(
+          "the cell list of rank {} would need {:.3g} cells (its box {:.6g} x {:.6g} x {:.6g} "
+          "padded by R = {:.6g}, cells of edge >= R/2), more than the {:.0f} (2^30) a rank may "
+          "hold: the box is far too large for its particles and cutoff",
+          r, cells, hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, R, kMaxCellsPerRank));
+  }
+}
+
 // This rank's share of the starting positions, for the grid choice: the data file's particles
 // [r·n/P, (r+1)·n/P) (wrapped), or the lattice sites of the config in the r-th of P slabs along z.
 std::vector<Vec3> start_positions_share(const Communicator& comm, const SimulationConfig& c,
@@ -97,6 +117,7 @@ BalancedGridChoice pick_grid(const Communicator& comm, const SimulationConfig& c
       candidate_grids(comm.size(), requested, box, d.method, c.import_cutoff());
   BalancedGridChoice plain;
   plain.dims = plain.import_best = candidates.front();
+  check_cell_count(RankGrid(plain.dims, box), c.import_cutoff());  // before any cell list
   if (d.balance == Balance::None || candidates.size() == 1) return plain;
   const std::vector<Vec3> x = start_positions_share(comm, c, box, start);
   const std::vector<long long> cost = d.balance == Balance::Particles
@@ -129,6 +150,7 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config,
       grid_choice_(pick_grid(comm, config_, box_, start)),
       grid_(grid_choice_.dims, box_),
       thermostat_(comm, config_.thermostat, config_.run.dt) {
+  check_cell_count(grid_, config_.import_cutoff());
   const StepSetup setup{comm_,
                         config_,
                         box_,

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <span>
 #include <string>
 #include <vector>
@@ -38,6 +39,16 @@ struct InitialParticle {
   Int3 image;
   std::uint32_t type = 0;  // 0-based (LAMMPS type − 1)
 };
+
+// The cell list of some rank would need more cells than a rank may hold: a box far too large for
+// its particles and cutoff (a very low density). The caller names the deck key.
+class CellCountError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Cells a rank's cell list may hold: 2^30 (the cell arrays alone then take >= 8 GiB).
+inline constexpr double kMaxCellsPerRank = 1073741824.0;
 
 // Import statistics over ranks at one rebuild.
 struct ImportSnapshot {
@@ -68,7 +79,8 @@ class StepObserver {
 class Simulation {
  public:
   // Collective. Throws std::invalid_argument when the box is too small for the cutoff
-  // (SpeciesError when the species tables cannot be built), and std::runtime_error when
+  // (SpeciesError when the species tables cannot be built; CellCountError, the same on every
+  // rank, when some rank's cell list would exceed kMaxCellsPerRank), and std::runtime_error when
   // run.backend = cuda finds no usable GPU. With decomposition.balance and a grid left to
   // choose, the grid is the one the starting configuration balances best (see grid_choice()):
   // `start` are the particles setup() will be given (data files; every rank the same list),

@@ -20,6 +20,18 @@ double mix_distance(Mixing m, double a, double b) {
   return m == Mixing::Arithmetic ? 0.5 * (a + b) : std::sqrt(a * b);
 }
 
+// A pair at its minimum has U = −ε; one pair's energy term must stay below the fixed-point
+// limit 2^62 units of 2^-40 (base/fixed_point.hpp), so an ε at or above 2^22 cannot run at all.
+void check_epsilon(const std::string& key, double epsilon) {
+  constexpr double kMax = 4194304.0;  // 2^22
+  if (!(epsilon < kMax))
+    throw SpeciesError(key, fmt::format("epsilon = {:.6g} is beyond the 64-bit fixed point of the "
+                                        "energies: a pair at its minimum has U = -epsilon, and "
+                                        "one pair's term must stay below 2^22 = 4194304 (LJ "
+                                        "units want epsilon of order 1)",
+                                        epsilon));
+}
+
 std::uint64_t splitmix(std::uint64_t z) {
   z += 0x9e3779b97f4a7c15ull;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -51,6 +63,7 @@ Species make_species(const SimulationConfig& config) {
                                      "atom types: list them as [[potential.pair]] tables "
                                      "(types = [i, j], epsilon, sigma, cutoff)",
                                      T));
+    check_epsilon("potential.epsilon", pot.epsilon);
     given[0] = PairCoefficients{pot.epsilon, pot.sigma, pot.cutoff};
   }
   for (std::size_t k = 0; k < pot.pairs.size(); ++k) {
@@ -60,6 +73,7 @@ Species make_species(const SimulationConfig& config) {
       if (t < 1 || t > T)
         throw SpeciesError(key, fmt::format("types {}: type {} does not exist (types are 1..{})",
                                             pair_name(c.types[0], c.types[1]), t, T));
+    check_epsilon(key, c.epsilon);
     const int i = c.types[0] - 1, j = c.types[1] - 1;
     if (given[i * T + j])
       throw SpeciesError(

@@ -54,6 +54,7 @@ class CudaBackend final : public StepBackend {
         timers_(s.timers),
         box_(s.box),
         lj_(s.species.lj.front()),
+        host_pair_table_(s.species.lj),
         types_(static_cast<std::uint32_t>(s.species.types)),
         rule_(s.rule),
         images_(s.images),
@@ -285,7 +286,8 @@ class CudaBackend final : public StepBackend {
   void raise_errors() {
     raise_device_errors(flags_.host(),
                         {particles_, list_, halo_.export_index(), box_, images_, comm_.rank(),
-                         comm_.size(), force_step_},
+                         comm_.size(), force_step_,
+                         PairTable{host_pair_table_.data(), types_}},
                         stream());
   }
 
@@ -336,6 +338,7 @@ class CudaBackend final : public StepBackend {
   Timers& timers_;
   Box box_;
   LJParams lj_;            // one species: its pair
+  std::vector<LJParams> host_pair_table_;  // every pair, for error messages
   std::uint32_t types_;    // several: the device tables below
   DeviceBuffer<LJParams> pair_table_;
   DeviceBuffer<double> dtf_of_, mass_of_;

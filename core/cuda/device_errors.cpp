@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/integrator.hpp"
 #include "core/lj.hpp"
 #include "core/step_backend.hpp"
+#include "core/step_errors.hpp"
 
 namespace scanmd::cuda_step {
 
@@ -29,11 +29,14 @@ void raise_device_errors(const DeviceFlags& h, const ErrorSources& at, cudaStrea
                        ? image_displacement(xi, xj, read_one(p.shift.data() + i, stream),
                                             read_one(p.shift.data() + j, stream), at.box.length)
                        : pair_displacement(xi, xj, at.box.length, at.box.half_length);
-    throw std::overflow_error(fmt::format(
-        "{}: force or energy overflow between particles {} and {} (r = {:.6g}): particles "
-        "overlap or the time step is too large",
-        step_context(at.force_step, at.rank, at.ranks), read_one(p.id.data() + i, stream), read_one(p.id.data() + j, stream),
-        std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z)));
+    const LJParams& lj = at.pair_table.types > 1
+                             ? at.pair_table.of(read_one(p.type.data() + i, stream),
+                                                read_one(p.type.data() + j, stream))
+                             : at.pair_table.params[0];
+    throw std::overflow_error(
+        step_context(at.force_step, at.rank, at.ranks) + ": " +
+        pair_overflow_message(read_one(p.id.data() + i, stream), read_one(p.id.data() + j, stream),
+                              d.x * d.x + d.y * d.y + d.z * d.z, lj));
   }
   if (h.sum_overflow != kNone) {
     const std::uint32_t i = read_one(at.export_index + h.sum_overflow, stream);
