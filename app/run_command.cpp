@@ -197,6 +197,11 @@ int run_command(const RunOptions& options) {
         if (!deck.system.data_file.empty()) initial = read_data_file(deck, config);
         try {
           sim.emplace(comm, config, initial);
+        } catch (const GridError& e) {
+          const auto w = deck.where.find("decomposition.grid");
+          throw std::runtime_error(fmt::format(
+              "{}: decomposition.grid: {}", w != deck.where.end() ? w->second : deck.path,
+              e.what()));
         } catch (const CellCountError& e) {
           // The box comes from the lattice (density, cells) or from the data file.
           const std::string key =
@@ -209,7 +214,6 @@ int run_command(const RunOptions& options) {
                                 deck.system.density)
                   : "the data file's box is too large for its atoms (or use more ranks)"));
         }
-        if (!deck.output.imports.empty() && comm.rank() == 0) check_writable(deck.output.imports);
       }))
     return 1;
   // --restart: the checkpoint is read and checked against the deck before anything runs.

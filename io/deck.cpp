@@ -477,13 +477,8 @@ const KeySpec kKeys[] = {
   {"decomposition", "method", true, [](Deck& d, const Reader& r) {
      d.decomposition.method = one_of<Method>(r, kMethodNames); }},
   {"decomposition", "grid", false, [](Deck& d, const Reader& r) {
-     const auto g = r.int3(0, "an array of 3 non-negative integers");
-     const int zeros = static_cast<int>(std::count(g.begin(), g.end(), 0));
-     if (zeros != 0 && zeros != 3) {
-       r.fail(fmt::format("all entries 0 (automatic) or all >= 1, not a mix (got {})",
-                          toml_int3(g)));
-     }
-     d.decomposition.grid = g; }},
+     // 0 entries are chosen, non-zero ones kept ([2, 0, 0]: two boxes along x, the rest chosen).
+     d.decomposition.grid = r.int3(0, "an array of 3 non-negative integers"); }},
   {"decomposition", "balance", true, [](Deck& d, const Reader& r) {
      d.decomposition.balance = one_of<Balance>(r, kBalanceNames); }},
   {"decomposition", "balance_every", false, [](Deck& d, const Reader& r) {

@@ -8,12 +8,14 @@
 
 #include <sys/stat.h>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -542,6 +544,19 @@ TEST(DeckErrors, EpsilonBeyondTheFixedPointRange) {
               StartsWith("d.toml:9:1: potential.pair[1]: epsilon = 1e+10 is beyond the 64-bit"));
 }
 
+// Issue 17, item 5: the README promises that a grid's non-zero entries are kept and its zeros
+// chosen; a mix used to be refused.
+TEST(Deck, GridMayMixFixedAndChosenEntries) {
+  for (const auto& [text, want] :
+       std::vector<std::pair<std::string, std::array<int, 3>>>{{"[2, 0, 0]", {2, 0, 0}},
+                                                               {"[0, 3, 0]", {0, 3, 0}},
+                                                               {"[2, 0, 2]", {2, 0, 2}}}) {
+    const Deck d = parse_deck("[decomposition]\ngrid = " + text + "\n", "d.toml");
+    EXPECT_EQ(d.decomposition.grid, want) << text;
+    EXPECT_EQ(parse_deck(d.to_toml(), "resolved.toml").decomposition.grid, want) << text;
+  }
+}
+
 TEST(DeckErrors, UnknownKeySuggestsTheClosest) {
   EXPECT_EQ(error_of("[run]\ndt = 0.005\nstpes = 100\n"),
             "d.toml:3:1: unknown key 'run.stpes'; did you mean 'run.steps'?");
@@ -651,8 +666,7 @@ TEST(DeckErrors, OutOfRange) {
       {"decomposition", "method = \"hs\"",
        "must be one of \"half-shell\", \"neutral-territory\", \"full-shell\", \"eighth-shell\", "
        "\"midpoint\" (got \"hs\")"},
-      {"decomposition", "grid = [2, 0, 2]",
-       "all entries 0 (automatic) or all >= 1, not a mix (got [2, 0, 2])"},
+      {"decomposition", "grid = [2, -1, 2]", "entries must be >= 0 (got -1 at index 1)"},
       {"output", "thermo_every = -1", "must be >= 0 (got -1)"},
       {"output", "trajectory_every = -5", "must be >= 0 (got -5)"},
       {"output", "checkpoint_every = -1", "must be >= 0 (got -1)"},
