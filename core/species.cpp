@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <optional>
 
@@ -53,6 +54,14 @@ Species make_species(const SimulationConfig& config) {
                                                   "for every type, or one for all",
                                                   mass.size(), T, T == 1 ? "" : "s"));
   for (int t = 0; t < T; ++t) s.mass.push_back(config.system.mass_of(t));
+  // Velocities go as m^-1/2 and kinetic terms as m·v²: a subnormal mass (below 2^-1022) has too
+  // few digits for either (1e-310 overflowed v² and read as "moves too fast").
+  for (const double m : s.mass)
+    if (!(m >= std::numeric_limits<double>::min()))
+      throw SpeciesError("system.mass",
+                         fmt::format("mass {} is below the smallest normal double ({}): its "
+                                     "velocities and kinetic energy cannot be computed exactly",
+                                     m, std::numeric_limits<double>::min()));
 
   std::vector<std::optional<PairCoefficients>> given(static_cast<std::size_t>(T) * T);
   if (pot.pairs.empty()) {

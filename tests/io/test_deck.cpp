@@ -557,6 +557,16 @@ TEST(Deck, GridMayMixFixedAndChosenEntries) {
   }
 }
 
+// Issue 17, item 2: every positive normal mass gets exact velocities (core/velocities); a
+// subnormal one cannot (m·v² overflows) and is refused naming the key.
+TEST(DeckErrors, SubnormalMassIsRefused) {
+  EXPECT_THAT(error_of("[system]\nmass = 1e-310\n"),
+              StartsWith("d.toml:2:8: system.mass: mass 1e-310 is below the smallest normal "
+                         "double (2.2250738585072014e-308)"));
+  EXPECT_NO_THROW(parse_deck("[system]\nmass = 1e-300\n", "d.toml"));
+  EXPECT_NO_THROW(parse_deck("[system]\nmass = 1e300\n", "d.toml"));
+}
+
 TEST(DeckErrors, UnknownKeySuggestsTheClosest) {
   EXPECT_EQ(error_of("[run]\ndt = 0.005\nstpes = 100\n"),
             "d.toml:3:1: unknown key 'run.stpes'; did you mean 'run.steps'?");
