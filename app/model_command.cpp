@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "core/lattice.hpp"
-#include "model/virtual_decomposition.hpp"
 #include "io/backup.hpp"
 #include "io/deck.hpp"
+#include "model/virtual_decomposition.hpp"
 
 namespace scanmd {
 

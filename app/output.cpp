@@ -168,16 +168,15 @@ void RunOutput::account_for_frames(const std::vector<std::int64_t>& steps) const
   const auto later = std::upper_bound(steps.begin(), steps.end(), first_step_);
   const long long n_later = steps.end() - later;
   if (n_later > 0) {
-    const std::string which =
-        n_later == 1 ? fmt::format("step {}", *later)
-                     : fmt::format("steps {} to {}", *later, steps.back());
-    const std::string kept =
-        out.overwrite ? std::string("output.overwrite = true: no backup")
-                      : fmt::format("the file as it was is backed up to {}",
-                                    io::copy_to_backup(path));
-    spdlog::info("trajectory: {} holds {} frame{} after the restart step {} ({}), dropped and "
-                 "written again by this run; {}",
-                 path, n_later, n_later == 1 ? "" : "s", first_step_, which, kept);
+    const std::string which = n_later == 1 ? fmt::format("step {}", *later)
+                                           : fmt::format("steps {} to {}", *later, steps.back());
+    const std::string kept = out.overwrite ? std::string("output.overwrite = true: no backup")
+                                           : fmt::format("the file as it was is backed up to {}",
+                                                         io::copy_to_backup(path));
+    spdlog::info(
+        "trajectory: {} holds {} frame{} after the restart step {} ({}), dropped and "
+        "written again by this run; {}",
+        path, n_later, n_later == 1 ? "" : "s", first_step_, which, kept);
   }
   const long long last = steps.empty() ? -1 : steps.back();
   if (steps.empty() || last >= first_step_) return;
@@ -187,14 +186,16 @@ void RunOutput::account_for_frames(const std::vector<std::int64_t>& steps) const
     const long long first_missing = (last / every + 1) * every;
     const long long last_missing = (first_step_ - 1) / every * every;
     if (first_missing > last_missing) return;  // none fell in between
-    spdlog::warn("warning: trajectory {} ends at step {}, before the restart step {}: the frames "
-                 "of steps {} to {} (output.trajectory_every = {}) are missing, the file will "
-                 "have a gap",
-                 path, last, first_step_, first_missing, last_missing, every);
+    spdlog::warn(
+        "warning: trajectory {} ends at step {}, before the restart step {}: the frames "
+        "of steps {} to {} (output.trajectory_every = {}) are missing, the file will "
+        "have a gap",
+        path, last, first_step_, first_missing, last_missing, every);
   } else {
-    spdlog::warn("warning: trajectory {} ends at step {}, before the restart step {}: the file "
-                 "will have a gap (it is not the trajectory of the run that wrote the checkpoint?)",
-                 path, last, first_step_);
+    spdlog::warn(
+        "warning: trajectory {} ends at step {}, before the restart step {}: the file "
+        "will have a gap (it is not the trajectory of the run that wrote the checkpoint?)",
+        path, last, first_step_);
   }
 }
 

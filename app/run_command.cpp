@@ -199,9 +199,9 @@ int run_command(const RunOptions& options) {
           sim.emplace(comm, config, initial);
         } catch (const GridError& e) {
           const auto w = deck.where.find("decomposition.grid");
-          throw std::runtime_error(fmt::format(
-              "{}: decomposition.grid: {}", w != deck.where.end() ? w->second : deck.path,
-              e.what()));
+          throw std::runtime_error(fmt::format("{}: decomposition.grid: {}",
+                                               w != deck.where.end() ? w->second : deck.path,
+                                               e.what()));
         } catch (const CellCountError& e) {
           // The box comes from the lattice (density, cells) or from the data file.
           const std::string key =

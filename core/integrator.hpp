@@ -24,10 +24,10 @@
 
 #include "base/box.hpp"
 #include "base/fixed_point.hpp"
+#include "base/particles.hpp"
 #include "core/langevin.hpp"
 #include "core/lj.hpp"
 #include "core/step_errors.hpp"
-#include "base/particles.hpp"
 
 namespace scanmd {
 
@@ -149,7 +149,8 @@ class VelocityVerlet {
  private:
   LangevinView view() const { return {drag_.data(), noise_.data(), seed_}; }
   static void check_positions(const ParticleStore& p, std::size_t bad) {
-    if (bad < p.n_owned) throw std::runtime_error(bad_position_message(p.id[bad], p.x[bad], p.v[bad]));
+    if (bad < p.n_owned)
+      throw std::runtime_error(bad_position_message(p.id[bad], p.x[bad], p.v[bad]));
   }
   static fixed::Wide checked(fixed::Wide w, bool overflow) {
     if (overflow) throw std::overflow_error("Langevin thermostat work overflow: velocities blew up");

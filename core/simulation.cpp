@@ -468,8 +468,8 @@ ThermoSample Simulation::thermo() const {
     error = message_in_context(context(comm_.rank()));
   }
   if (comm_.size() > 1) raise_first_error(comm_, std::move(error));
-  ThermoSample s = thermo_from_sums(step_, comm_, n_total_, box_.volume(), two_ke, t.energy,
-                                    t.virial, tail_);
+  ThermoSample s =
+      thermo_from_sums(step_, comm_, n_total_, box_.volume(), two_ke, t.energy, t.virial, tail_);
   if (config_.thermostat.style != ThermostatStyle::None)
     s.econs = s.etotal + thermostat_.coupling_energy(*backend_) / static_cast<double>(n_total_);
   return s;

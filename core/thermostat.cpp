@@ -34,9 +34,7 @@ void Thermostat::before_first_kick(StepBackend& backend) {
 }
 
 void Thermostat::after_second_kick(StepBackend& backend) {
-  if (chain_)
-    backend.scale_velocities(
-        chain_->second_half(fixed::to_double(kinetic_sum(backend))));
+  if (chain_) backend.scale_velocities(chain_->second_half(fixed::to_double(kinetic_sum(backend))));
 }
 
 double Thermostat::coupling_energy(StepBackend& backend) const {
@@ -55,8 +53,7 @@ std::vector<double> Thermostat::state(StepBackend& backend) const {
   if (chain_) return chain_->state();
   if (section_.style != ThermostatStyle::Langevin) return {};
   // The accumulated work, exactly: the two 64-bit halves of the 128-bit sum as raw bits.
-  const auto w =
-      static_cast<unsigned __int128>(work_before_ + work_sum(backend));
+  const auto w = static_cast<unsigned __int128>(work_before_ + work_sum(backend));
   return {std::bit_cast<double>(static_cast<std::uint64_t>(w)),
           std::bit_cast<double>(static_cast<std::uint64_t>(w >> 64))};
 }

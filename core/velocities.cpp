@@ -71,7 +71,8 @@ void create_velocities(ParticleStore& p, const Communicator& comm, std::uint64_t
   double total_mass = 0.0, unit = 1.0;
   auto mass_sum = [&] {
     double sum = 0.0;
-    for (std::size_t t = 0; t < types; ++t) sum += static_cast<double>(sums[3 + t]) * (mass[t] / unit);
+    for (std::size_t t = 0; t < types; ++t)
+      sum += static_cast<double>(sums[3 + t]) * (mass[t] / unit);
     return types == 1 ? (mass[0] / unit) * static_cast<double>(n_total) : sum;
   };
   total_mass = mass_sum();

@@ -9,10 +9,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <cerrno>
 #include <climits>
@@ -85,8 +85,7 @@ std::string shown(std::string_view s) {
 std::string quoted_shown(std::string_view s) {
   return s.size() <= kShownChars ? toml_quote(s)
                                  : fmt::format("{}... ({} characters)",
-                                               toml_quote(s.substr(0, kShownChars - 16)),
-                                               s.size());
+                                               toml_quote(s.substr(0, kShownChars - 16)), s.size());
 }
 
 // Shortest representation that reads back to the same double, always a TOML float ("1.0", not "1").
@@ -153,7 +152,8 @@ std::string closest(std::string_view given, const std::vector<std::string>& cand
   for (const auto& c : candidates) {
     // The edit distance is at least the difference in length: beyond the limit it is not
     // computed (a megabyte-long key would take seconds against every candidate).
-    const std::size_t gap = given.size() > c.size() ? given.size() - c.size() : c.size() - given.size();
+    const std::size_t gap =
+        given.size() > c.size() ? given.size() - c.size() : c.size() - given.size();
     std::size_t d = gap > limit ? gap : edit_distance(given, c);
     if (leaf(c) == leaf(given)) {
       d = 0;
@@ -921,9 +921,10 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
     ::close(fd);
     if (S_ISDIR(st.st_mode)) throw cannot_open(EISDIR);
     if (!S_ISREG(st.st_mode) && st.st_mode != 0)
-      throw DeckError(fmt::format("{}: cannot read deck: not a regular file (a deck is a TOML "
-                                  "file)",
-                                  path));
+      throw DeckError(
+          fmt::format("{}: cannot read deck: not a regular file (a deck is a TOML "
+                      "file)",
+                      path));
     throw cannot_open(err);
   }
   std::unique_ptr<std::FILE, Closer> f(::fdopen(fd, "rb"));
@@ -933,9 +934,10 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
     throw cannot_open(err);
   }
   auto too_large = [&](std::uintmax_t bytes) {
-    return DeckError(fmt::format("{}: cannot read deck: {} bytes, more than the {} MiB a deck may "
-                                 "have (is it a deck?)",
-                                 path, bytes, kMaxDeckBytes >> 20));
+    return DeckError(
+        fmt::format("{}: cannot read deck: {} bytes, more than the {} MiB a deck may "
+                    "have (is it a deck?)",
+                    path, bytes, kMaxDeckBytes >> 20));
   };
   if (static_cast<std::uintmax_t>(st.st_size) > kMaxDeckBytes) throw too_large(st.st_size);
   std::string text;

@@ -226,7 +226,7 @@ H5mdWriter H5mdWriter::append(const Communicator& comm, const std::string& path,
 }
 
 std::optional<std::vector<std::int64_t>> H5mdWriter::frame_steps(const Communicator& comm,
-                                                                  const std::string& path) {
+                                                                 const std::string& path) {
   try {
     File file = h5::open_parallel(comm.get(), path, false);
     const std::string name = std::string(kStepOwner) + "/step";

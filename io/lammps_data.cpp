@@ -433,11 +433,11 @@ class Parser {
       int im = image[axis];
       if (wrap_far_coordinate(r, im, length)) continue;
       const char c = "xyz"[axis];
-      fail(fmt::format("Atoms: atom {}: {} = {} (image flag {}) lies {:.3g} box lengths from the "
-                       "box [{}, {}): its image flag would not fit 32 bits (|i{}| <= 2147483647)",
-                       a.id, c, tok[2 + axis], image[axis],
-                       std::floor((q[axis] - data_.lo[axis]) / length), data_.lo[axis],
-                       data_.hi[axis], c));
+      fail(fmt::format(
+          "Atoms: atom {}: {} = {} (image flag {}) lies {:.3g} box lengths from the "
+          "box [{}, {}): its image flag would not fit 32 bits (|i{}| <= 2147483647)",
+          a.id, c, tok[2 + axis], image[axis], std::floor((q[axis] - data_.lo[axis]) / length),
+          data_.lo[axis], data_.hi[axis], c));
     }
   }
 

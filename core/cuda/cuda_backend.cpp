@@ -286,8 +286,7 @@ class CudaBackend final : public StepBackend {
   void raise_errors() {
     raise_device_errors(flags_.host(),
                         {particles_, list_, halo_.export_index(), box_, images_, comm_.rank(),
-                         comm_.size(), force_step_,
-                         PairTable{host_pair_table_.data(), types_}},
+                         comm_.size(), force_step_, PairTable{host_pair_table_.data(), types_}},
                         stream());
   }
 

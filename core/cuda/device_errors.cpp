@@ -33,10 +33,10 @@ void raise_device_errors(const DeviceFlags& h, const ErrorSources& at, cudaStrea
                              ? at.pair_table.of(read_one(p.type.data() + i, stream),
                                                 read_one(p.type.data() + j, stream))
                              : at.pair_table.params[0];
-    throw std::overflow_error(
-        step_context(at.force_step, at.rank, at.ranks) + ": " +
-        pair_overflow_message(read_one(p.id.data() + i, stream), read_one(p.id.data() + j, stream),
-                              d.x * d.x + d.y * d.y + d.z * d.z, lj));
+    throw std::overflow_error(step_context(at.force_step, at.rank, at.ranks) + ": " +
+                              pair_overflow_message(read_one(p.id.data() + i, stream),
+                                                    read_one(p.id.data() + j, stream),
+                                                    d.x * d.x + d.y * d.y + d.z * d.z, lj));
   }
   if (h.sum_overflow != kNone) {
     const std::uint32_t i = read_one(at.export_index + h.sum_overflow, stream);

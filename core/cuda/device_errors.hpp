@@ -8,10 +8,10 @@
 #pragma once
 
 #include "base/box.hpp"
-#include "core/lj.hpp"
 #include "core/cuda/device_neighbor_list.hpp"
 #include "core/cuda/device_particles.hpp"
 #include "core/cuda/launch.hpp"
+#include "core/lj.hpp"
 
 namespace scanmd::cuda_step {
 

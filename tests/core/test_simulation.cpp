@@ -315,7 +315,8 @@ TEST(Dynamics, ParticleThatCannotBeWrappedStopsTheRunNamingItAndTheStep) {
     cfg.run.dt = c.dt;
     cfg.run.steps = 3;
     Simulation sim(comm, cfg);
-    sim.setup({{1, {1.0, 1.0, 1.0}, {0, 0, 0}, {0, 0, 0}}, {2, {6.0, 6.0, 6.0}, c.v, {0, 0, 0}}}, 0);
+    sim.setup({{1, {1.0, 1.0, 1.0}, {0, 0, 0}, {0, 0, 0}}, {2, {6.0, 6.0, 6.0}, c.v, {0, 0, 0}}},
+              0);
     const std::string msg = run_error(sim);
     EXPECT_NE(msg.find(c.expect), std::string::npos) << msg;
   }

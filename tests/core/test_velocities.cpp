@@ -22,9 +22,9 @@ using LD = long double;
 TEST(Velocities, ExactTemperatureAndZeroMomentumForAnyMass) {
   Communicator comm(MPI_COMM_WORLD);
   const std::vector<std::vector<double>> cases{
-      {1.0},          {2.0},           {1e-13},        {1e-12},         {1e-30},
-      {1e-300},       {1e40},          {1e300},        {1e-13, 1e-13},  {1e-12, 1e-12},
-      {1e-13, 3e-13}, {1.0, 2.0},      {1.0, 1e-30},   {1e300, 1e-300}, {0.3, 7.0, 1e-9}};
+      {1.0},          {2.0},      {1e-13},      {1e-12},         {1e-30},
+      {1e-300},       {1e40},     {1e300},      {1e-13, 1e-13},  {1e-12, 1e-12},
+      {1e-13, 3e-13}, {1.0, 2.0}, {1.0, 1e-30}, {1e300, 1e-300}, {0.3, 7.0, 1e-9}};
   const double temperature = 1.44;
   const int n = 500;
   for (const std::vector<double>& mass : cases) {

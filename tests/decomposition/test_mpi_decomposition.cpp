@@ -695,9 +695,8 @@ TEST(MpiDecomposition, StepErrorsStopEveryRankWithOneMessage) {
       sim.setup(wrap_case ? fast : overlap, 0);
       const auto [msg, collective] = step_error(sim);
       // The rank that owns particle 3 (wrap case) or that computes the pair (any rank).
-      const std::string expect = wrap_case
-                                     ? "particle 3 moved too far to be wrapped"
-                                     : "force or energy overflow between particles";
+      const std::string expect = wrap_case ? "particle 3 moved too far to be wrapped"
+                                           : "force or energy overflow between particles";
       EXPECT_NE(msg.find(expect), std::string::npos) << msg;
       if (!wrap_case) {
         EXPECT_TRUE(msg.find("particles 1 and 2") != std::string::npos ||

@@ -400,9 +400,15 @@ TEST(CudaErrors, FastParticleWrapsAsOnHost) {
   };
   const auto host = final_state(Backend::Host), cuda = final_state(Backend::Cuda);
   for (int k = 0; k < 2; ++k) {
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(cuda[k].first.x), std::bit_cast<std::uint64_t>(host[k].first.x)) << k;
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(cuda[k].first.y), std::bit_cast<std::uint64_t>(host[k].first.y)) << k;
-    EXPECT_EQ(std::bit_cast<std::uint64_t>(cuda[k].first.z), std::bit_cast<std::uint64_t>(host[k].first.z)) << k;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(cuda[k].first.x),
+              std::bit_cast<std::uint64_t>(host[k].first.x))
+        << k;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(cuda[k].first.y),
+              std::bit_cast<std::uint64_t>(host[k].first.y))
+        << k;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(cuda[k].first.z),
+              std::bit_cast<std::uint64_t>(host[k].first.z))
+        << k;
     EXPECT_TRUE(cuda[k].second == host[k].second) << k;
   }
   // Free flight of particle 1: 13.2, −10.4 and 1.64 box lengths in 4 steps.

@@ -490,14 +490,16 @@ TEST(DeckErrors, OnlyRegularFilesOfBoundedSizeAreRead) {
   const std::string fifo = (std::filesystem::path(::testing::TempDir()) / "deck_fifo").string();
   std::filesystem::remove(fifo);
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_EQ(load_error_of(fifo), fifo + ": cannot read deck: not a regular file (a deck is a TOML "
-                                        "file)");
+  EXPECT_EQ(load_error_of(fifo), fifo +
+                                     ": cannot read deck: not a regular file (a deck is a TOML "
+                                     "file)");
   std::filesystem::remove(fifo);
   const std::string big = (std::filesystem::path(::testing::TempDir()) / "big.toml").string();
   std::ofstream(big) << "[run]\nsteps = 1\n";
   std::filesystem::resize_file(big, 9u << 20);  // 9 MiB (of zeros after the first lines)
-  EXPECT_EQ(load_error_of(big), big + ": cannot read deck: 9437184 bytes, more than the 8 MiB a "
-                                      "deck may have (is it a deck?)");
+  EXPECT_EQ(load_error_of(big), big +
+                                    ": cannot read deck: 9437184 bytes, more than the 8 MiB a "
+                                    "deck may have (is it a deck?)");
   std::filesystem::remove(big);
 }
 
@@ -547,10 +549,8 @@ TEST(DeckErrors, EpsilonBeyondTheFixedPointRange) {
 // Issue 17, item 5: the README promises that a grid's non-zero entries are kept and its zeros
 // chosen; a mix used to be refused.
 TEST(Deck, GridMayMixFixedAndChosenEntries) {
-  for (const auto& [text, want] :
-       std::vector<std::pair<std::string, std::array<int, 3>>>{{"[2, 0, 0]", {2, 0, 0}},
-                                                               {"[0, 3, 0]", {0, 3, 0}},
-                                                               {"[2, 0, 2]", {2, 0, 2}}}) {
+  for (const auto& [text, want] : std::vector<std::pair<std::string, std::array<int, 3>>>{
+           {"[2, 0, 0]", {2, 0, 0}}, {"[0, 3, 0]", {0, 3, 0}}, {"[2, 0, 2]", {2, 0, 2}}}) {
     const Deck d = parse_deck("[decomposition]\ngrid = " + text + "\n", "d.toml");
     EXPECT_EQ(d.decomposition.grid, want) << text;
     EXPECT_EQ(parse_deck(d.to_toml(), "resolved.toml").decomposition.grid, want) << text;

@@ -278,8 +278,8 @@ TEST(LammpsDataErrors, CoordinatesBeyondTheImageRange) {
                                                     "2 1 3e10 2 2 -1000000000 0 0\n"
                                                     "3 1 -2.1e10 3 3 0 0 0\n4 1 4 4 4 0 0 0\n");
   EXPECT_EQ(error_of(s), "");
-  const std::string t =
-      write_file("toofar.data", kHeader + "Atoms # atomic\n\n1 1 3e10 1 1 0 0 0\n2 1 2 2 2 0 0 0\n");
+  const std::string t = write_file(
+      "toofar.data", kHeader + "Atoms # atomic\n\n1 1 3e10 1 1 0 0 0\n2 1 2 2 2 0 0 0\n");
   EXPECT_THAT(error_of(t), HasSubstr(":16: Atoms: atom 1: x = 3e10 (image flag 0) lies 3e+09 "));
 }
 
