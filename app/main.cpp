@@ -1,4 +1,5 @@
 // scanmd — command line: `scanmd run DECK [--set k=v]... [--backend B]`, `scanmd info`.
+#include <charconv>
 #include <cstdio>
 #include <span>
 #include <string>
@@ -21,6 +22,23 @@ std::string names(std::span<const scanmd::NamedValue<E>> table, const char* sep)
   std::string out;
   for (const auto& n : table) out += (out.empty() ? "" : sep) + std::string(n.name);
   return out;
+}
+
+// `--ranks` entries: whole numbers 1..kMaxModelRanks, each named in the message when it is not
+// (CLI11's PositiveNumber printed a 309-digit range, and called "abc" out of range).
+constexpr long long kMaxModelRanks = 100000000;
+std::string check_rank_count(std::string& text) {
+  const std::string shown = text.size() > 32 ? text.substr(0, 32) + "..." : text;
+  long long v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec == std::errc::invalid_argument || ptr != end)
+    return "'" + shown + "' is not a whole number of ranks";
+  if (ec == std::errc::result_out_of_range || v > kMaxModelRanks)
+    return "'" + shown + "' is more ranks than the model takes (at most " +
+           std::to_string(kMaxModelRanks) + ")";
+  if (v < 1) return "rank counts must be >= 1 (got " + shown + ")";
+  return {};
 }
 
 int info_command() {
@@ -81,7 +99,7 @@ int main(int argc, char** argv) {
   model_cmd->add_option("--ranks", model.ranks, "Rank counts, e.g. 1,8,64,512")
       ->required()
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(check_rank_count, "INT>=1", "rank count"));
   model_cmd->add_option("--methods", model.methods,
                         "Methods (default all): " +
                             names<scanmd::Method>(scanmd::kMethodNames, ","))

@@ -10,8 +10,9 @@
 #include <fmt/format.h>
 
 #include "core/lattice.hpp"
-#include "model/virtual_decomposition.hpp"
+#include "io/backup.hpp"
 #include "io/deck.hpp"
+#include "model/virtual_decomposition.hpp"
 
 namespace scanmd {
 
@@ -68,14 +69,29 @@ int model_command(const ModelCommandOptions& options) {
     std::printf("%-18s %7s %11s %7s %10s %10s %10s %10s %10s %8s %8s %s\n", "method", "ranks",
                 "grid", "R/b", "import min", "mean", "max", "analytic", "pairs mean",
                 "pair max/mean", "seconds", "balance");
-    std::FILE* csv = nullptr;
-    std::string tmp;
+    // --csv: checked before any work (a folder, a missing directory), an existing file backed
+    // up as the run's outputs are (#name.1#, ...), written to <csv>.tmp and renamed at the end;
+    // the temporary file never outlives a failure.
+    struct TempFile {
+      std::string path;
+      std::FILE* f = nullptr;
+      ~TempFile() {
+        if (f) std::fclose(f);
+        if (!path.empty()) std::remove(path.c_str());
+      }
+    } csv;
     if (!options.csv.empty()) {
-      tmp = options.csv + ".tmp";
-      csv = std::fopen(tmp.c_str(), "w");
-      if (!csv)
-        throw std::runtime_error(options.csv + ": cannot write: " + std::strerror(errno));
-      std::fprintf(csv, "%s\n", csv_header().c_str());
+      io::check_writable(options.csv);
+      if (const auto backup = io::back_up_existing(options.csv))
+        std::printf("backed up existing %s to %s\n", options.csv.c_str(), backup->c_str());
+      csv.path = options.csv + ".tmp";
+      csv.f = std::fopen(csv.path.c_str(), "w");
+      if (!csv.f) {
+        const int err = errno;
+        csv.path.clear();  // not ours to remove
+        throw std::runtime_error(options.csv + ": cannot write: " + std::strerror(err));
+      }
+      std::fprintf(csv.f, "%s\n", csv_header().c_str());
     }
     // decomposition.balance (particles, pairs): every row twice, with equal boxes and balanced.
     std::vector<Balance> balances{Balance::None};
@@ -107,12 +123,15 @@ int model_command(const ModelCommandOptions& options) {
                     r.pairs.mean > 0 ? r.pairs.max / r.pairs.mean : 0.0, r.seconds,
                     std::string(name_of<Balance>(kBalanceNames, balance)).c_str());
         std::fflush(stdout);
-        if (csv) std::fprintf(csv, "%s\n", csv_row(r).c_str());
+        if (csv.f) std::fprintf(csv.f, "%s\n", csv_row(r).c_str());
       }
-    if (csv) {
-      const bool ok = std::fclose(csv) == 0;
-      if (!ok || std::rename(tmp.c_str(), options.csv.c_str()) != 0)
+    if (csv.f) {
+      const bool ok = std::fflush(csv.f) == 0 && std::ferror(csv.f) == 0;
+      const bool closed = std::fclose(csv.f) == 0;
+      csv.f = nullptr;
+      if (!ok || !closed || std::rename(csv.path.c_str(), options.csv.c_str()) != 0)
         throw std::runtime_error(options.csv + ": cannot write: " + std::strerror(errno));
+      csv.path.clear();  // renamed: nothing to remove
       std::printf("written %s\n", options.csv.c_str());
     }
   } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
@@ -99,6 +100,12 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
     if (!out.data_file.empty() && !path->empty() && same_file(out.data_file, *path))
       throw std::runtime_error(
           fmt::format("output.data_file and output.{} are the same file ({})", key, out.data_file));
+  for (const auto& [key, path] :
+       {std::pair{"trajectory", &out.trajectory}, std::pair{"checkpoint", &out.checkpoint},
+        std::pair{"data_file", &out.data_file}})
+    if (!out.imports.empty() && !path->empty() && same_file(out.imports, *path))
+      throw std::runtime_error(
+          fmt::format("output.imports and output.{} are the same file ({})", key, out.imports));
 
   // 1. Rank 0 checks the paths without touching existing files.
   int append = 0;
@@ -110,6 +117,7 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
     if (!out.trajectory.empty() && !append) io::check_writable(out.trajectory);
     if (!out.checkpoint.empty()) io::check_writable(out.checkpoint);
     if (!out.data_file.empty()) io::check_writable(out.data_file);
+    if (!out.imports.empty()) io::check_writable(out.imports);  // written at the end
   });
   append = comm.broadcast(append, 0);
 
@@ -117,6 +125,12 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   layout.particles = particles_;
   layout.force = out.trajectory_force;
   // 2. A restart appends to its trajectory: checked (and cut back to the restart step) first.
+  //    Frames after the restart step are dropped (and written again by this run): the file as
+  //    it was is backed up first, unless output.overwrite, and the log says which go. A file
+  //    that ends before the restart step leaves a gap: a warning says which frames miss.
+  if (append)
+    if (const auto steps = io::H5mdWriter::frame_steps(comm, out.trajectory))
+      on_root(comm, [&] { account_for_frames(*steps); });
   if (append) {
     trajectory_ = std::make_unique<io::H5mdWriter>(
         io::H5mdWriter::append(comm, out.trajectory, layout, first_step_));
@@ -130,7 +144,7 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   if (!out.overwrite)
     on_root(comm, [&] {
       for (const std::string& path :
-           {append ? std::string() : out.trajectory, out.checkpoint, out.data_file})
+           {append ? std::string() : out.trajectory, out.checkpoint, out.data_file, out.imports})
         if (!path.empty())
           if (auto b = io::back_up_existing(path))
             spdlog::info("backed up existing {} to {}", path, *b);
@@ -146,6 +160,44 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
 }
 
 RunOutput::~RunOutput() = default;
+
+// Rank 0, before a restart appends to the trajectory whose frames are at `steps` (increasing).
+void RunOutput::account_for_frames(const std::vector<std::int64_t>& steps) const {
+  const OutputSection& out = deck_.output;
+  const std::string& path = out.trajectory;
+  const auto later = std::upper_bound(steps.begin(), steps.end(), first_step_);
+  const long long n_later = steps.end() - later;
+  if (n_later > 0) {
+    const std::string which = n_later == 1 ? fmt::format("step {}", *later)
+                                           : fmt::format("steps {} to {}", *later, steps.back());
+    const std::string kept = out.overwrite ? std::string("output.overwrite = true: no backup")
+                                           : fmt::format("the file as it was is backed up to {}",
+                                                         io::copy_to_backup(path));
+    spdlog::info(
+        "trajectory: {} holds {} frame{} after the restart step {} ({}), dropped and "
+        "written again by this run; {}",
+        path, n_later, n_later == 1 ? "" : "s", first_step_, which, kept);
+  }
+  const long long last = steps.empty() ? -1 : steps.back();
+  if (steps.empty() || last >= first_step_) return;
+  // The frames an unbroken run would have written between the file's end and the restart.
+  const long long every = out.trajectory_every;
+  if (every > 0) {
+    const long long first_missing = (last / every + 1) * every;
+    const long long last_missing = (first_step_ - 1) / every * every;
+    if (first_missing > last_missing) return;  // none fell in between
+    spdlog::warn(
+        "warning: trajectory {} ends at step {}, before the restart step {}: the frames "
+        "of steps {} to {} (output.trajectory_every = {}) are missing, the file will "
+        "have a gap",
+        path, last, first_step_, first_missing, last_missing, every);
+  } else {
+    spdlog::warn(
+        "warning: trajectory {} ends at step {}, before the restart step {}: the file "
+        "will have a gap (it is not the trajectory of the run that wrote the checkpoint?)",
+        path, last, first_step_);
+  }
+}
 
 bool RunOutput::active() const {
   return trajectory_ || !deck_.output.checkpoint.empty();

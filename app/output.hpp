@@ -18,6 +18,7 @@
 // restart step. Every problem is an exception with the same message on every rank.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,6 +60,9 @@ class RunOutput {
   bool frame_due(long long step) const;
   bool checkpoint_due(long long step) const;
   void write_data_file(const Simulation& sim);
+  // Restart into an existing trajectory with frames at `steps`: back up and log the frames
+  // after the restart step, warn of a gap before it (rank 0).
+  void account_for_frames(const std::vector<std::int64_t>& steps) const;
 
   const Communicator& comm_;
   const io::Deck& deck_;

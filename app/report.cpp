@@ -143,14 +143,6 @@ std::vector<std::string> end_of_run_report(const Simulation& sim, const Communic
   return out;
 }
 
-void check_writable(const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) throw std::runtime_error(path + ": cannot write: " + std::strerror(errno));
-  std::fclose(f);
-  std::remove(tmp.c_str());
-}
-
 void write_import_csv(const Simulation& sim, const std::string& path) {
   const std::string tmp = path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "w");

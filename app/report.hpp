@@ -44,10 +44,9 @@ std::string import_summary_line(const Simulation& sim, const Communicator& comm)
 double peak_memory_mib();
 
 // Per-rank import counts at every rebuild as CSV (step,rank,ghosts,tower,plate,
-// bytes_per_step, analytic), written by rank 0 to `path`.tmp and renamed, so a crash never
-// leaves a half-written file. check_writable() throws (naming the file) when it cannot be
-// created; call it before the run.
-void check_writable(const std::string& path);
+// bytes_per_step, analytic, pairs), written by rank 0 to `path`.tmp and renamed, so a crash
+// never leaves a half-written file. RunOutput checks the path and backs up an existing file
+// before the first step.
 void write_import_csv(const Simulation& sim, const std::string& path);
 
 }  // namespace scanmd

@@ -19,12 +19,19 @@ bool same_length(double a, double b) {
 }
 
 // The wrap Simulation::setup applies, done early so the destination rank is the one that
-// keeps the particle (a no-op for the wrapped positions checkpoints hold).
-void wrap_into_box(io::ParticleRow& r, const Box& box) {
+// keeps the particle (a no-op for the wrapped positions checkpoints hold). A position that
+// cannot be wrapped (not finite, or an image flag beyond 32 bits) is an error naming the file.
+void wrap_into_box(io::ParticleRow& r, const Box& box, const std::string& path) {
   const double len[3] = {box.length.x, box.length.y, box.length.z};
   for (int k = 0; k < 3; ++k) {
     int image = r.image[k];
-    wrap_far_coordinate(r.x[k], image, len[k]);
+    if (!wrap_far_coordinate(r.x[k], image, len[k]))
+      throw std::runtime_error(fmt::format(
+          "{}: particle {}: {} = {:.17g} (image flag {}) cannot be wrapped into the box [0, "
+          "{:.17g}): {}",
+          path, r.id, "xyz"[k], r.x[k], r.image[k], len[k],
+          std::isfinite(r.x[k]) ? "its image flag would leave the 32-bit range"
+                                : "it is not finite"));
     r.image[k] = image;
   }
 }
@@ -52,11 +59,13 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
 
   // Rows → the ranks whose boxes hold them.
   std::vector<std::uint32_t> dest(c.rows.size());
-  for (std::size_t i = 0; i < c.rows.size(); ++i) {
-    wrap_into_box(c.rows[i], sim.box());
-    const Vec3 x{c.rows[i].x[0], c.rows[i].x[1], c.rows[i].x[2]};
-    dest[i] = static_cast<std::uint32_t>(sim.grid().rank_of(sim.grid().box_of(x)));
-  }
+  all_or_none(comm, [&] {  // agreed before the collective redistribution below
+    for (std::size_t i = 0; i < c.rows.size(); ++i) {
+      wrap_into_box(c.rows[i], sim.box(), path);
+      const Vec3 x{c.rows[i].x[0], c.rows[i].x[1], c.rows[i].x[2]};
+      dest[i] = static_cast<std::uint32_t>(sim.grid().rank_of(sim.grid().box_of(x)));
+    }
+  });
   const std::vector<io::ParticleRow> mine = io::redistribute(comm, c.rows, dest);
 
   RestartState r;

@@ -38,8 +38,8 @@ bool agree(const Communicator& comm, F&& f) {
     return true;
   } catch (const std::exception& e) {
     if (comm.rank() == 0) {
-      spdlog::error("error: {}", e.what());
-      io::echo_error_to_stderr(e.what());
+      spdlog::error("error: {}", error_message(e));
+      io::echo_error_to_stderr(error_message(e));
     }
     return false;
   }
@@ -195,8 +195,25 @@ int run_command(const RunOptions& options) {
         SimulationConfig config = deck;
         config.run.backend = choose_backend(comm, config);
         if (!deck.system.data_file.empty()) initial = read_data_file(deck, config);
-        sim.emplace(comm, config, initial);
-        if (!deck.output.imports.empty() && comm.rank() == 0) check_writable(deck.output.imports);
+        try {
+          sim.emplace(comm, config, initial);
+        } catch (const GridError& e) {
+          const auto w = deck.where.find("decomposition.grid");
+          throw std::runtime_error(fmt::format("{}: decomposition.grid: {}",
+                                               w != deck.where.end() ? w->second : deck.path,
+                                               e.what()));
+        } catch (const CellCountError& e) {
+          // The box comes from the lattice (density, cells) or from the data file.
+          const std::string key =
+              deck.system.data_file.empty() ? "system.density" : "system.data_file";
+          const auto w = deck.where.find(key);
+          throw std::runtime_error(fmt::format(
+              "{}: {}: {}; {}", w != deck.where.end() ? w->second : deck.path, key, e.what(),
+              deck.system.data_file.empty()
+                  ? fmt::format("system.density = {} is too low (or use more ranks)",
+                                deck.system.density)
+                  : "the data file's box is too large for its atoms (or use more ranks)"));
+        }
       }))
     return 1;
   // --restart: the checkpoint is read and checked against the deck before anything runs.
@@ -260,14 +277,23 @@ int run_command(const RunOptions& options) {
     }
     const std::uint64_t hash = sim->state_hash();
     spdlog::info("state hash: {:016x}", hash);
+  } catch (const CollectiveError& e) {
+    // Every rank stopped here with the same message (a particle that cannot be wrapped, a force
+    // overflow, a census failure, ...): printed once, by rank 0; every rank exits normally.
+    if (comm.rank() == 0) {
+      spdlog::error("error: {}", e.what());
+      io::echo_error_to_stderr(e.what());
+    }
+    return 1;
   } catch (const std::exception& e) {
     // Errors inside the step loop may hit one rank only: report it with the rank and stop all.
     // Rank 0's log pattern is the bare message; the other ranks' carries "[rank N/P] error:".
+    const std::string message = error_message(e);
     if (comm.rank() == 0)
-      spdlog::error("error: {}", e.what());
+      spdlog::error("error: {}", message);
     else
-      spdlog::error("{}", e.what());
-    if (comm.rank() != 0 || comm.size() == 1) io::echo_error_to_stderr(e.what());
+      spdlog::error("{}", message);
+    if (comm.rank() != 0 || comm.size() == 1) io::echo_error_to_stderr(message);
     std::fflush(stdout);
     if (comm.size() > 1) MpiRuntime::abort(1);
     return 1;

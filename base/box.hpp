@@ -34,33 +34,68 @@ struct Box {
   double volume() const { return length.x * length.y * length.z; }
 };
 
-// Brings one coordinate back into [0, L) after a drift of less than L; counts the image.
-SCANMD_HD inline void wrap_coordinate(double& x, int& image, double length) {
+// Wrapping, exactly. A coordinate x of any finite value is x = k·L + r with r in [0, L) and k an
+// integer; the wrap stores r and adds k to the image counter, so the unwrapped coordinate
+// r + image·L is kept. r comes from fmod, which is exact (IEEE), and k from (x − r)/L rounded to
+// the nearest integer, exact while |k| is far below 2^52 — and |image + k| must fit an int
+// anyway (the image counters are 32-bit, as in the trajectory and LAMMPS data files). A
+// coordinate that cannot be wrapped (not finite, or an image count beyond the int range) is
+// left as it is and the wrap says so: callers stop with an error naming the particle.
+//
+// The drift of one time step takes the fast paths below (within one box length of [0, L): one
+// subtraction or addition, Sterbenz-exact for x in [L, 2L)); only farther moves take the
+// general path. A wrapped coordinate satisfies 0 <= x < L.
+
+inline constexpr double kMaxImage = 2147483647.0;  // INT_MAX: image counters are int
+
+// x into [0, L) by the full count of box lengths, images counted; false (nothing changed) when x
+// is not finite or the image count would leave the int range.
+SCANMD_HD inline bool wrap_far_coordinate(double& x, int& image, double length) {
+  if (!(x - x == 0.0)) return false;  // inf or NaN
+  double r = fmod(x, length);         // exact: x − q·L, q = trunc(x / L), sign of x
+  if (r < 0.0) r += length;           // may round up to L: the coordinate is then 0, image q
+  if (r >= length) r = 0.0;
+  const double k = rint((x - r) / length);
+  const double total = static_cast<double>(image) + k;
+  if (!(total >= -kMaxImage - 1.0 && total <= kMaxImage)) return false;
+  x = r;
+  image = static_cast<int>(total);
+  return true;
+}
+
+// Brings one coordinate back into [0, L) and counts the images crossed. A drift of less than L
+// (every ordinary step) takes one subtraction or addition; farther ones wrap_far_coordinate.
+// Returns false when the coordinate cannot be wrapped (see above).
+SCANMD_HD inline bool wrap_coordinate(double& x, int& image, double length) {
   if (x >= length) {
+    if (!(x < 2.0 * length) || image == 2147483647) return wrap_far_coordinate(x, image, length);
     x -= length;
     ++image;
   } else if (x < 0.0) {
+    if (!(x >= -length) || image == -2147483647 - 1) return wrap_far_coordinate(x, image, length);
     x += length;
-    if (x >= length) x = 0.0;  // -tiny + L rounds to L
-    --image;
+    if (x >= length)
+      x = 0.0;  // -tiny + L rounds to L: the particle sits at 0 of the image it is in
+    else
+      --image;
+  } else if (!(x < length)) {
+    return false;  // NaN
   }
+  return true;
 }
 
-// Brings a coordinate however far out (data files, checkpoints, test inputs) into [0, L),
-// counting the images crossed.
-inline void wrap_far_coordinate(double& x, int& image, double length) {
-  const double k = std::floor(x / length);
-  if (k != 0.0) {
-    x -= k * length;
-    image += static_cast<int>(k);
-  }
-  wrap_coordinate(x, image, length);
+// Is every coordinate of x in [0, L)? False for non-finite ones.
+SCANMD_HD inline bool inside_box(const Vec3& x, const Vec3& length) {
+  return x.x >= 0.0 && x.x < length.x && x.y >= 0.0 && x.y < length.y && x.z >= 0.0 &&
+         x.z < length.z;
 }
 
-SCANMD_HD inline void wrap(Vec3& x, Int3& image, const Vec3& length) {
-  wrap_coordinate(x.x, image.x, length.x);
-  wrap_coordinate(x.y, image.y, length.y);
-  wrap_coordinate(x.z, image.z, length.z);
+// Wraps a position; false when some coordinate could not be wrapped (then not inside_box).
+SCANMD_HD inline bool wrap(Vec3& x, Int3& image, const Vec3& length) {
+  const bool a = wrap_coordinate(x.x, image.x, length.x);
+  const bool b = wrap_coordinate(x.y, image.y, length.y);
+  const bool c = wrap_coordinate(x.z, image.z, length.z);
+  return a && b && c;
 }
 
 }  // namespace scanmd

@@ -13,7 +13,10 @@
 // Errors on every rank's behalf: `all_or_none` runs a step on every rank and, if it threw on any,
 // throws the message of the lowest failing rank on all of them; `on_root` runs a step on rank 0
 // only and throws its error everywhere — so the collective calls after them are made by all
-// ranks or by none.
+// ranks or by none. What they throw is a CollectiveError: every rank holds the same message at
+// the same point of the program, so the caller reports it once (from rank 0) and every rank
+// stops normally; any other exception may have hit one rank only (MPI_Abort stops the rest).
+// raise_first_error and sum_or_raise do the same for errors found inside the time step.
 #pragma once
 
 #include <mpi.h>
@@ -21,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -30,6 +34,12 @@
 namespace scanmd {
 
 using Wide = __int128;
+
+// An error every rank throws at the same point with the same message (see above).
+class CollectiveError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // MPI_Init / MPI_Finalize for the lifetime of the process (one instance, in main).
 class MpiRuntime {
@@ -74,6 +84,13 @@ class Communicator {
   bool any(bool local) const;
   // The lowest rank where `local` is true, or size() when it is true nowhere.
   int first_rank_where(bool local) const;
+  // Both in one reduction: the lowest rank where `failed` is true (size() when nowhere), and
+  // whether `flag` is true anywhere.
+  struct Vote {
+    int first_failed;
+    bool any_flag;
+  };
+  Vote vote(bool failed, bool flag) const;
   void barrier() const;
 
   // ---- broadcasts from `root`
@@ -160,13 +177,30 @@ class Communicator {
 // Throws std::runtime_error("<what>: <MPI error string>") when rc is not MPI_SUCCESS.
 void check_mpi(int rc, const char* what);
 
-// The message of an exception, never empty.
+// The message of an exception, never empty; an allocation failure says what it is.
 inline std::string error_message(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr)
+    return "out of memory (std::bad_alloc): the run needs more memory than this machine gives "
+           "it";
   std::string m = e.what();
   return m.empty() ? std::string("unknown error") : m;
 }
 
-// Runs f() on every rank; if it threw on any rank, throws (on every rank) a std::runtime_error
+// After a vote found `first` the lowest failing rank (size(): none), throws CollectiveError with
+// that rank's `message` on every rank; returns when none failed. Collective when one did.
+inline void raise_error_of(const Communicator& comm, int first, std::string message) {
+  if (first >= comm.size()) return;
+  throw CollectiveError(comm.broadcast(std::move(message), first));
+}
+
+// Throws CollectiveError on every rank with the message of the lowest rank whose `message` is not
+// empty; returns when every rank's is empty. Collective.
+inline void raise_first_error(const Communicator& comm, std::string message) {
+  const int first = comm.first_rank_where(!message.empty());  // before the move below
+  raise_error_of(comm, first, std::move(message));
+}
+
+// Runs f() on every rank; if it threw on any rank, throws (on every rank) a CollectiveError
 // with the message of the lowest failing rank. Collective.
 template <class F>
 void all_or_none(const Communicator& comm, F&& f) {
@@ -176,9 +210,25 @@ void all_or_none(const Communicator& comm, F&& f) {
   } catch (const std::exception& e) {
     message = error_message(e);
   }
-  const int first = comm.first_rank_where(!message.empty());
-  if (first == comm.size()) return;
-  throw std::runtime_error(comm.broadcast(std::move(message), first));
+  raise_first_error(comm, std::move(message));
+}
+
+// The sum over ranks of the Wide value f() returns on each; if f() threw on any rank, a
+// CollectiveError with the lowest failing rank's message on every rank instead. One reduction
+// when nothing failed (the failure count travels with the sum). Collective.
+template <class F>
+Wide sum_or_raise(const Communicator& comm, F&& f) {
+  std::string message;
+  Wide sums[2] = {0, 0};
+  try {
+    sums[0] = f();
+  } catch (const std::exception& e) {
+    message = error_message(e);
+    sums[1] = 1;
+  }
+  comm.sum(std::span<Wide>(sums, 2));
+  if (sums[1] != 0) raise_first_error(comm, std::move(message));
+  return sums[0];
 }
 
 // Runs f() on rank 0 only and throws its error, if any, on every rank. Collective.
@@ -193,7 +243,7 @@ void on_root(const Communicator& comm, F&& f) {
     }
   }
   message = comm.broadcast(std::move(message), 0);
-  if (!message.empty()) throw std::runtime_error(message);
+  if (!message.empty()) throw CollectiveError(message);
 }
 
 }  // namespace scanmd

@@ -9,16 +9,25 @@
 // The per-particle updates (verlet_initial, verlet_final, moved_beyond_limit) are SCANMD_HD:
 // the host loops below and the CUDA kernels (core/cuda/integrate.cu) run the same code, so
 // both backends produce the same bits (no FMA contraction on either side, DESIGN.md §5).
+//
+// After the drift every position must lie in [0, L): the wrap brings back a particle however
+// far it moved (base/box.hpp), so only a non-finite position or velocity, or a move of more
+// than 2^31 box lengths (the image counter's range), fails the test. Both backends then stop
+// with bad_position_message (core/step_errors.hpp) naming the particle (the host at once, the CUDA backend through
+// its flags); the caller adds the step and the rank.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "base/box.hpp"
 #include "base/fixed_point.hpp"
+#include "base/particles.hpp"
 #include "core/langevin.hpp"
 #include "core/lj.hpp"
-#include "base/particles.hpp"
+#include "core/step_errors.hpp"
 
 namespace scanmd {
 
@@ -95,21 +104,30 @@ class VelocityVerlet {
   double dt() const { return dt_; }
   const std::vector<double>& dtf() const { return dtf_; }
 
-  // Returns the Langevin work of the kick (0 without it), fixed point.
+  // Returns the Langevin work of the kick (0 without it), fixed point. Throws
+  // std::runtime_error (bad_position_message) when a particle cannot be wrapped into the box.
   fixed::Wide initial_integrate(ParticleStore& p, const Box& box, std::uint64_t step) const {
+    const std::size_t n = p.n_owned;
+    std::size_t bad = n;  // the first particle outside [0, L) after its drift
     if (drag_.empty()) {
-      for (std::size_t i = 0; i < p.n_owned; ++i)
+      for (std::size_t i = 0; i < n; ++i) {
         verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]], box.length);
+        if (!inside_box(p.x[i], box.length) && bad == n) bad = i;
+      }
+      check_positions(p, bad);
       return 0;
     }
     const LangevinView l = view();
     fixed::Wide work = 0;
     bool overflow = false;
-    for (std::size_t i = 0; i < p.n_owned; ++i)
+    for (std::size_t i = 0; i < n; ++i) {
       work += fixed::to_fixed(
           verlet_initial_langevin(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]],
                                   box.length, l, p.type[i], p.id[i], step),
           overflow);
+      if (!inside_box(p.x[i], box.length) && bad == n) bad = i;
+    }
+    check_positions(p, bad);
     return checked(work, overflow);
   }
 
@@ -130,6 +148,10 @@ class VelocityVerlet {
 
  private:
   LangevinView view() const { return {drag_.data(), noise_.data(), seed_}; }
+  static void check_positions(const ParticleStore& p, std::size_t bad) {
+    if (bad < p.n_owned)
+      throw std::runtime_error(bad_position_message(p.id[bad], p.x[bad], p.v[bad]));
+  }
   static fixed::Wide checked(fixed::Wide w, bool overflow) {
     if (overflow) throw std::overflow_error("Langevin thermostat work overflow: velocities blew up");
     return w;

@@ -16,6 +16,7 @@
 
 #include "core/fixed_terms.hpp"
 #include "core/lj_rows.hpp"
+#include "core/step_errors.hpp"
 
 namespace scanmd {
 
@@ -76,10 +77,7 @@ ForceTotals accumulate(const ParticleStore& p, const NeighborList& list, const P
         add_pair_energy(energy, virial, e, w, shared, i_lower);
       }
       if (overflow) {
-        throw std::overflow_error(fmt::format(
-            "force or energy overflow between particles {} and {} (r = {:.6g}): particles "
-            "overlap or the time step is too large",
-            p.id[i], p.id[j], std::sqrt(r2)));
+        throw std::overflow_error(pair_overflow_message(p.id[i], p.id[j], r2, lj));
       }
     }
     f[i].x += fx;

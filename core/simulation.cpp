@@ -6,6 +6,9 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+
+#include <fmt/format.h>
 
 #include "core/backend_choice.hpp"
 #include "core/cuda/cuda_backend.hpp"
@@ -17,11 +20,66 @@ namespace scanmd {
 
 namespace {
 
+std::string with_context(const std::string& context, const char* what) {
+  const std::string_view w(what);
+  return w.starts_with("step ") ? std::string(w) : context + ": " + std::string(w);
+}
+
+// Rethrows the exception being handled with `context` ("step 12" or "step 12, rank 3") in front
+// of its message, unless the message already names its step, as the same standard type (an
+// overflow stays an overflow, a collective error collective).
+[[noreturn]] void rethrow_in_context(const std::string& context) {
+  try {
+    throw;
+  } catch (const CollectiveError& e) {
+    throw CollectiveError(with_context(context, e.what()));
+  } catch (const std::overflow_error& e) {
+    throw std::overflow_error(with_context(context, e.what()));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(with_context(context, e.what()));
+  } catch (const std::logic_error& e) {
+    throw std::logic_error(with_context(context, e.what()));
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(context + ": out of memory (std::bad_alloc)");
+  } catch (const std::exception& e) {
+    throw std::runtime_error(with_context(context, e.what()));
+  }
+}
+
+// The message of the exception being handled, with its context.
+std::string message_in_context(const std::string& context) {
+  try {
+    rethrow_in_context(context);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+}
+
 Box checked_box(const SimulationConfig& c) {
   const Vec3 length = initial_box_length(c.system);
   if (const auto axis = short_box_axis(length, c.neighbor.skin))
     throw std::invalid_argument(short_box_message(length, c.neighbor.skin, *axis));
   return Box::make(length);
+}
+
+// Every rank bins its box padded by R into cells of edge >= R/2 (core/cell_list.hpp). Checked
+// for every box of the grid, so all ranks agree, before anything is allocated: a box far too
+// large for its particles (density 1e-10: 10^12 cells) is an error, not a std::bad_alloc.
+void check_cell_count(const RankGrid& grid, double R) {
+  const double edge = 0.5 * R;
+  for (int r = 0; r < grid.size(); ++r) {
+    const Int3 c = grid.coord_of(r);
+    const Vec3 lo = grid.lo(c), hi = grid.hi(c);
+    const double extent[3] = {hi.x - lo.x + 2 * R, hi.y - lo.y + 2 * R, hi.z - lo.z + 2 * R};
+    double cells = 1.0;
+    for (const double e : extent) cells *= std::max(1.0, std::floor(e / edge));
+    if (cells > kMaxCellsPerRank)
+      throw CellCountError(fmt::format(
+          "the cell list of rank {} would need {:.3g} cells (its box {:.6g} x {:.6g} x {:.6g} "
+          "padded by R = {:.6g}, cells of edge >= R/2), more than the {:.0f} (2^30) a rank may "
+          "hold: the box is far too large for its particles and cutoff",
+          r, cells, hi.x - lo.x, hi.y - lo.y, hi.z - lo.z, R, kMaxCellsPerRank));
+  }
 }
 
 // This rank's share of the starting positions, for the grid choice: the data file's particles
@@ -34,8 +92,8 @@ std::vector<Vec3> start_positions_share(const Communicator& comm, const Simulati
   if (!start.empty()) {
     const std::size_t n = start.size(), b = n * r / P, e = n * (r + 1) / P;
     auto wrap = [](double q, double len) {
-      const double w = q - len * std::floor(q / len);
-      return w < len ? w : 0.0;
+      int image = 0;
+      return wrap_far_coordinate(q, image, len) ? q : 0.0;  // setup() reports the unwrappable
     };
     for (std::size_t i = b; i < e; ++i)
       x.push_back({wrap(start[i].x.x, L.x), wrap(start[i].x.y, L.y), wrap(start[i].x.z, L.z)});
@@ -59,6 +117,7 @@ BalancedGridChoice pick_grid(const Communicator& comm, const SimulationConfig& c
       candidate_grids(comm.size(), requested, box, d.method, c.import_cutoff());
   BalancedGridChoice plain;
   plain.dims = plain.import_best = candidates.front();
+  check_cell_count(RankGrid(plain.dims, box), c.import_cutoff());  // before any cell list
   if (d.balance == Balance::None || candidates.size() == 1) return plain;
   const std::vector<Vec3> x = start_positions_share(comm, c, box, start);
   const std::vector<long long> cost = d.balance == Balance::Particles
@@ -91,6 +150,7 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config,
       grid_choice_(pick_grid(comm, config_, box_, start)),
       grid_(grid_choice_.dims, box_),
       thermostat_(comm, config_.thermostat, config_.run.dt) {
+  check_cell_count(grid_, config_.import_cutoff());
   const StepSetup setup{comm_,
                         config_,
                         box_,
@@ -134,18 +194,25 @@ void Simulation::setup(const std::vector<InitialParticle>& particles, long long 
   const Int3 c = grid_.coord_of(comm_.rank());
   const Vec3 L = box_.length;
   ParticleStore owned;
-  for (const InitialParticle& ip : particles) {
-    Vec3 x = ip.x;
-    Int3 image = ip.image;
-    wrap_far_coordinate(x.x, image.x, L.x);
-    wrap_far_coordinate(x.y, image.y, L.y);
-    wrap_far_coordinate(x.z, image.z, L.z);
-    if (ip.type >= static_cast<std::uint32_t>(species_.types))
-      throw std::invalid_argument("particle " + std::to_string(ip.id) + " has type " +
-                                  std::to_string(ip.type + 1) + ", but the run has " +
-                                  std::to_string(species_.types) + " atom types");
-    if (grid_.box_of(x) == c) owned.push_owned(ip.id, ip.type, x, ip.v, image, c);
-  }
+  all_or_none(comm_, [&] {  // every rank stops with the first bad particle's message
+    for (const InitialParticle& ip : particles) {
+      Vec3 x = ip.x;
+      Int3 image = ip.image;
+      if (!wrap(x, image, L))
+        throw std::invalid_argument(fmt::format(
+            "particle {} at x = {:.17g} {:.17g} {:.17g} with image flags {} {} {} cannot be "
+            "wrapped into the box {:.17g} x {:.17g} x {:.17g}: {}",
+            ip.id, ip.x.x, ip.x.y, ip.x.z, ip.image.x, ip.image.y, ip.image.z, L.x, L.y, L.z,
+            std::isfinite(ip.x.x) && std::isfinite(ip.x.y) && std::isfinite(ip.x.z)
+                ? "its image flag would leave the 32-bit range"
+                : "the position is not finite"));
+      if (ip.type >= static_cast<std::uint32_t>(species_.types))
+        throw std::invalid_argument("particle " + std::to_string(ip.id) + " has type " +
+                                    std::to_string(ip.type + 1) + ", but the run has " +
+                                    std::to_string(species_.types) + " atom types");
+      if (grid_.box_of(x) == c) owned.push_owned(ip.id, ip.type, x, ip.v, image, c);
+    }
+  });
   start(std::move(owned), start_step, thermostat_state);
 }
 
@@ -176,30 +243,61 @@ bool Simulation::thermo_due(long long step) const {
   return config_.output.thermo_every > 0 && step % config_.output.thermo_every == 0;
 }
 
-// The time step of DESIGN.md §2.
+// The time step of DESIGN.md §2. Errors name the step (and the rank, with several); those of the
+// half kick + drift and of the force call — a time step too large, overlapping particles — are
+// agreed on by all ranks before anything collective uses the broken state, so they stop every
+// rank together with one message (CollectiveError).
 void Simulation::run(StepObserver& observer) {
   observer.after_step(*this);
   backend_->synchronize();  // setup's device timings land before the reset
   timers_.reset();          // the table covers the step loop
   while (step_ < config_.run.steps) {
     ++step_;
-    thermostat_.before_first_kick(*backend_);  // Nosé–Hoover: chain half step, v ← s v
-    const bool moved = backend_->kick_drift(step_ - 1);  // half kick + drift + the skin/2 test
-    const bool balanced = balance_due(step_) && balance(false);  // moved cut planes: rebuilt
-    if (!balanced) {
-      if (skin_exceeded_anywhere(moved))
-        rebuild();  // migrate → census → halo plan → bin → neighbour list
-      else
-        backend_->forward();  // ghost positions
+    try {
+      step(observer);
+    } catch (const CollectiveError&) {  // the same on every rank: the step, not this rank
+      rethrow_in_context(fmt::format("step {}", step_));
+    } catch (...) {
+      rethrow_in_context(context(comm_.rank()));
     }
-    const bool with_energy = observer.wants_energy(step_);
-    forces(with_energy);    // pair forces; ghost forces to their owners
-    backend_->kick(step_);  // second half kick
-    thermostat_.after_second_kick(*backend_);
-    if (with_energy) energy_step_ = step_;
-    observer.after_step(*this);  // thermo, trajectory, checkpoints
   }
   backend_->synchronize();  // last errors and timings
+}
+
+void Simulation::step(StepObserver& observer) {
+  // Half kick + drift + the skin/2 test; the rebuild decision and this phase's errors are
+  // agreed in one reduction.
+  bool moved = false;
+  std::string error;
+  try {
+    thermostat_.before_first_kick(*backend_);  // Nosé–Hoover: chain half step, v ← s v
+    moved = backend_->kick_drift(step_ - 1);   // half kick + drift + the skin/2 test
+  } catch (...) {
+    if (comm_.size() == 1) throw;
+    error = message_in_context(context(comm_.rank()));
+  }
+  const Communicator::Vote vote = [&] {
+    ScopedTimer t(timers_, Phase::Neigh);
+    return comm_.vote(!error.empty(), moved);
+  }();
+  raise_error_of(comm_, vote.first_failed, std::move(error));
+  const bool balanced = balance_due(step_) && balance(false);  // moved cut planes: rebuilt
+  if (!balanced) {
+    if (vote.any_flag)
+      rebuild();  // migrate → census → halo plan → bin → neighbour list
+    else
+      backend_->forward();  // ghost positions
+  }
+  const bool with_energy = observer.wants_energy(step_);
+  forces(with_energy);    // pair forces; ghost forces to their owners
+  backend_->kick(step_);  // second half kick
+  thermostat_.after_second_kick(*backend_);
+  if (with_energy) energy_step_ = step_;
+  observer.after_step(*this);  // thermo, trajectory, checkpoints
+}
+
+std::string Simulation::context(int rank) const {
+  return step_context(step_, rank, comm_.size());
 }
 
 void Simulation::run(const std::function<void(const ThermoSample&)>& on_thermo) {
@@ -218,14 +316,22 @@ void Simulation::run(const std::function<void(const ThermoSample&)>& on_thermo) 
   run(observer);
 }
 
-// The rebuild decision is global: one rank's particle beyond skin/2 rebuilds everywhere.
-bool Simulation::skin_exceeded_anywhere(bool moved_here) {
-  ScopedTimer t(timers_, Phase::Neigh);
-  return comm_.any(moved_here);
-}
-
+// The force call's errors (overflow: overlapping particles, a time step too large) are agreed
+// on before the reverse exchange, which a failed rank could not join (with several ranks the
+// backend is synchronised first, so that device errors surface here).
 void Simulation::forces(bool with_energy) {
-  backend_->compute_forces(with_energy);
+  std::string error;
+  try {
+    backend_->compute_forces(with_energy);
+    if (comm_.size() > 1) backend_->synchronize();
+  } catch (...) {
+    if (comm_.size() == 1) rethrow_in_context(context(0));
+    error = message_in_context(context(comm_.rank()));
+  }
+  if (comm_.size() > 1) {
+    ScopedTimer t(timers_, Phase::Reverse);
+    raise_first_error(comm_, std::move(error));
+  }
   backend_->reverse();
   if (pairs_pending_) record_pairs(backend_->force_totals().pairs);
 }
@@ -349,9 +455,21 @@ bool Simulation::balance(bool ghosts_fresh) {
 }
 
 ThermoSample Simulation::thermo() const {
-  const ForceTotals t = backend_->force_totals();
-  ThermoSample s = thermo_from_sums(step_, comm_, n_total_, box_.volume(),
-                                    backend_->twice_kinetic(), t.energy, t.virial, tail_);
+  // A kinetic energy overflow (or a device error) on one rank must not leave the others in the
+  // sums below: agreed first.
+  ForceTotals t;
+  fixed::Wide two_ke = 0;
+  std::string error;
+  try {
+    t = backend_->force_totals();
+    two_ke = backend_->twice_kinetic();
+  } catch (...) {
+    if (comm_.size() == 1) rethrow_in_context(context(0));
+    error = message_in_context(context(comm_.rank()));
+  }
+  if (comm_.size() > 1) raise_first_error(comm_, std::move(error));
+  ThermoSample s =
+      thermo_from_sums(step_, comm_, n_total_, box_.volume(), two_ke, t.energy, t.virial, tail_);
   if (config_.thermostat.style != ThermostatStyle::None)
     s.econs = s.etotal + thermostat_.coupling_energy(*backend_) / static_cast<double>(n_total_);
   return s;

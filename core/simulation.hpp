@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,16 @@ struct InitialParticle {
   Int3 image;
   std::uint32_t type = 0;  // 0-based (LAMMPS type − 1)
 };
+
+// The cell list of some rank would need more cells than a rank may hold: a box far too large for
+// its particles and cutoff (a very low density). The caller names the deck key.
+class CellCountError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Cells a rank's cell list may hold: 2^30 (the cell arrays alone then take >= 8 GiB).
+inline constexpr double kMaxCellsPerRank = 1073741824.0;
 
 // Import statistics over ranks at one rebuild.
 struct ImportSnapshot {
@@ -68,7 +79,8 @@ class StepObserver {
 class Simulation {
  public:
   // Collective. Throws std::invalid_argument when the box is too small for the cutoff
-  // (SpeciesError when the species tables cannot be built), and std::runtime_error when
+  // (SpeciesError when the species tables cannot be built; CellCountError, the same on every
+  // rank, when some rank's cell list would exceed kMaxCellsPerRank), and std::runtime_error when
   // run.backend = cuda finds no usable GPU. With decomposition.balance and a grid left to
   // choose, the grid is the one the starting configuration balances best (see grid_choice()):
   // `start` are the particles setup() will be given (data files; every rank the same list),
@@ -82,7 +94,10 @@ class Simulation {
   // `thermostat_state`: a checkpoint's thermostat_state() to continue from.
   void setup(const std::vector<InitialParticle>& particles, long long start_step = 0,
              const std::vector<double>& thermostat_state = {});
-  // Runs to run.steps. The observer sees the starting state, then every step.
+  // Runs to run.steps. The observer sees the starting state, then every step. Errors name the
+  // step ("step 12: ..." or, with several ranks, "step 12, rank 3: ..."); a particle that
+  // cannot be wrapped after its drift and a force overflow are CollectiveErrors with several
+  // ranks (every rank throws the lowest failing rank's message), and keep their type on one.
   void run(StepObserver& observer);
   // Convenience: `on_thermo` on every rank for each thermo sample (every thermo_every steps
   // and the last step).
@@ -128,10 +143,12 @@ class Simulation {
  private:
   void start(ParticleStore owned, long long start_step, const std::vector<double>& thermostat);
   void rebuild();
+  void step(StepObserver& observer);  // one step of run(), step_ already advanced
+  // "step N" (one rank) or "step N, rank r": what errors are prefixed with.
+  std::string context(int rank) const;
   void forces(bool with_energy);  // compute_forces + reverse; pairs of a rebuild recorded
   // The pairs of the first force call after a rebuild, gathered into its snapshot (collective).
   void record_pairs(long long pairs);
-  bool skin_exceeded_anywhere(bool moved_here);
   // A balance step: measure the cost per rank; beyond the tolerance, move the cut planes and
   // rebuild (pairs: then measure the pairs and correct, up to kPairRefinements times, keeping
   // the best cuts). `ghosts_fresh`: the ghosts are those of the current positions (setup), so

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <optional>
 
@@ -18,6 +19,18 @@ std::string pair_name(int i, int j) {
 
 double mix_distance(Mixing m, double a, double b) {
   return m == Mixing::Arithmetic ? 0.5 * (a + b) : std::sqrt(a * b);
+}
+
+// A pair at its minimum has U = −ε; one pair's energy term must stay below the fixed-point
+// limit 2^62 units of 2^-40 (base/fixed_point.hpp), so an ε at or above 2^22 cannot run at all.
+void check_epsilon(const std::string& key, double epsilon) {
+  constexpr double kMax = 4194304.0;  // 2^22
+  if (!(epsilon < kMax))
+    throw SpeciesError(key, fmt::format("epsilon = {:.6g} is beyond the 64-bit fixed point of the "
+                                        "energies: a pair at its minimum has U = -epsilon, and "
+                                        "one pair's term must stay below 2^22 = 4194304 (LJ "
+                                        "units want epsilon of order 1)",
+                                        epsilon));
 }
 
 std::uint64_t splitmix(std::uint64_t z) {
@@ -41,6 +54,14 @@ Species make_species(const SimulationConfig& config) {
                                                   "for every type, or one for all",
                                                   mass.size(), T, T == 1 ? "" : "s"));
   for (int t = 0; t < T; ++t) s.mass.push_back(config.system.mass_of(t));
+  // Velocities go as m^-1/2 and kinetic terms as m·v²: a subnormal mass (below 2^-1022) has too
+  // few digits for either (1e-310 overflowed v² and read as "moves too fast").
+  for (const double m : s.mass)
+    if (!(m >= std::numeric_limits<double>::min()))
+      throw SpeciesError("system.mass",
+                         fmt::format("mass {} is below the smallest normal double ({}): its "
+                                     "velocities and kinetic energy cannot be computed exactly",
+                                     m, std::numeric_limits<double>::min()));
 
   std::vector<std::optional<PairCoefficients>> given(static_cast<std::size_t>(T) * T);
   if (pot.pairs.empty()) {
@@ -51,6 +72,7 @@ Species make_species(const SimulationConfig& config) {
                                      "atom types: list them as [[potential.pair]] tables "
                                      "(types = [i, j], epsilon, sigma, cutoff)",
                                      T));
+    check_epsilon("potential.epsilon", pot.epsilon);
     given[0] = PairCoefficients{pot.epsilon, pot.sigma, pot.cutoff};
   }
   for (std::size_t k = 0; k < pot.pairs.size(); ++k) {
@@ -60,6 +82,7 @@ Species make_species(const SimulationConfig& config) {
       if (t < 1 || t > T)
         throw SpeciesError(key, fmt::format("types {}: type {} does not exist (types are 1..{})",
                                             pair_name(c.types[0], c.types[1]), t, T));
+    check_epsilon(key, c.epsilon);
     const int i = c.types[0] - 1, j = c.types[1] - 1;
     if (given[i * T + j])
       throw SpeciesError(

@@ -52,6 +52,12 @@ struct StepSetup {
   Timers& timers;
 };
 
+// What an error of the time step is prefixed with: "step N" (one rank) or "step N, rank r".
+inline std::string step_context(long long step, int rank, int ranks) {
+  return ranks == 1 ? "step " + std::to_string(step)
+                    : "step " + std::to_string(step) + ", rank " + std::to_string(rank);
+}
+
 // A neighbour list as (row, neighbour) particle indices (owned, then ghosts, as in
 // StepBackend::particles()), in row order.
 using NeighborEntries = std::vector<std::pair<std::uint32_t, std::uint32_t>>;

@@ -25,7 +25,8 @@ double dof(long long n_total) { return 3.0 * static_cast<double>(n_total) - 3.0;
 
 double kinetic_temperature(const ParticleStore& p, const Communicator& comm,
                            const std::vector<double>& mass, long long n_total) {
-  const double two_ke = fixed::to_double(comm.sum(twice_kinetic_fixed(p, mass)));
+  const double two_ke =
+      fixed::to_double(sum_or_raise(comm, [&] { return twice_kinetic_fixed(p, mass); }));
   return two_ke / dof(n_total);
 }
 

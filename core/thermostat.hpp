@@ -40,6 +40,9 @@ class Thermostat {
   std::vector<double> state(StepBackend& backend) const;
 
  private:
+  fixed::Wide kinetic_sum(StepBackend& backend) const;  // Σ m v², collective
+  fixed::Wide work_sum(StepBackend& backend) const;     // Σ Langevin work, collective
+
   const Communicator& comm_;
   ThermostatSection section_;
   double dt_;

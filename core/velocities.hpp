@@ -3,8 +3,9 @@
 // Each component is uniform in [−½, ½) from a counter-based hash of (seed, id, component)
 // (SplitMix64 finaliser chain), like LAMMPS' `velocity create ... dist uniform`. The net
 // momentum (Σ m v) is removed and the velocities scaled to the target temperature with 3N − 3
-// degrees of freedom; both global sums are taken in fixed point, so every rank count gets
-// the same bits.
+// degrees of freedom; both global sums are taken in fixed point (the momentum at a scale that
+// follows the masses, the total mass from the particle count of each type), so every rank count
+// gets the same bits and any positive normal mass gets the temperature asked for.
 #pragma once
 
 #include <cstdint>

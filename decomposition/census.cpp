@@ -48,7 +48,8 @@ void check_census(const Communicator& comm, const ParticleStore& p, const Census
       message = fmt::format("{} particles present, {} expected", now.count, expected.count);
   }
   message = comm.broadcast(std::move(message), 0);
-  throw std::runtime_error(fmt::format("particle census failed at step {}: {}", step, message));
+  // Every rank holds the message: a collective error, reported once.
+  throw CollectiveError(fmt::format("step {}: particle census failed: {}", step, message));
 }
 
 }  // namespace scanmd

@@ -19,8 +19,8 @@ struct Census {
   bool operator==(const Census&) const = default;
 };
 
-// Throws std::runtime_error naming a lost or duplicated particle id (same message on every
-// rank) when `now` differs from `expected`.
+// Throws CollectiveError ("step N: particle census failed: ...", naming a lost or duplicated
+// particle id; the same message on every rank) when `now` differs from `expected`.
 void check_census(const Communicator& comm, const ParticleStore& p, const Census& expected,
                   long long step);
 

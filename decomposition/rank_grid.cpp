@@ -43,7 +43,7 @@ std::vector<Int3> candidate_grids(int ranks, Int3 requested, const Box& box, Met
   if (requested.x != 0 && requested.y != 0 && requested.z != 0) {
     const long long prod = 1LL * requested.x * requested.y * requested.z;
     if (prod != ranks)
-      throw std::invalid_argument(
+      throw GridError(
           fmt::format("decomposition.grid = [{}, {}, {}] has {} boxes but the run has {} ranks",
                       requested.x, requested.y, requested.z, prod, ranks));
     return {requested};
@@ -66,9 +66,10 @@ std::vector<Int3> candidate_grids(int ranks, Int3 requested, const Box& box, Met
     }
   }
   if (all.empty())
-    throw std::invalid_argument(fmt::format(
-        "no {}-rank grid matches decomposition.grid = [{}, {}, {}]{}", ranks, requested.x,
-        requested.y, requested.z, any_fixed ? " (its non-zero entries must divide the rank count)" : ""));
+    throw GridError(
+        fmt::format("no {}-rank grid matches decomposition.grid = [{}, {}, {}]{}", ranks,
+                    requested.x, requested.y, requested.z,
+                    any_fixed ? " (its non-zero entries must divide the rank count)" : ""));
   // Lower volume first; (numerically) equal volumes: the most cubic boxes, then enumeration
   // order (stable).
   std::stable_sort(all.begin(), all.end(), [](const Candidate& a, const Candidate& b) {

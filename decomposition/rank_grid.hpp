@@ -7,6 +7,7 @@
 // on where a particle lives.
 #pragma once
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -57,8 +58,12 @@ double analytic_import_volume(Method m, Vec3 b, double R);
 // The grid for `ranks` ranks: `requested` when all its entries are non-zero (checked to
 // multiply to `ranks`), else the factorisation px·py·pz = ranks minimising the analytic
 // import volume of the method (ties: the most cubic, then lexicographic). Entries of
-// `requested` that are non-zero are kept fixed. Throws std::invalid_argument with a
-// message naming the problem.
+// `requested` that are non-zero are kept fixed. Throws GridError (a std::invalid_argument)
+// when no grid of `ranks` boxes has them, with a message naming the problem.
+class GridError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
 Int3 choose_grid(int ranks, Int3 requested, const Box& box, Method m, double R);
 
 // Every grid choose_grid may return, best first (its order: import volume, then the most

@@ -35,6 +35,27 @@ std::optional<std::string> back_up_existing(const std::string& path) {
   throw std::runtime_error(path + ": too many backups (#...#) next to it");
 }
 
+std::string copy_to_backup(const std::string& path) {
+  std::error_code ec;
+  for (int n = 1; n < 100000; ++n) {
+    const std::string name = backup_name(path, n);
+    if (fs::exists(fs::symlink_status(name, ec))) continue;
+    const std::string tmp = name + ".tmp";
+    fs::copy_file(path, tmp, fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      fs::remove(tmp, ec);
+      throw std::runtime_error(path + ": cannot back up to " + name + ": " + ec.message());
+    }
+    if (std::rename(tmp.c_str(), name.c_str()) != 0) {
+      const int err = errno;
+      fs::remove(tmp, ec);
+      throw std::runtime_error(path + ": cannot back up to " + name + ": " + std::strerror(err));
+    }
+    return name;
+  }
+  throw std::runtime_error(path + ": too many backups (#...#) next to it");
+}
+
 void check_writable(const std::string& path) {
   if (path.empty()) throw std::runtime_error("empty output path");
   std::error_code ec;

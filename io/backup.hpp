@@ -17,6 +17,11 @@ std::string backup_name(const std::string& path, int n);
 // when there was nothing to back up. Throws std::runtime_error naming the file on failure.
 std::optional<std::string> back_up_existing(const std::string& path);
 
+// Copies `path` (which stays as it is) to the first free backup name and returns that name: the
+// copy goes to "<backup>.tmp" first and is renamed, so no half copy takes a backup's name.
+// Throws std::runtime_error naming the files on failure.
+std::string copy_to_backup(const std::string& path);
+
 // Throws std::runtime_error("<path>: cannot write: <reason>") unless a file can be created at
 // `path` (tested by creating and removing "<path>.tmp"; an existing `path` is not touched).
 void check_writable(const std::string& path);

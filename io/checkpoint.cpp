@@ -216,6 +216,9 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
   problem = static_cast<int>(comm.max(static_cast<long long>(problem)));
   if (problem == 1) throw CheckpointError(bad + "particle ids are not 1..N in row order");
   if (problem == 2) throw CheckpointError(bad + "non-finite positions or velocities");
+  // Every rank read the same step: a run never writes a negative one.
+  if (c.step < 0)
+    throw CheckpointError(bad + "its step is " + std::to_string(c.step) + ", negative");
   return c;
 }
 

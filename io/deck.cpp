@@ -9,7 +9,11 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
+
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -69,6 +73,19 @@ std::string toml_quote(std::string_view s) {
   }
   out += '"';
   return out;
+}
+
+// Text from the user as it goes into a message: at most kShownChars characters, the rest
+// summarised, so that a megabyte-long key or value is not echoed whole.
+constexpr std::size_t kShownChars = 64;
+std::string shown(std::string_view s) {
+  if (s.size() <= kShownChars) return std::string(s);
+  return fmt::format("{}... ({} characters)", s.substr(0, kShownChars - 16), s.size());
+}
+std::string quoted_shown(std::string_view s) {
+  return s.size() <= kShownChars ? toml_quote(s)
+                                 : fmt::format("{}... ({} characters)",
+                                               toml_quote(s.substr(0, kShownChars - 16)), s.size());
 }
 
 // Shortest representation that reads back to the same double, always a TOML float ("1.0", not "1").
@@ -131,8 +148,13 @@ std::string_view stem(std::string_view name) {
 std::string closest(std::string_view given, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_d = std::numeric_limits<std::size_t>::max();
+  const std::size_t limit = std::max<std::size_t>(2, given.size() / 4);
   for (const auto& c : candidates) {
-    std::size_t d = edit_distance(given, c);
+    // The edit distance is at least the difference in length: beyond the limit it is not
+    // computed (a megabyte-long key would take seconds against every candidate).
+    const std::size_t gap =
+        given.size() > c.size() ? given.size() - c.size() : c.size() - given.size();
+    std::size_t d = gap > limit ? gap : edit_distance(given, c);
     if (leaf(c) == leaf(given)) {
       d = 0;
     } else if (stem(c) == stem(given) && leaf(given).size() >= 3 &&
@@ -144,7 +166,6 @@ std::string closest(std::string_view given, const std::vector<std::string>& cand
       best = c;
     }
   }
-  const std::size_t limit = std::max<std::size_t>(2, given.size() / 4);
   return best_d <= limit ? best : std::string{};
 }
 
@@ -154,7 +175,7 @@ std::string closest(std::string_view given, const std::vector<std::string>& cand
 std::string describe(const toml::node& n) {
   switch (n.type()) {
     case toml::node_type::string:
-      return fmt::format("string {}", toml_quote(*n.value<std::string>()));
+      return fmt::format("string {}", quoted_shown(*n.value<std::string>()));
     case toml::node_type::integer:
       return fmt::format("integer {}", *n.value<std::int64_t>());
     case toml::node_type::floating_point:
@@ -371,7 +392,7 @@ template <class E>
 E one_of(const Reader& r, std::span<const NamedValue<E>> names) {
   const std::string v = r.string();
   if (const std::optional<E> e = value_of<E>(names, v)) return *e;
-  r.fail(fmt::format("must be one of {} (got {})", quoted_names<E>(names), toml_quote(v)));
+  r.fail(fmt::format("must be one of {} (got {})", quoted_names<E>(names), quoted_shown(v)));
 }
 
 // Index of the string value in `allowed`.
@@ -384,7 +405,7 @@ std::size_t one_of(const Reader& r, std::initializer_list<std::string_view> allo
   }
   std::string list;
   for (const auto a : allowed) list += (list.empty() ? "" : ", ") + toml_quote(a);
-  r.fail(fmt::format("must be one of {} (got {})", list, toml_quote(v)));
+  r.fail(fmt::format("must be one of {} (got {})", list, quoted_shown(v)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -456,13 +477,8 @@ const KeySpec kKeys[] = {
   {"decomposition", "method", true, [](Deck& d, const Reader& r) {
      d.decomposition.method = one_of<Method>(r, kMethodNames); }},
   {"decomposition", "grid", false, [](Deck& d, const Reader& r) {
-     const auto g = r.int3(0, "an array of 3 non-negative integers");
-     const int zeros = static_cast<int>(std::count(g.begin(), g.end(), 0));
-     if (zeros != 0 && zeros != 3) {
-       r.fail(fmt::format("all entries 0 (automatic) or all >= 1, not a mix (got {})",
-                          toml_int3(g)));
-     }
-     d.decomposition.grid = g; }},
+     // 0 entries are chosen, non-zero ones kept ([2, 0, 0]: two boxes along x, the rest chosen).
+     d.decomposition.grid = r.int3(0, "an array of 3 non-negative integers"); }},
   {"decomposition", "balance", true, [](Deck& d, const Reader& r) {
      d.decomposition.balance = one_of<Balance>(r, kBalanceNames); }},
   {"decomposition", "balance_every", false, [](Deck& d, const Reader& r) {
@@ -523,12 +539,12 @@ bool is_section(std::string_view s) {
 std::string unknown_key_message(std::string_view name) {
   std::vector<std::string> all;
   for (const auto& k : kKeys) all.push_back(full_name(k));
-  std::string msg = fmt::format("unknown key '{}'", name);
+  std::string msg = fmt::format("unknown key '{}'", shown(name));
   if (const auto s = closest(name, all); !s.empty()) {
     msg += fmt::format("; did you mean '{}'?", s);
   } else if (const auto dot = name.find('.'); dot != std::string_view::npos) {
     const auto section = name.substr(0, dot);
-    std::string keys;
+    std::string keys;  // (an unknown section has none: nothing long is echoed)
     for (const auto& k : kKeys) {
       if (k.section == section) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
     }
@@ -539,7 +555,7 @@ std::string unknown_key_message(std::string_view name) {
 
 std::string unknown_section_message(std::string_view name) {
   std::vector<std::string> sections(std::begin(kSections), std::end(kSections));
-  std::string msg = fmt::format("unknown section '{}'", name);
+  std::string msg = fmt::format("unknown section '{}'", shown(name));
   if (const auto s = closest(name, sections); !s.empty()) {
     msg += fmt::format("; did you mean '{}'?", s);
   } else {
@@ -812,7 +828,7 @@ Deck parse_deck(std::string_view text, const std::string& path,
   // Overrides replace the file's value (which is then not checked) or add the key.
   std::deque<toml::table> storage;  // owns the override values; a deque keeps them in place
   for (const auto& ov : overrides) {
-    const std::string set = fmt::format("--set {}", ov);
+    const std::string set = fmt::format("--set {}", shown(ov));
     const auto eq = ov.find('=');
     if (eq == std::string::npos) {
       throw DeckError(fmt::format("{}: expected section.key=value", set));
@@ -889,17 +905,48 @@ Deck load_deck(const std::string& path, const std::vector<std::string>& override
   struct Closer {
     void operator()(std::FILE* f) const { std::fclose(f); }
   };
-  errno = 0;
-  std::unique_ptr<std::FILE, Closer> f(std::fopen(path.c_str(), "rb"));
   auto cannot_open = [&](int err) {
     return DeckError(fmt::format("{}: cannot open deck: {}", path,
                                  std::error_code(err, std::generic_category()).message()));
   };
-  if (!f) throw cannot_open(errno);
+  // A deck is a regular file of at most kMaxDeckBytes: /dev/zero, a FIFO (opened without
+  // waiting for a writer) or a trajectory given by mistake is refused by what it is, not read
+  // until memory runs out.
+  errno = 0;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw cannot_open(errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int err = errno;
+    ::close(fd);
+    if (S_ISDIR(st.st_mode)) throw cannot_open(EISDIR);
+    if (!S_ISREG(st.st_mode) && st.st_mode != 0)
+      throw DeckError(
+          fmt::format("{}: cannot read deck: not a regular file (a deck is a TOML "
+                      "file)",
+                      path));
+    throw cannot_open(err);
+  }
+  std::unique_ptr<std::FILE, Closer> f(::fdopen(fd, "rb"));
+  if (!f) {
+    const int err = errno;
+    ::close(fd);
+    throw cannot_open(err);
+  }
+  auto too_large = [&](std::uintmax_t bytes) {
+    return DeckError(
+        fmt::format("{}: cannot read deck: {} bytes, more than the {} MiB a deck may "
+                    "have (is it a deck?)",
+                    path, bytes, kMaxDeckBytes >> 20));
+  };
+  if (static_cast<std::uintmax_t>(st.st_size) > kMaxDeckBytes) throw too_large(st.st_size);
   std::string text;
   char buf[1 << 16];
   std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) text.append(buf, n);
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) {
+    text.append(buf, n);
+    if (text.size() > kMaxDeckBytes) throw too_large(text.size());  // it grew meanwhile
+  }
   if (std::ferror(f.get())) throw cannot_open(errno != 0 ? errno : EIO);
   return parse_deck(text, path, overrides);
 }

@@ -41,7 +41,11 @@ class DeckError : public std::runtime_error {
 // the run once a data file has been read.
 void check_species(const Deck& deck, const std::string& types_from = {});
 
-// Reads and validates; applies overrides ("section.key=value") after the file. Throws DeckError.
+// The largest deck load_deck reads (decks are a few KiB; this only stops non-decks).
+inline constexpr std::uintmax_t kMaxDeckBytes = std::uintmax_t{8} << 20;  // 8 MiB
+
+// Reads and validates; applies overrides ("section.key=value") after the file. The deck must be
+// a regular file of at most kMaxDeckBytes. Throws DeckError.
 Deck load_deck(const std::string& path, const std::vector<std::string>& overrides = {});
 // Same, from a string (for tests); `path` is only used in messages and stored in Deck::path.
 Deck parse_deck(std::string_view text, const std::string& path,

@@ -225,6 +225,26 @@ H5mdWriter H5mdWriter::append(const Communicator& comm, const std::string& path,
   return w;
 }
 
+std::optional<std::vector<std::int64_t>> H5mdWriter::frame_steps(const Communicator& comm,
+                                                                 const std::string& path) {
+  try {
+    File file = h5::open_parallel(comm.get(), path, false);
+    const std::string name = std::string(kStepOwner) + "/step";
+    if (!h5::exists(file.get(), name)) return std::nullopt;
+    Dataset step = h5::open_dataset(file.get(), name);
+    const std::vector<hsize_t> d = h5::dims(step.get());
+    if (d.size() != 1) return std::nullopt;
+    std::vector<std::int64_t> steps(d[0]);
+    const hsize_t s0[1] = {0}, sn[1] = {d[0]};
+    PropertyList dxpl = h5::collective_transfer();
+    h5::read_block(step.get(), H5T_NATIVE_INT64, s0, sn, steps.data(), dxpl.get(),
+                   path + ": read step");
+    return steps;
+  } catch (const std::exception&) {  // the same on every rank: the file is not a trajectory
+    return std::nullopt;
+  }
+}
+
 void H5mdWriter::open_series(bool create) {
   const hid_t f = file_.get();
   for (const ElementSpec& e : element_specs(layout_)) {

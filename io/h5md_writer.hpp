@@ -106,6 +106,11 @@ class H5mdWriter {
   // Throws when the file does not hold a trajectory of this layout (particle count, force).
   static H5mdWriter append(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
                            std::int64_t restart_step);
+  // The steps of the frames an existing trajectory holds (particles/trajectory/position/step),
+  // read without changing the file; nullopt when it cannot be read as one (append() then says
+  // why). Collective.
+  static std::optional<std::vector<std::int64_t>> frame_steps(const Communicator& comm,
+                                                              const std::string& path);
   // The open file and its collective transfer list, for extra datasets of callers (checkpoint).
   hid_t file() const { return file_.get(); }
   hid_t transfer() const { return dxpl_.get(); }

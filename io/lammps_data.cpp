@@ -8,6 +8,8 @@
 // keyword line), formatting into a buffer that goes to the file in 1 MiB pieces.
 #include "io/lammps_data.hpp"
 
+#include "base/box.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -407,6 +409,7 @@ class Parser {
             a.iy = integer<int>(tok[6], "Atoms: image flag iy");
             a.iz = integer<int>(tok[7], "Atoms: image flag iz");
           }
+          check_wrappable(a, tok);
           index_of_[a.id] = data_.atoms.size();
           atom_line_.push_back(line_);
           data_.atoms.push_back(a);
@@ -415,6 +418,27 @@ class Parser {
           fail(fmt::format("the Atoms section ends after {} of {} atom lines (truncated file?)", k,
                            natoms_));
         });
+  }
+
+  // The run wraps every position into the box by the full count of box lengths, adding that
+  // count to the image flag (base/box.hpp). A coordinate whose image flag would then leave the
+  // 32-bit range (or whose distance to the box is not even finite) is an error here, naming the
+  // line, rather than a wrong image flag later.
+  void check_wrappable(const LammpsAtom& a, const std::vector<std::string_view>& tok) const {
+    const double q[3] = {a.x, a.y, a.z};
+    const int image[3] = {a.ix, a.iy, a.iz};
+    for (int axis = 0; axis < 3; ++axis) {
+      const double length = data_.hi[axis] - data_.lo[axis];
+      double r = q[axis] - data_.lo[axis];
+      int im = image[axis];
+      if (wrap_far_coordinate(r, im, length)) continue;
+      const char c = "xyz"[axis];
+      fail(fmt::format(
+          "Atoms: atom {}: {} = {} (image flag {}) lies {:.3g} box lengths from the "
+          "box [{}, {}): its image flag would not fit 32 bits (|i{}| <= 2147483647)",
+          a.id, c, tok[2 + axis], image[axis], std::floor((q[axis] - data_.lo[axis]) / length),
+          data_.lo[axis], data_.hi[axis], c));
+    }
   }
 
   bool read_velocities() {

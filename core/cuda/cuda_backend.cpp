@@ -54,6 +54,7 @@ class CudaBackend final : public StepBackend {
         timers_(s.timers),
         box_(s.box),
         lj_(s.species.lj.front()),
+        host_pair_table_(s.species.lj),
         types_(static_cast<std::uint32_t>(s.species.types)),
         rule_(s.rule),
         images_(s.images),
@@ -106,6 +107,7 @@ class CudaBackend final : public StepBackend {
   }
 
   bool kick_drift(std::uint64_t step) override {
+    step_now_ = static_cast<long long>(step) + 1;
     flags_.reset(&flags_.device()->moved, 1, stream());
     const IntegrateArgs a{particles_.x.data(),
                           particles_.v.data(),
@@ -131,6 +133,7 @@ class CudaBackend final : public StepBackend {
   }
 
   ImportCounts rebuild(long long step) override {
+    step_now_ = step;
     if (local_rebuild_ && built_on_device_) return rebuild_on_device();
     {
       ScopedTimer t(timers_, Phase::Migrate);
@@ -166,6 +169,7 @@ class CudaBackend final : public StepBackend {
   }
 
   void compute_forces(bool with_energy) override {
+    force_step_ = step_now_;
     events_.begin(Phase::Pair, stream());
     particles_.zero_forces(stream());
     flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy[2], virial[2]
@@ -281,7 +285,8 @@ class CudaBackend final : public StepBackend {
   }
   void raise_errors() {
     raise_device_errors(flags_.host(),
-                        {particles_, list_, halo_.export_index(), box_, images_, comm_.rank()},
+                        {particles_, list_, halo_.export_index(), box_, images_, comm_.rank(),
+                         comm_.size(), force_step_, PairTable{host_pair_table_.data(), types_}},
                         stream());
   }
 
@@ -332,6 +337,7 @@ class CudaBackend final : public StepBackend {
   Timers& timers_;
   Box box_;
   LJParams lj_;            // one species: its pair
+  std::vector<LJParams> host_pair_table_;  // every pair, for error messages
   std::uint32_t types_;    // several: the device tables below
   DeviceBuffer<LJParams> pair_table_;
   DeviceBuffer<double> dtf_of_, mass_of_;
@@ -359,6 +365,9 @@ class CudaBackend final : public StepBackend {
                               // last host rebuild
   bool host_current_ = true;  // host_ holds the device's owned state
   bool built_on_device_ = false;
+  // The step now (from rebuild(step) and kick_drift(step − 1)) and the step of the last force
+  // call: a force overflow surfaces at a later synchronisation, and is reported at its own step.
+  long long step_now_ = 0, force_step_ = 0;
 };
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/lj.hpp"
+#include "core/step_backend.hpp"
+#include "core/step_errors.hpp"
 
 namespace scanmd::cuda_step {
 
@@ -27,18 +29,21 @@ void raise_device_errors(const DeviceFlags& h, const ErrorSources& at, cudaStrea
                        ? image_displacement(xi, xj, read_one(p.shift.data() + i, stream),
                                             read_one(p.shift.data() + j, stream), at.box.length)
                        : pair_displacement(xi, xj, at.box.length, at.box.half_length);
-    throw std::overflow_error(fmt::format(
-        "force or energy overflow between particles {} and {} (r = {:.6g}): particles "
-        "overlap or the time step is too large",
-        read_one(p.id.data() + i, stream), read_one(p.id.data() + j, stream),
-        std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z)));
+    const LJParams& lj = at.pair_table.types > 1
+                             ? at.pair_table.of(read_one(p.type.data() + i, stream),
+                                                read_one(p.type.data() + j, stream))
+                             : at.pair_table.params[0];
+    throw std::overflow_error(step_context(at.force_step, at.rank, at.ranks) + ": " +
+                              pair_overflow_message(read_one(p.id.data() + i, stream),
+                                                    read_one(p.id.data() + j, stream),
+                                                    d.x * d.x + d.y * d.y + d.z * d.z, lj));
   }
   if (h.sum_overflow != kNone) {
     const std::uint32_t i = read_one(at.export_index + h.sum_overflow, stream);
     throw std::overflow_error(fmt::format(
-        "fixed-point force sum overflow on particle {}: particles overlap or the time step is "
-        "too large",
-        read_one(p.id.data() + i, stream)));
+        "{}: fixed-point force sum overflow on particle {}: particles overlap or the time step "
+        "is too large",
+        step_context(at.force_step, at.rank, at.ranks), read_one(p.id.data() + i, stream)));
   }
   if (h.kinetic_overflow != kNone)
     throw std::overflow_error(fmt::format("kinetic energy overflow: particle {} moves too fast",
@@ -50,13 +55,10 @@ void raise_device_errors(const DeviceFlags& h, const ErrorSources& at, cudaStrea
         "(its box padded by cutoff + skin) when binned",
         read_one(p.id.data() + h.bad_cell, stream), x.x, x.y, x.z, at.rank));
   }
-  if (h.bad_position != kNone) {
-    const Vec3 x = read_one(p.x.data() + h.bad_position, stream);
-    throw std::runtime_error(fmt::format(
-        "particle {} has a non-finite position or left the box in one step (x = {:.6g} "
-        "{:.6g} {:.6g}): the time step is too large or particles overlap",
-        read_one(p.id.data() + h.bad_position, stream), x.x, x.y, x.z));
-  }
+  if (h.bad_position != kNone)
+    throw std::runtime_error(bad_position_message(read_one(p.id.data() + h.bad_position, stream),
+                                                  read_one(p.x.data() + h.bad_position, stream),
+                                                  read_one(p.v.data() + h.bad_position, stream)));
 }
 
 }  // namespace scanmd::cuda_step

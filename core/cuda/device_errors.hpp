@@ -11,6 +11,7 @@
 #include "core/cuda/device_neighbor_list.hpp"
 #include "core/cuda/device_particles.hpp"
 #include "core/cuda/launch.hpp"
+#include "core/lj.hpp"
 
 namespace scanmd::cuda_step {
 
@@ -21,7 +22,9 @@ struct ErrorSources {
   const std::uint32_t* export_index;  // DeviceHalo::export_index
   Box box;
   PairImages images;
-  int rank;
+  int rank, ranks;
+  long long force_step;  // the step of the last force call: its overflows are reported at it
+  PairTable pair_table;  // host copy of the pair constants (the message reads the pair's ε, σ)
 };
 
 // Throws std::overflow_error or std::runtime_error when `flags` holds an error; else returns.

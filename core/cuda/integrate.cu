@@ -4,9 +4,10 @@
 // The per-particle arithmetic is core/integrator.hpp's verlet_initial / verlet_final /
 // moved_beyond_limit and core/fixed_terms.hpp's twice_kinetic_term: the host backend runs the
 // same functions, so the bits agree (--fmad=false, IEEE division).
-// Position check: after the wrap a valid particle lies in [0, L) on every axis; a non-finite
-// position or a drift of a box length or more in one step fails the test and raises
-// flags->bad_position with the particle's index (lowest wins).
+// Position check: after the wrap a valid particle lies in [0, L) on every axis, however far it
+// moved (the wrap counts every box length crossed); a non-finite position or velocity, or a move
+// beyond the 32-bit image counters, fails the test and raises flags->bad_position with the
+// particle's index (lowest wins), as the host's VelocityVerlet does.
 #include <cuda_runtime.h>
 
 #include "core/cuda/device_math.cuh"
@@ -23,10 +24,6 @@ constexpr int kThreads = 256;
 
 unsigned blocks_for(std::uint64_t n) {
   return static_cast<unsigned>((n + kThreads - 1) / kThreads);
-}
-
-__device__ __forceinline__ bool inside(double x, double length) {
-  return x >= 0.0 && x < length;
 }
 
 __global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateArgs a) {
@@ -55,9 +52,7 @@ __global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateAr
     a.x[i] = x;
     a.v[i] = v;
     a.image[i] = image;
-    const Vec3& L = a.box.length;
-    if (!(inside(x.x, L.x) && inside(x.y, L.y) && inside(x.z, L.z)))
-      atomic_min_index(&a.flags->bad_position, i);
+    if (!inside_box(x, a.box.length)) atomic_min_index(&a.flags->bad_position, i);
     moved = moved_beyond_limit(x, a.x_build[i], a.box, a.moved_sq, a.images);
   }
   // One atomic per warp that saw a mover (a max-reduction of 0/1 flags).

@@ -10,9 +10,16 @@
 //    (|ΔE| < 5e-4 per atom over 1000 steps of dt 0.005 at T 1.0 for 864 atoms).
 //  * Forces depend only on pairs within r_c, summed in fixed point: a run with skin 0.3 and one
 //    with skin 0.6 (different rebuild steps and pair lists) end in the same state hash.
+//  * Free flight: a lone particle keeps its velocity, so after n steps its unwrapped position
+//    x + image·L is x0 + n·dt·v however many box lengths a step crosses (long double), and the
+//    wrapped one lies in [0, L).
+//  * A particle whose drift gives a non-finite position, or one beyond the 32-bit image
+//    counters, stops the run with an error naming that particle and the step.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -197,6 +204,122 @@ TEST(Dynamics, StateHashIndependentOfSkin) {
   sim.setup();
   sim.run(nullptr);
   EXPECT_NE(sim.state_hash(), h3);
+}
+
+}  // namespace
+}  // namespace scanmd
+
+namespace scanmd {
+namespace {
+
+// ---- particles that cross several box lengths in one step (issue 17, item 1) ----------------
+
+TEST(Dynamics, FastParticleIsWrappedByTheFullCount) {
+  Communicator comm(MPI_COMM_WORLD);
+  const double L = 10.0, dt = 0.005;
+  // Per step: +3.3, −2.6 and +0.41 box lengths.
+  const Vec3 v{3.3 * L / dt, -2.6 * L / dt, 0.41 * L / dt};
+  const Vec3 x0{1.0, 2.0, 3.0};
+  SimulationConfig cfg;
+  cfg.system.box = Vec3{L, L, L};
+  cfg.run.dt = dt;
+  cfg.run.steps = 4;
+  Simulation sim(comm, cfg);
+  sim.setup({{1, x0, v, {0, 0, 0}}}, 0);
+  sim.run(std::function<void(const ThermoSample&)>{});
+  ASSERT_EQ(sim.total_particles(), 1);
+  const ParticleStore& p = sim.particles();
+  ASSERT_EQ(p.n_owned, 1u);
+  const double x[3] = {p.x[0].x, p.x[0].y, p.x[0].z};
+  const int image[3] = {p.image[0].x, p.image[0].y, p.image[0].z};
+  const double start[3] = {x0.x, x0.y, x0.z}, vel[3] = {v.x, v.y, v.z};
+  for (int a = 0; a < 3; ++a) {
+    SCOPED_TRACE(a);
+    const LD want = LD(start[a]) + 4 * LD(dt) * LD(vel[a]);  // free flight
+    EXPECT_GE(x[a], 0.0);
+    EXPECT_LT(x[a], L);
+    EXPECT_EQ(image[a], static_cast<int>(std::floor(want / L)));
+    EXPECT_NEAR(static_cast<double>(LD(x[a]) + LD(image[a]) * L - want), 0.0, 1e-9);
+  }
+}
+
+// Issue 17, item 3: positions given far outside the box (data files, restarts) are wrapped by
+// the full count of box lengths, which goes into the image flags: the unwrapped position
+// x + image·L is the one given, exactly (__float128 oracle), and 0 <= x < L. One whose image
+// flag would leave the 32-bit range stops the setup naming the particle.
+TEST(Setup, FarCoordinatesAreWrappedExactly) {
+  Communicator comm(MPI_COMM_WORLD);
+  const double L = 10.07757715;
+  SimulationConfig cfg;
+  cfg.system.box = Vec3{L, L, L};
+  const std::vector<InitialParticle> given{
+      {1, {2.0e10, -1.0e9, 5.0e8 + 0.25}, {0, 0, 0}, {1, -2, 0}},
+      {2, {-2.1e10, 7.5, 1.0e4}, {0, 0, 0}, {-7, 3, 2000000000}},
+      {3, {5.0, 5.0, 5.0}, {0, 0, 0}, {0, 0, 0}}};
+  Simulation sim(comm, cfg);
+  sim.setup(given, 0);
+  const ParticleStore& p = sim.particles();
+  ASSERT_EQ(p.n_owned, 3u);
+  using Q = __float128;
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    const InitialParticle& g = given[p.id[i] - 1];
+    const double x[3] = {p.x[i].x, p.x[i].y, p.x[i].z}, x0[3] = {g.x.x, g.x.y, g.x.z};
+    const int im[3] = {p.image[i].x, p.image[i].y, p.image[i].z},
+              im0[3] = {g.image.x, g.image.y, g.image.z};
+    for (int a = 0; a < 3; ++a) {
+      SCOPED_TRACE(testing::Message() << "id " << p.id[i] << " axis " << a);
+      EXPECT_GE(x[a], 0.0);
+      EXPECT_LT(x[a], L);
+      const Q residual = (Q(x[a]) + Q(im[a]) * Q(L)) - (Q(x0[a]) + Q(im0[a]) * Q(L));
+      // Exact for positive coordinates (fmod); one rounding of L − |remainder| below 0.
+      EXPECT_LE(std::fabs(static_cast<double>(residual)), x0[a] >= 0 ? 0.0 : std::ldexp(L, -52));
+    }
+  }
+  for (const Vec3 bad : {Vec3{1e20, 1, 1}, Vec3{1, 2.2e10, 1}}) {
+    Simulation s2(comm, cfg);
+    try {
+      s2.setup({{1, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}}, {2, bad, {0, 0, 0}, {0, 0, 0}}}, 0);
+      ADD_FAILURE() << "no error for x = " << bad.x << " " << bad.y;
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("particle 2 at x = "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("image flag would leave the 32-bit range"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// The message of the error `sim.run()` stops with, or "no error".
+std::string run_error(Simulation& sim) {
+  try {
+    sim.run(std::function<void(const ThermoSample&)>{});
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(Dynamics, ParticleThatCannotBeWrappedStopsTheRunNamingItAndTheStep) {
+  Communicator comm(MPI_COMM_WORLD);
+  const double huge = std::numeric_limits<double>::max();
+  struct Case {
+    double dt;
+    Vec3 v;  // of particle 2
+    std::string expect;
+  };
+  for (const Case& c :
+       {Case{0.005, {1e300, 0, 0}, "step 1: particle 2 moved too far to be wrapped"},
+        Case{10.0, {0, -huge, 0}, "step 1: particle 2 has a non-finite position or velocity"}}) {
+    SimulationConfig cfg;
+    cfg.system.box = Vec3{10.0, 10.0, 10.0};
+    cfg.run.dt = c.dt;
+    cfg.run.steps = 3;
+    Simulation sim(comm, cfg);
+    sim.setup({{1, {1.0, 1.0, 1.0}, {0, 0, 0}, {0, 0, 0}}, {2, {6.0, 6.0, 6.0}, c.v, {0, 0, 0}}},
+              0);
+    const std::string msg = run_error(sim);
+    EXPECT_NE(msg.find(c.expect), std::string::npos) << msg;
+  }
 }
 
 }  // namespace

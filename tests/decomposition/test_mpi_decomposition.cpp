@@ -31,6 +31,10 @@
 //                  definitions typed from DESIGN.md §4); reverse() with ghost forces {1,1,1}
 //                  gives each owner exactly its number of ghost copies (full shell: no reverse,
 //                  forces stay 0).
+//  StepErrors      a particle that cannot be wrapped after its drift (velocity 1e300) and two
+//                  particles driven into each other (r = 0.25 after the first drift): every rank
+//                  stops at step 1 with the same error (CollectiveError with several ranks),
+//                  naming the particle(s), the step and the rank that found it.
 // All five methods run (half shell, neutral territory, full shell, eighth shell, midpoint).
 // Every rank runs every check; results are combined so all ranks agree before asserting.
 #include <mpi.h>
@@ -641,6 +645,77 @@ TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
     EXPECT_EQ(owned_total, static_cast<long long>(sys.x.size()));
     if (comm.size() > 1) {
       EXPECT_GT(all_ghosts.size(), 1000u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace scanmd
+
+namespace scanmd {
+namespace {
+
+// ---- StepErrors (issue 17) -----------------------------------------------------------------------
+
+// Runs `sim` and returns (the error's message, whether it was a CollectiveError), or "no error".
+std::pair<std::string, bool> step_error(Simulation& sim) {
+  try {
+    sim.run(std::function<void(const ThermoSample&)>{});
+  } catch (const CollectiveError& e) {
+    return {e.what(), true};
+  } catch (const std::exception& e) {
+    return {e.what(), false};
+  }
+  return {"no error", false};
+}
+
+TEST(MpiDecomposition, StepErrorsStopEveryRankWithOneMessage) {
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  const Vec3 L{12.0, 12.0, 12.0};
+  // A few particles far apart; particle 3 (or 1 and 2) misbehaves.
+  auto base = [] {
+    return std::vector<InitialParticle>{{3, {8.0, 3.0, 9.0}, {0, 0, 0}, {0, 0, 0}},
+                                        {4, {3.0, 9.0, 3.0}, {0, 0, 0}, {0, 0, 0}},
+                                        {5, {9.0, 9.0, 9.0}, {0, 0, 0}, {0, 0, 0}}};
+  };
+  std::vector<InitialParticle> fast = base();
+  fast.push_back({1, {1.0, 1.0, 1.0}, {0, 0, 0}, {0, 0, 0}});
+  fast.push_back({2, {2.0, 5.0, 5.0}, {0, 0, 0}, {0, 0, 0}});
+  fast[0].v = {1e300, 0, 0};
+  std::vector<InitialParticle> overlap = base();
+  overlap.push_back({1, {2.0, 5.0, 5.0}, {235.0, 0, 0}, {0, 0, 0}});
+  overlap.push_back({2, {4.6, 5.0, 5.0}, {-235.0, 0, 0}, {0, 0, 0}});  // r = 0.25 at step 1
+  for (Method m : kMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    for (const bool wrap_case : {true, false}) {
+      SimulationConfig cfg = config_for(L, m);
+      cfg.run.steps = 3;
+      Simulation sim(comm, cfg);
+      sim.setup(wrap_case ? fast : overlap, 0);
+      const auto [msg, collective] = step_error(sim);
+      // The rank that owns particle 3 (wrap case) or that computes the pair (any rank).
+      const std::string expect = wrap_case ? "particle 3 moved too far to be wrapped"
+                                           : "force or energy overflow between particles";
+      EXPECT_NE(msg.find(expect), std::string::npos) << msg;
+      if (!wrap_case) {
+        EXPECT_TRUE(msg.find("particles 1 and 2") != std::string::npos ||
+                    msg.find("particles 2 and 1") != std::string::npos)
+            << msg;
+      }
+      if (P == 1) {
+        EXPECT_EQ(msg.rfind("step 1: ", 0), 0u) << msg;
+      } else {
+        EXPECT_TRUE(collective) << msg;
+        EXPECT_EQ(msg.rfind("step 1, rank ", 0), 0u) << msg;
+        if (wrap_case) {  // the owner of particle 3 at (8, 3, 9) found it
+          const int owner = sim.grid().rank_of(sim.grid().box_of({8.0, 3.0, 9.0}));
+          EXPECT_EQ(msg.rfind("step 1, rank " + std::to_string(owner) + ": ", 0), 0u) << msg;
+        }
+      }
+      // Every rank holds the same message.
+      const std::string root = comm.broadcast(msg, 0);
+      EXPECT_TRUE(comm.all_gather(static_cast<int>(root == msg)) == std::vector<int>(P, 1));
     }
   }
 }

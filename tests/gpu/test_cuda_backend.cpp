@@ -7,8 +7,9 @@
 // (on the device, and through the host) are compared. The neighbour list must hold the same
 // entries as the host list (a set of (row, neighbour) index pairs; row order may differ).
 // Error paths: overlapping particles (at setup, and arising mid-run: the same message as the
-// host's, distance included), a particle leaving the box, a kinetic overflow name the
-// particle ids. Every test skips with "no CUDA device: <reason>" without a usable GPU, except
+// host's, distance included, at the step of the force call), a particle that cannot be wrapped
+// (the host's message), a kinetic overflow name the particle ids; a particle crossing several
+// box lengths per step is wrapped by the full count, as on the host. Every test skips with "no CUDA device: <reason>" without a usable GPU, except
 // WithoutDeviceFailsCleanly, which checks exactly that case. The same binary runs on one rank
 // (ctest, gpu_sim) and on two under mpiexec (gpu_sim.np2, the tests that make sense there);
 // CudaSanitize.* is the short run tests/gpu/sanitize.sh hands to compute-sanitizer.
@@ -372,28 +373,78 @@ TEST(CudaErrors, OverlapDuringRunMatchesHost) {
   EXPECT_EQ(message(Backend::Cuda), host);
 }
 
-TEST(CudaErrors, ParticleLeavingTheBoxNamesIt) {
+// A particle crossing several box lengths per step is wrapped by the full count (issue 17): the
+// CUDA drift gives the host's positions and image flags bit for bit, and the free-flight ones.
+TEST(CudaErrors, FastParticleWrapsAsOnHost) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
+  const double L = 10.0, dt = 0.005;
+  const std::vector<InitialParticle> particles{
+      {1, {1.0, 2.0, 3.0}, {3.3 * L / dt, -2.6 * L / dt, 0.41 * L / dt}, {0, 0, 0}},
+      {2, {6.0, 7.5, 8.0}, {0, 0, 0}, {0, 0, 0}}};
+  auto final_state = [&](Backend b) {
+    SimulationConfig cfg;
+    cfg.system.box = Vec3{L, L, L};
+    cfg.run.backend = b;
+    cfg.run.dt = dt;
+    cfg.run.steps = 4;
+    Simulation sim(comm, cfg);
+    sim.setup(particles, 0);
+    sim.run(std::function<void(const ThermoSample&)>{});
+    const ParticleStore& p = sim.particles();
+    std::vector<std::pair<Vec3, Int3>> out(2);
+    for (std::size_t i = 0; i < p.n_owned; ++i) out[p.id[i] - 1] = {p.x[i], p.image[i]};
+    return out;
+  };
+  const auto host = final_state(Backend::Host), cuda = final_state(Backend::Cuda);
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(cuda[k].first.x),
+              std::bit_cast<std::uint64_t>(host[k].first.x))
+        << k;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(cuda[k].first.y),
+              std::bit_cast<std::uint64_t>(host[k].first.y))
+        << k;
+    EXPECT_EQ(std::bit_cast<std::uint64_t>(cuda[k].first.z),
+              std::bit_cast<std::uint64_t>(host[k].first.z))
+        << k;
+    EXPECT_TRUE(cuda[k].second == host[k].second) << k;
+  }
+  // Free flight of particle 1: 13.2, −10.4 and 1.64 box lengths in 4 steps.
+  EXPECT_TRUE(host[0].second == (Int3{13, -11, 1}));
+  EXPECT_NEAR(host[0].first.x + 13 * L, 1.0 + 4 * 3.3 * L, 1e-9);
+  EXPECT_NEAR(host[0].first.y - 11 * L, 2.0 - 4 * 2.6 * L, 1e-9);
+  EXPECT_NEAR(host[0].first.z + 1 * L, 3.0 + 4 * 0.41 * L, 1e-9);
+}
+
+// A particle that cannot be wrapped (its image count beyond 32 bits) stops both backends with the
+// same message, naming it and the step.
+TEST(CudaErrors, UnwrappableParticleMatchesHost) {
   if (const std::string why = no_gpu_reason(); !why.empty())
     GTEST_SKIP() << "no CUDA device: " << why;
   Communicator comm(MPI_COMM_WORLD);
   if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
   Vec3 L{};
   std::vector<InitialParticle> particles = small_lattice(L);
-  particles[6].v = {3500.0, 0, 0};  // id 7: 17.5 per step, more than two box lengths
-  SimulationConfig cfg;
-  cfg.system.box = L;
-  cfg.run.backend = Backend::Cuda;
-  cfg.run.steps = 3;
-  Simulation sim(comm, cfg);
-  sim.setup(particles, 0);
-  try {
-    sim.run(std::function<void(const ThermoSample&)>{});
-    FAIL() << "no error reported";
-  } catch (const std::runtime_error& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("particle 7 "), std::string::npos) << msg;
-    EXPECT_NE(msg.find("left the box"), std::string::npos) << msg;
-  }
+  particles[6].v = {1e300, 0, 0};  // id 7
+  auto message = [&](Backend b) {
+    SimulationConfig cfg;
+    cfg.system.box = L;
+    cfg.run.backend = b;
+    cfg.run.steps = 3;
+    Simulation sim(comm, cfg);
+    sim.setup(particles, 0);
+    try {
+      sim.run(std::function<void(const ThermoSample&)>{});
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string host = message(Backend::Host);
+  EXPECT_EQ(host.rfind("step 1: particle 7 moved too far to be wrapped", 0), 0u) << host;
+  EXPECT_EQ(message(Backend::Cuda), host);
 }
 
 TEST(CudaErrors, KineticOverflowMatchesHost) {

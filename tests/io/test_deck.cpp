@@ -6,11 +6,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <array>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -442,7 +447,7 @@ TEST(DeckToml, AwkwardValuesRoundTrip) {
   d.system.density = 1.0 / 3.0;
   d.system.cells = {40, 41, 42};
   d.system.temperature = 1e-300;
-  d.potential.epsilon = 123456789012345678.0;
+  d.potential.epsilon = 1234567.8901234567;  // below 2^22: an epsilon the fixed point can hold
   d.potential.sigma = 0.1;
   d.potential.cutoff = 1.0;
   d.neighbor.skin = 5e-324;  // smallest denormal
@@ -455,7 +460,7 @@ TEST(DeckToml, AwkwardValuesRoundTrip) {
   const Deck back = parse_deck(t, "resolved.toml");
   expect_same(back, d);
   EXPECT_THAT(t, HasSubstr("cutoff = 1.0\n"));
-  EXPECT_THAT(t, HasSubstr("epsilon = 1.2345678901234568e+17\n"));
+  EXPECT_THAT(t, HasSubstr("epsilon = 1234567.8901234567\n"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -475,6 +480,91 @@ TEST(DeckErrors, MissingOrUnreadableFile) {
             "/nonexistent/dir/deck.toml: cannot open deck: No such file or directory");
   EXPECT_EQ(load_error_of(::testing::TempDir()),
             ::testing::TempDir() + ": cannot open deck: Is a directory");
+}
+
+// Issue 17, item 4: a deck is read only from a regular file of bounded size — /dev/zero and a
+// FIFO are refused at once (they used to be read until memory ran out, or to wait forever).
+TEST(DeckErrors, OnlyRegularFilesOfBoundedSizeAreRead) {
+  EXPECT_EQ(load_error_of("/dev/zero"),
+            "/dev/zero: cannot read deck: not a regular file (a deck is a TOML file)");
+  const std::string fifo = (std::filesystem::path(::testing::TempDir()) / "deck_fifo").string();
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(load_error_of(fifo), fifo +
+                                     ": cannot read deck: not a regular file (a deck is a TOML "
+                                     "file)");
+  std::filesystem::remove(fifo);
+  const std::string big = (std::filesystem::path(::testing::TempDir()) / "big.toml").string();
+  std::ofstream(big) << "[run]\nsteps = 1\n";
+  std::filesystem::resize_file(big, 9u << 20);  // 9 MiB (of zeros after the first lines)
+  EXPECT_EQ(load_error_of(big), big +
+                                    ": cannot read deck: 9437184 bytes, more than the 8 MiB a "
+                                    "deck may have (is it a deck?)");
+  std::filesystem::remove(big);
+}
+
+// Issue 17, item 4: a megabyte-long unknown key or bad value is not echoed whole (nor takes
+// seconds to find no suggestion for).
+TEST(DeckErrors, LongKeysAndValuesAreNotEchoedWhole) {
+  const std::string k(1 << 20, 'k');
+  const auto start = std::chrono::steady_clock::now();
+  const std::string msg = error_of("[run]\n" + k + " = 1\n");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(msg, "d.toml:2:1: unknown key 'run." + std::string(44, 'k') +
+                     "... (1048580 characters)' (keys of [run]: dt, steps, backend)");
+  EXPECT_LT(seconds, 1.0);
+  const std::string set = error_of("", {"run." + k + "=1"});
+  EXPECT_LT(set.size(), 400u) << set.substr(0, 400);
+  EXPECT_THAT(set, HasSubstr("unknown key 'run.kkk"));
+  EXPECT_THAT(set, HasSubstr("(1048580 characters)"));
+  const std::string value = error_of("[run]\nbackend = \"" + std::string(1 << 20, 'x') + "\"\n");
+  EXPECT_LT(value.size(), 400u) << value.substr(0, 400);
+  EXPECT_THAT(value, StartsWith("d.toml:2:11: run.backend: must be one of"));
+  EXPECT_THAT(value, HasSubstr("(1048576 characters)"));
+  const std::string type = error_of("[run]\ndt = \"" + std::string(1 << 20, 'x') + "\"\n");
+  EXPECT_LT(type.size(), 400u) << type.substr(0, 400);
+  const std::string section = error_of("[" + std::string(1 << 20, 's') + "]\na = 1\n");
+  EXPECT_LT(section.size(), 400u) << section.substr(0, 400);
+  EXPECT_THAT(section, HasSubstr("(1048576 characters)"));
+}
+
+// Issue 17, item 4: an ε whose pair energy at the minimum (−ε) cannot be held by the 64-bit fixed
+// point (2^22 per pair term) is refused naming its key, not blamed on overlaps at step 0.
+TEST(DeckErrors, EpsilonBeyondTheFixedPointRange) {
+  EXPECT_EQ(error_of("[potential]\nepsilon = 1e300\n"),
+            "d.toml:2:11: potential.epsilon: epsilon = 1e+300 is beyond the 64-bit fixed point "
+            "of the energies: a pair at its minimum has U = -epsilon, and one pair's term must "
+            "stay below 2^22 = 4194304 (LJ units want epsilon of order 1)");
+  EXPECT_THAT(error_of("[potential]\nepsilon = 4194304\n"),
+              StartsWith("d.toml:2:11: potential.epsilon: epsilon = 4.1943e+06 is beyond"));
+  EXPECT_NO_THROW(parse_deck("[potential]\nepsilon = 4194303\n", "d.toml"));
+  EXPECT_THAT(error_of("[system]\ntype_fractions = [0.5, 0.5]\n[potential]\nmixing = \"none\"\n"
+                       "[[potential.pair]]\ntypes = [1, 1]\nepsilon = 1.0\nsigma = 1.0\n"
+                       "[[potential.pair]]\ntypes = [1, 2]\nepsilon = 1e10\nsigma = 1.0\n"
+                       "[[potential.pair]]\ntypes = [2, 2]\nepsilon = 1.0\nsigma = 1.0\n"),
+              StartsWith("d.toml:9:1: potential.pair[1]: epsilon = 1e+10 is beyond the 64-bit"));
+}
+
+// Issue 17, item 5: the README promises that a grid's non-zero entries are kept and its zeros
+// chosen; a mix used to be refused.
+TEST(Deck, GridMayMixFixedAndChosenEntries) {
+  for (const auto& [text, want] : std::vector<std::pair<std::string, std::array<int, 3>>>{
+           {"[2, 0, 0]", {2, 0, 0}}, {"[0, 3, 0]", {0, 3, 0}}, {"[2, 0, 2]", {2, 0, 2}}}) {
+    const Deck d = parse_deck("[decomposition]\ngrid = " + text + "\n", "d.toml");
+    EXPECT_EQ(d.decomposition.grid, want) << text;
+    EXPECT_EQ(parse_deck(d.to_toml(), "resolved.toml").decomposition.grid, want) << text;
+  }
+}
+
+// Issue 17, item 2: every positive normal mass gets exact velocities (core/velocities); a
+// subnormal one cannot (m·v² overflows) and is refused naming the key.
+TEST(DeckErrors, SubnormalMassIsRefused) {
+  EXPECT_THAT(error_of("[system]\nmass = 1e-310\n"),
+              StartsWith("d.toml:2:8: system.mass: mass 1e-310 is below the smallest normal "
+                         "double (2.2250738585072014e-308)"));
+  EXPECT_NO_THROW(parse_deck("[system]\nmass = 1e-300\n", "d.toml"));
+  EXPECT_NO_THROW(parse_deck("[system]\nmass = 1e300\n", "d.toml"));
 }
 
 TEST(DeckErrors, UnknownKeySuggestsTheClosest) {
@@ -586,8 +676,7 @@ TEST(DeckErrors, OutOfRange) {
       {"decomposition", "method = \"hs\"",
        "must be one of \"half-shell\", \"neutral-territory\", \"full-shell\", \"eighth-shell\", "
        "\"midpoint\" (got \"hs\")"},
-      {"decomposition", "grid = [2, 0, 2]",
-       "all entries 0 (automatic) or all >= 1, not a mix (got [2, 0, 2])"},
+      {"decomposition", "grid = [2, -1, 2]", "entries must be >= 0 (got -1 at index 1)"},
       {"output", "thermo_every = -1", "must be >= 0 (got -1)"},
       {"output", "trajectory_every = -5", "must be >= 0 (got -5)"},
       {"output", "checkpoint_every = -1", "must be >= 0 (got -1)"},

@@ -26,6 +26,15 @@ with h5py.File(r.path("badids.h5"), "w") as f:
         for k in g:
             g.copy(k, f)
     f["particles/trajectory/id"][0:2] = [2, 1]
+# Issue 17: a checkpoint at a negative step, and one with a position 1e20 away (its image flag
+# would not fit 32 bits).
+for name, edit in (("negstep.h5", lambda f: f["particles/trajectory/position/step"].__setitem__(
+                        -1, -5)),
+                   ("farpos.h5", lambda f: f["particles/trajectory/position/value"].__setitem__(
+                        (-1, 0, 0), 1e20))):
+    shutil.copy(r.path("ckpt.h5"), r.path(name))
+    with h5py.File(r.path(name), "r+") as f:
+        edit(f)
 os.makedirs(r.path("a_folder.h5"))
 shutil.copy(r.path("traj.h5"), r.path("other_system.h5"))
 
@@ -55,6 +64,11 @@ CASES = [
      r"\.\./ckpt\.h5: checkpoint box 8\.39\d+ x .* does not fit this deck's box 8\.54\d+"),
     ("checkpoint beyond run.steps", ["--restart", "../ckpt.h5", "--set", "run.steps=5"],
      r"\.\./ckpt\.h5: checkpoint is at step 10, beyond run\.steps = 5"),
+    ("checkpoint at a negative step", ["--restart", "../negstep.h5"],
+     r"\.\./negstep\.h5: not a usable checkpoint: its step is -5, negative"),
+    ("checkpoint position beyond the image range", ["--restart", "../farpos.h5"],
+     r"\.\./farpos\.h5: particle 1: x = 1e\+20 \(image flag -?\d+\) cannot be wrapped into the "
+     r"box \[0, 8\.39\d+\): its image flag would leave the 32-bit range"),
     ("append to another system's trajectory",
      ["--restart", "../ckpt.h5", "--set", "output.trajectory=../other_system.h5", "--set",
       "output.trajectory_force=true"],

@@ -6,8 +6,13 @@ trajectory they append to ends up identical to that of an unbroken run.
   B2  3 ranks full-shell         --restart ckpt.h5 → 200      appends to B's traj.h5
   B3  2 ranks half-shell         --restart #ckpt.h5.1# (B1's step-100 checkpoint, backed up by
                                  B2) → 200: the frames after step 100 are dropped and written
-                                 again, none lost or doubled
+                                 again, none lost or doubled; the log names them and the file
+                                 as it was is backed up to #traj.h5.1# first (issue 17)
+  C1  1 rank  0 → 40             c/traj.h5 with frames 0, 20, 40
+  C2  2 ranks --restart #ckpt.h5.1# into c/traj.h5: it ends before the restart step, so a
+                                 warning (once) names the missing frames 60 and 80
 All state hashes equal A's; B's trajectory (every frame, observables, thermo table) equals A's."""
+import hashlib
 import os
 
 import h5py
@@ -63,8 +68,29 @@ with h5py.File(r.path("a/ckpt.h5"), "r") as a, h5py.File(r.path("b/ckpt.h5"), "r
     r.check(b["scanmd/runs/0"].attrs["restart_from"] == b"b/ckpt.h5", "checkpoint names its start")
 
 # Restart again from step 100 (the backup): frames 120..200 of the file are replaced.
+def digest(name):
+    return hashlib.sha256(open(r.path(name), "rb").read()).hexdigest()
+
+
+before_b3 = digest("b/traj.h5")
 out_b3 = run(2, "b", "--set", "decomposition.method=half-shell", "--restart", "b/#ckpt.h5.1#")
 r.check(state_hash_line(out_b3) == hash_a, "restart from the backed-up step-100 checkpoint")
 compare("after B3", [(0, 2, "neutral-territory"), (100, 3, "full-shell"), (100, 2, "half-shell")])
 r.check(os.path.exists(r.path("b/#ckpt.h5.2#")), "B3 backed up B2's checkpoint")
+r.check("trajectory: b/traj.h5 holds 5 frames after the restart step 100 (steps 120 to 200), "
+        "dropped and written again by this run; the file as it was is backed up to "
+        "b/#traj.h5.1#" in out_b3, "B3: the log names the frames it drops and the backup")
+r.check(os.path.exists(r.path("b/#traj.h5.1#")) and digest("b/#traj.h5.1#") == before_b3,
+        "B3: #traj.h5.1# is the trajectory as it was before the restart")
+
+# A trajectory that ends before the restart step: the gap is announced.
+os.makedirs(r.path("c"))
+run(1, "c", "--set", "run.steps=40")
+out_c2 = run(2, "c", "--restart", "b/#ckpt.h5.1#")
+warning = ("warning: trajectory c/traj.h5 ends at step 40, before the restart step 100: the "
+           "frames of steps 60 to 80 (output.trajectory_every = 20) are missing")
+r.check(warning in out_c2 and out_c2.count("warning:") == 1, "C2: the gap is warned of, once")
+with h5py.File(r.path("c/traj.h5"), "r") as c:
+    r.check(list(c[T + "position/step"][:]) == [0, 20, 40, 100, 120, 140, 160, 180, 200],
+            "C2: the frames around the gap")
 r.done()

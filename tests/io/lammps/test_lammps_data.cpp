@@ -255,6 +255,34 @@ TEST(LammpsDataErrors, NonNumericFields) {
   EXPECT_EQ(error_of(w), w + ":16: Atoms: x must be finite: 'inf'");
 }
 
+// Issue 17, item 3: a coordinate is wrapped into the box by the full count of box lengths, added
+// to its image flag; where that flag would leave the 32-bit range the file is refused at the line
+// (box 0..10 here: x = 1e20 is 1e19 box lengths out, z = 10.5 with iz = 2^31 − 1 one past it),
+// and far coordinates whose count fits are read as they are.
+TEST(LammpsDataErrors, CoordinatesBeyondTheImageRange) {
+  const std::string p =
+      write_file("far.data", kHeader + "Atoms # atomic\n\n1 1 1 1 1 0 0 0\n2 1 1e20 2 2 0 0 0\n");
+  EXPECT_THAT(error_of(p), StartsWith(p + ":17: Atoms: atom 2: x = 1e20 (image flag 0) lies "
+                                          "1e+19 box lengths from the box [0, 10): its image "
+                                          "flag would not fit 32 bits"));
+  const std::string q = write_file(
+      "wraps.data", kHeader + "Atoms # atomic\n\n1 1 1 1 1 0 0 0\n2 1 2 2 10.5 0 0 2147483647\n");
+  EXPECT_THAT(error_of(q), StartsWith(q + ":17: Atoms: atom 2: z = 10.5 (image flag 2147483647)"));
+  const std::string r =
+      write_file("below.data", kHeader + "Atoms # atomic\n\n1 1 1 -1e300 1 0 0 0\n");
+  EXPECT_THAT(error_of(r), StartsWith(r + ":16: Atoms: atom 1: y = -1e300 (image flag 0)"));
+  // 2e9 box lengths fit (image flag 0), as does x = 3e10 with a flag that brings the total back
+  // into range; 3e9 box lengths do not.
+  const std::string s = write_file("fits.data", kHeader +
+                                                    "Atoms # atomic\n\n1 1 2e10 1 1 0 0 0\n"
+                                                    "2 1 3e10 2 2 -1000000000 0 0\n"
+                                                    "3 1 -2.1e10 3 3 0 0 0\n4 1 4 4 4 0 0 0\n");
+  EXPECT_EQ(error_of(s), "");
+  const std::string t = write_file(
+      "toofar.data", kHeader + "Atoms # atomic\n\n1 1 3e10 1 1 0 0 0\n2 1 2 2 2 0 0 0\n");
+  EXPECT_THAT(error_of(t), HasSubstr(":16: Atoms: atom 1: x = 3e10 (image flag 0) lies 3e+09 "));
+}
+
 TEST(LammpsDataErrors, Triclinic) {
   const std::string p = write_file("tri.data",
                                    "title\n4 atoms\n1 atom types\n0 9 xlo xhi\n"
