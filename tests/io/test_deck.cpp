@@ -654,6 +654,7 @@ TEST(DeckErrors, OutOfRange) {
     const char* section;
     const char* line;     // "key = value"
     const char* message;  // after "d.toml:2:<column of the value>: section.key: "
+    int column = 0;       // where not the value's: the offending array element's
   };
   const Case cases[] = {
       {"run", "dt = -0.001", "must be > 0 (got -0.001)"},
@@ -676,7 +677,7 @@ TEST(DeckErrors, OutOfRange) {
       {"decomposition", "method = \"hs\"",
        "must be one of \"half-shell\", \"neutral-territory\", \"full-shell\", \"eighth-shell\", "
        "\"midpoint\" (got \"hs\")"},
-      {"decomposition", "grid = [2, -1, 2]", "entries must be >= 0 (got -1 at index 1)"},
+      {"decomposition", "grid = [2, -1, 2]", "entries must be >= 0 (got -1 at index 1)", 12},
       {"output", "thermo_every = -1", "must be >= 0 (got -1)"},
       {"output", "trajectory_every = -5", "must be >= 0 (got -5)"},
       {"output", "checkpoint_every = -1", "must be >= 0 (got -1)"},
@@ -684,7 +685,7 @@ TEST(DeckErrors, OutOfRange) {
   for (const auto& c : cases) {
     const std::string line = c.line;
     const std::string key = line.substr(0, line.find(' '));
-    const std::size_t column = line.find('=') + 3;
+    const std::size_t column = c.column > 0 ? static_cast<std::size_t>(c.column) : line.find('=') + 3;
     const std::string deck = std::string("[") + c.section + "]\n" + line + "\n";
     SCOPED_TRACE(deck);
     EXPECT_EQ(error_of(deck), "d.toml:2:" + std::to_string(column) + ": " + c.section + "." + key +
