@@ -676,7 +676,8 @@ TEST(DeckErrors, OutOfRange) {
       {"decomposition", "method = \"hs\"",
        "must be one of \"half-shell\", \"neutral-territory\", \"full-shell\", \"eighth-shell\", "
        "\"midpoint\" (got \"hs\")"},
-      {"decomposition", "grid = [2, -1, 2]", "entries must be >= 0 (got -1 at index 1)"},
+      {"decomposition", "grid = [2, 0]",
+       "expected an array of 3 non-negative integers, got an array of 2 elements"},
       {"output", "thermo_every = -1", "must be >= 0 (got -1)"},
       {"output", "trajectory_every = -5", "must be >= 0 (got -5)"},
       {"output", "checkpoint_every = -1", "must be >= 0 (got -1)"},
