@@ -51,8 +51,8 @@ inline KeptCandidates keep_candidates_scalar(const CandidateRuns& c, Vec3 qi, do
   return n;
 }
 
-KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_sq,
-                                      double inner_sq, std::uint32_t k_i, std::uint32_t n_owned,
-                                      std::uint32_t* near, std::uint32_t* far);
+KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_sq, double inner_sq,
+                                      std::uint32_t k_i, std::uint32_t n_owned, std::uint32_t* near,
+                                      std::uint32_t* far);
 
 }  // namespace scanmd

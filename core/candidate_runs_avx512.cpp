@@ -12,8 +12,8 @@ namespace scanmd {
 
 #if defined(__AVX512VL__)
 
-KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_sq,
-                                      double inner_sq, std::uint32_t k_i, std::uint32_t n_owned,
+KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_sq, double inner_sq,
+                                      std::uint32_t k_i, std::uint32_t n_owned,
                                       std::uint32_t* near_out, std::uint32_t* far_out) {
   const __m512d xi = _mm512_set1_pd(qi.x), yi = _mm512_set1_pd(qi.y), zi = _mm512_set1_pd(qi.z);
   const __m512d rsq = _mm512_set1_pd(r_sq), inner = _mm512_set1_pd(inner_sq);
@@ -36,7 +36,8 @@ KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_
       const __m256i j = _mm256_maskz_loadu_epi32(lanes, c.order + k);
       const __m256i kv = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(k)), lane);
       // Indices stay below 2^31 (lj_force.cpp's bound), so signed compares are exact.
-      const __mmask8 rule = _mm256_cmpgt_epi32_mask(j, owned_last) | _mm256_cmpgt_epi32_mask(kv, ki);
+      const __mmask8 rule =
+          _mm256_cmpgt_epi32_mask(j, owned_last) | _mm256_cmpgt_epi32_mask(kv, ki);
       const __mmask8 keep = near & rule;
       const __mmask8 inside = _mm512_cmp_pd_mask(d2, inner, _CMP_LT_OQ);
       const __mmask8 keep_near = keep & inside, keep_far = keep & static_cast<__mmask8>(~inside);

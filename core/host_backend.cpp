@@ -28,12 +28,13 @@ HostBackend::HostBackend(const StepSetup& s)
 
 std::string HostBackend::description() const {
   const int threads = force_scratch_.threads, cores = cores_available();
-  std::string s = fmt::format("host: {} pair kernel, {} thread{} per rank", pair_kernel_name(kernel_),
-                              threads, threads == 1 ? "" : "s");
+  std::string s = fmt::format("host: {} pair kernel, {} thread{} per rank",
+                              pair_kernel_name(kernel_), threads, threads == 1 ? "" : "s");
   if (threads > 1 && cores > 0 && cores < threads)
-    s += fmt::format(" (warning: rank 0 may run on {} core{} only: mpirun binds a rank to one "
-                     "core unless told --map-by slot:PE={} or --bind-to none)",
-                     cores, cores == 1 ? "" : "s", threads);
+    s += fmt::format(
+        " (warning: rank 0 may run on {} core{} only: mpirun binds a rank to one "
+        "core unless told --map-by slot:PE={} or --bind-to none)",
+        cores, cores == 1 ? "" : "s", threads);
   return s;
 }
 

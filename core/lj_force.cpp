@@ -91,8 +91,8 @@ ForceTotals accumulate(const ParticleStore& p, const NeighborList& list, const P
 
 template <bool Typed, bool Explicit>
 ForceTotals scalar_rows(const ParticleStore& p, const NeighborList& list, const PairTable& table,
-                        const Box& box, bool owned_shares_only, bool with_energy,
-                        std::size_t begin, std::size_t end, Fix3* f) {
+                        const Box& box, bool owned_shares_only, bool with_energy, std::size_t begin,
+                        std::size_t end, Fix3* f) {
   if (with_energy)
     return owned_shares_only
                ? accumulate<true, true, Typed, Explicit>(p, list, table, box, begin, end, f)
@@ -102,8 +102,8 @@ ForceTotals scalar_rows(const ParticleStore& p, const NeighborList& list, const 
 }
 
 ForceTotals scalar_rows(const ParticleStore& p, const NeighborList& list, const PairTable& table,
-                        const Box& box, PairImages images, bool owned_shares_only,
-                        bool with_energy, std::size_t begin, std::size_t end, Fix3* f) {
+                        const Box& box, PairImages images, bool owned_shares_only, bool with_energy,
+                        std::size_t begin, std::size_t end, Fix3* f) {
   const bool typed = table.types > 1;
   const bool expl = images == PairImages::Explicit;
   if (expl)
@@ -127,8 +127,13 @@ ForceTotals rows_pass(const ParticleStore& p, const NeighborList& list, const Pa
                       images == PairImages::Minimum && p.size() < INT_MAX / 3;
   if (!vector)
     return scalar_rows(p, list, table, box, images, owned_shares_only, with_energy, begin, end, f);
-  const LJRows rows{list.offsets().data(), list.neighbors().data(), p.x.data(), box.length,
-                    box.half_length, table.params[0], pair_term_limit_sq(list.max_terms())};
+  const LJRows rows{list.offsets().data(),
+                    list.neighbors().data(),
+                    p.x.data(),
+                    box.length,
+                    box.half_length,
+                    table.params[0],
+                    pair_term_limit_sq(list.max_terms())};
   const RowsTotals r = kernel == PairKernel::Avx512 ? lj_rows_avx512(rows, begin, end, f)
                                                     : lj_rows_avx2(rows, begin, end, f);
   overflow |= r.overflow;
@@ -229,9 +234,10 @@ ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const 
   if (overflow) {
     // A vector pass found a term out of range: the scalar loop finds the same pair and names it.
     std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
-    totals = scalar_rows(p, list, table, box, images, owned_shares_only, with_energy, 0, n,
-                         p.f.data());
-    throw std::logic_error("a vector pair kernel reported an overflow the scalar loop does not see");
+    totals =
+        scalar_rows(p, list, table, box, images, owned_shares_only, with_energy, 0, n, p.f.data());
+    throw std::logic_error(
+        "a vector pair kernel reported an overflow the scalar loop does not see");
   }
   return totals;
 }

@@ -20,10 +20,10 @@
 
 #include "base/box.hpp"
 #include "base/fixed_point.hpp"
-#include "core/lj.hpp"
-#include "core/pair_kernel.hpp"
-#include "core/neighbor_list.hpp"
 #include "base/particles.hpp"
+#include "core/lj.hpp"
+#include "core/neighbor_list.hpp"
+#include "core/pair_kernel.hpp"
 
 namespace scanmd {
 

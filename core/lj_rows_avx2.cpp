@@ -56,7 +56,8 @@ RowsTotals lj_rows_avx2(const LJRows& rows, std::size_t begin, std::size_t end, 
       const std::uint32_t left = row_end - k;
       const __m128i lanes32 =
           _mm_cmpgt_epi32(_mm_set1_epi32(static_cast<int>(left < 4 ? left : 4)), lane_ids);
-      const __m128i j = _mm_maskload_epi32(reinterpret_cast<const int*>(rows.neighbors + k), lanes32);
+      const __m128i j =
+          _mm_maskload_epi32(reinterpret_cast<const int*>(rows.neighbors + k), lanes32);
       const __m128i j3 = _mm_add_epi32(_mm_add_epi32(j, j), j);  // Vec3 stride
       const __m256d lanes = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(lanes32));
       const __m256d zero = _mm256_setzero_pd();

@@ -28,7 +28,8 @@ inline __m512d minimum_image(__m512d d, __m512d len, __m512d half, __m512d neg_h
 inline std::int64_t lane_sum(__m512i v) {
   alignas(64) std::int64_t lanes[8];
   _mm512_store_si512(lanes, v);
-  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+         ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
 }
 
 }  // namespace
@@ -55,8 +56,7 @@ RowsTotals lj_rows_avx512(const LJRows& rows, std::size_t begin, std::size_t end
     if (row_begin == row_end) continue;
     const __m512d xi = _mm512_set1_pd(rows.x[i].x), yi = _mm512_set1_pd(rows.x[i].y),
                   zi = _mm512_set1_pd(rows.x[i].z);
-    __m512i fx = _mm512_setzero_si512(), fy = _mm512_setzero_si512(),
-            fz = _mm512_setzero_si512();
+    __m512i fx = _mm512_setzero_si512(), fy = _mm512_setzero_si512(), fz = _mm512_setzero_si512();
     for (std::uint32_t k = row_begin; k < row_end; k += 8) {
       const std::uint32_t left = row_end - k;
       const __mmask8 lanes = left >= 8 ? 0xFF : static_cast<__mmask8>((1u << left) - 1);

@@ -13,8 +13,8 @@ namespace scanmd {
 
 template <bool GeneralRule>
 void NeighborList::collect(const ParticleStore& p, const CellList& cells, const PairRule& rule,
-                           double r_sq, double inner_sq, std::size_t row_begin,
-                           std::size_t row_end, RowScratch& s) {
+                           double r_sq, double inner_sq, std::size_t row_begin, std::size_t row_end,
+                           RowScratch& s) {
   const std::uint32_t n_owned = static_cast<std::uint32_t>(p.n_owned);
   const auto& order = cells.order();
   const auto& offsets = cells.offsets();
@@ -56,9 +56,10 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       const std::size_t need = at + capacity;
       if (need > s.candidates.capacity()) {
         const double done = static_cast<double>(i - row_begin + 1);
-        const double projected = 1.05 * static_cast<double>(at) *
-                                 static_cast<double>(row_end - row_begin) / done;
-        s.candidates.reserve(std::max(need + need / 8, static_cast<std::size_t>(projected) + capacity));
+        const double projected =
+            1.05 * static_cast<double>(at) * static_cast<double>(row_end - row_begin) / done;
+        s.candidates.reserve(
+            std::max(need + need / 8, static_cast<std::size_t>(projected) + capacity));
       }
       s.candidates.resize(s.candidates.capacity());
     }
@@ -69,13 +70,14 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       for (int r = 0; r < runs; ++r)
         if (ghosts_before_[run_end[r]] == ghosts_before_[run_begin[r]] && run_begin[r] <= k_i)
           run_begin[r] = std::min(run_end[r], k_i + 1);
-      const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), run_begin, run_end,
-                            runs};
+      const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(),
+                            run_begin,  run_end,    runs};
       // Near and far in one pass: the row is ordered as it is collected.
       if (s.far.size() < capacity) s.far.resize(capacity + capacity / 2);
       const KeptCandidates kept =
-          vector ? keep_candidates_avx512(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data())
-                 : keep_candidates_scalar(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data());
+          vector
+              ? keep_candidates_avx512(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data())
+              : keep_candidates_scalar(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data());
       std::copy(s.far.begin(), s.far.begin() + static_cast<std::ptrdiff_t>(kept.far),
                 out + at + kept.near);
       at += kept.near + kept.far;
@@ -102,8 +104,9 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         for (std::uint32_t k = run_begin[r]; k < run_end[r]; ++k) {
           const std::uint32_t j = order[k];
           const bool keep = lists_candidate<true>(
-              rule, r_sq, qi, {qx_[k], qy_[k], qz_[k]}, j, k, k_i, n_owned, side_i,
-              [&] { return PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]}; });
+              rule, r_sq, qi, {qx_[k], qy_[k], qz_[k]}, j, k, k_i, n_owned, side_i, [&] {
+                return PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]};
+              });
           out[at] = j;  // kept or not, advancing only when kept: compaction without branches
           at += keep;
         }

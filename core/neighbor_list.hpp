@@ -24,9 +24,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/particles.hpp"
 #include "core/cell_list.hpp"
 #include "core/pair_kernel.hpp"
-#include "base/particles.hpp"
 #include "decomposition/import_rule.hpp"
 #include "kernels/workspace.hpp"
 

@@ -13,8 +13,10 @@ bool cpu_runs(PairKernel kernel) {
   __builtin_cpu_init();
   switch (kernel) {
     case PairKernel::Auto:
-    case PairKernel::Scalar: return true;
-    case PairKernel::Avx2: return __builtin_cpu_supports("avx2");
+    case PairKernel::Scalar:
+      return true;
+    case PairKernel::Avx2:
+      return __builtin_cpu_supports("avx2");
     case PairKernel::Avx512:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
              __builtin_cpu_supports("avx512vl");
@@ -40,9 +42,9 @@ PairKernel resolve_pair_kernel(PairKernel configured) {
     return PairKernel::Scalar;
   }
   if (!cpu_runs(k))
-    throw std::runtime_error(fmt::format(
-        "SCANMD_PAIR_KERNEL={}: this CPU (or this build) cannot run the {} pair kernel",
-        pair_kernel_name(k), pair_kernel_name(k)));
+    throw std::runtime_error(
+        fmt::format("SCANMD_PAIR_KERNEL={}: this CPU (or this build) cannot run the {} pair kernel",
+                    pair_kernel_name(k), pair_kernel_name(k)));
   return k;
 }
 

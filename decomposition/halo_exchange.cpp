@@ -70,7 +70,8 @@ void HaloExchange::migrate(ParticleStore& p) {
   execute<MigrantRecord>(comm_, plan, send_migrants_, recv_migrants_, kTagMigrate);
 
   p.resize(kept, kept);
-  for (const MigrantRecord& r : recv_migrants_) p.push_owned(r.id, r.type, r.x, r.v, r.image, coord_);
+  for (const MigrantRecord& r : recv_migrants_)
+    p.push_owned(r.id, r.type, r.x, r.v, r.image, coord_);
 }
 
 ImportCounts HaloExchange::build(ParticleStore& p) {

@@ -88,9 +88,10 @@ TEST_P(NeighborListCompleteness, SameListWithEveryKernelAndThreadCount) {
     for (PairKernel k : {PairKernel::Scalar, PairKernel::Avx2, PairKernel::Avx512}) {
       if (!cpu_runs(k)) continue;
       for (int threads : {1, 2, 3}) {
-        const auto got = test::listed_pairs(comm, x, c.L, GetParam(), c.R, {1, 1, 1}, nullptr, k,
-                                            threads);
-        ASSERT_EQ(got.size(), want.size()) << c.name << " " << pair_kernel_name(k) << " x" << threads;
+        const auto got =
+            test::listed_pairs(comm, x, c.L, GetParam(), c.R, {1, 1, 1}, nullptr, k, threads);
+        ASSERT_EQ(got.size(), want.size())
+            << c.name << " " << pair_kernel_name(k) << " x" << threads;
         for (std::size_t e = 0; e < want.size(); ++e)
           ASSERT_TRUE(got[e].a == want[e].a && got[e].b == want[e].b && got[e].d_sq == want[e].d_sq)
               << c.name << " " << pair_kernel_name(k) << " x" << threads << " entry " << e;

@@ -44,10 +44,12 @@ Rows random_rows(std::uint64_t seed) {
     for (std::size_t j = 0; j < n; ++j) {
       if (j == i) continue;
       const Vec3 d = pair_displacement(r.x[i], r.x[j], r.L, H);
-      if (d.x * d.x + d.y * d.y + d.z * d.z < 2.8 * 2.8) near.push_back(static_cast<std::uint32_t>(j));
+      if (d.x * d.x + d.y * d.y + d.z * d.z < 2.8 * 2.8)
+        near.push_back(static_cast<std::uint32_t>(j));
     }
     for (std::size_t k = near.size(); k > 1; --k)  // Fisher–Yates: neighbours in random order
-      std::swap(near[k - 1], near[static_cast<std::size_t>(rng.integer(0, static_cast<int>(k) - 1))]);
+      std::swap(near[k - 1],
+                near[static_cast<std::size_t>(rng.integer(0, static_cast<int>(k) - 1))]);
     near.resize(std::min<std::size_t>(near.size(), static_cast<std::size_t>(rng.integer(0, 40))));
     r.neighbors.insert(r.neighbors.end(), near.begin(), near.end());
     r.offsets.push_back(static_cast<std::uint32_t>(r.neighbors.size()));
@@ -57,8 +59,9 @@ Rows random_rows(std::uint64_t seed) {
 
 LJRows rows_of(const Rows& r, double limit_sq) {
   const LJParams lj = LJParams::make(1.0, 1.0, 2.5, false);
-  return {r.offsets.data(), r.neighbors.data(), r.x.data(), r.L, {r.L.x / 2, r.L.y / 2, r.L.z / 2},
-          lj, limit_sq};
+  return {
+      r.offsets.data(), r.neighbors.data(), r.x.data(), r.L, {r.L.x / 2, r.L.y / 2, r.L.z / 2}, lj,
+      limit_sq};
 }
 
 // The scalar loop's terms, one pair at a time.
@@ -178,7 +181,10 @@ TEST(PairKernelChoice, EnvironmentAutoAndErrors) {
     EXPECT_NE(std::string(e.what()).find("SCANMD_PAIR_KERNEL=sse9: expected"), std::string::npos)
         << e.what();
   }
-  if (saved) setenv("SCANMD_PAIR_KERNEL", keep.c_str(), 1); else unsetenv("SCANMD_PAIR_KERNEL");
+  if (saved)
+    setenv("SCANMD_PAIR_KERNEL", keep.c_str(), 1);
+  else
+    unsetenv("SCANMD_PAIR_KERNEL");
 }
 
 }  // namespace

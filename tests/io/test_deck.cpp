@@ -685,7 +685,8 @@ TEST(DeckErrors, OutOfRange) {
   for (const auto& c : cases) {
     const std::string line = c.line;
     const std::string key = line.substr(0, line.find(' '));
-    const std::size_t column = c.column > 0 ? static_cast<std::size_t>(c.column) : line.find('=') + 3;
+    const std::size_t column =
+        c.column > 0 ? static_cast<std::size_t>(c.column) : line.find('=') + 3;
     const std::string deck = std::string("[") + c.section + "]\n" + line + "\n";
     SCOPED_TRACE(deck);
     EXPECT_EQ(error_of(deck), "d.toml:2:" + std::to_string(column) + ": " + c.section + "." + key +
