@@ -6,6 +6,9 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "app/build_info.hpp"
 #include "app/gpu_info.hpp"
@@ -66,6 +69,13 @@ int info_command() {
 }  // namespace
 
 int main(int argc, char** argv) {
+#if defined(__GLIBC__)
+  // Arrays of 256 KiB and more get their own pages, returned when freed. glibc's default raises
+  // this threshold (up to 32 MiB) after the first such free, after which freed per-particle
+  // arrays stay resident in the heap: about 19 MiB more peak memory at 256 000 atoms. The
+  // per-rebuild arrays are few (about ten per rebuild), so the page faults cost little.
+  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
   scanmd::MpiRuntime mpi(argc, argv);
   CLI::App app{"scanmd: MPI-distributed Lennard-Jones molecular dynamics built from scan "
                "primitives"};

@@ -8,14 +8,15 @@
 //   type    species index 0..T-1 (LAMMPS type − 1), never changes; ghosts carry the owner's
 //   x       position wrapped into [0, L) — ghosts carry the owner's wrapped coordinates, so
 //           every rank computes a pair's displacement from the same bits (DESIGN.md §5)
-//   v       velocity (owned only)
-//   image   periodic image counter (owned only)
+//   v       velocity (owned only: the array holds n_owned entries)
+//   image   periodic image counter (owned only: n_owned entries)
 //   f       force, 64-bit fixed point (owned and ghosts: ghost forces go back to owners)
 //   home    index of the box holding the particle's image in the rank grid: the owner's box
 //           plus shift × grid. It can lie outside [0, grid) for periodic images. Pair rules
 //           compare home offsets, never raw positions (DESIGN.md §4).
 //   shift   periodic shift S of the ghost image x + S·L used for binning (owned: 0)
-//   x_build position at the last neighbour build (owned), for the skin/2 rebuild test
+//   x_build position at the last neighbour build (owned only: n_owned entries), for the skin/2
+//           rebuild test
 #pragma once
 
 #include <cstddef>
@@ -53,42 +54,53 @@ struct ParticleStore {
   // Drops the ghosts; owned data stays.
   void clear_ghosts() { resize(n_owned, n_owned); }
 
-  // Resizes to n particles of which n_owned_new are owned; capacity only grows.
+  // Resizes to n particles of which n_owned_new are owned; capacity only grows. Ghosts have
+  // no v, image or x_build (60 B per ghost less).
   void resize(std::size_t n_owned_new, std::size_t n) {
     n_owned = n_owned_new;
     if (n > id.capacity()) reserve(n + n / 8);  // an eighth of slack, not std::vector's doubling
     id.resize(n);
     type.resize(n);
     x.resize(n);
-    v.resize(n);
-    image.resize(n);
     f.resize(n);
     home.resize(n);
     shift.resize(n);
-    x_build.resize(n);
+    resize_with_slack(v, n_owned);
+    resize_with_slack(image, n_owned);
+    resize_with_slack(x_build, n_owned);
   }
 
   void reserve(std::size_t n) {
     id.reserve(n);
     type.reserve(n);
     x.reserve(n);
-    v.reserve(n);
-    image.reserve(n);
     f.reserve(n);
     home.reserve(n);
     shift.reserve(n);
-    x_build.reserve(n);
   }
 
   // Reorders the owned particles (no ghosts present): new slot k takes old slot order[k].
+  // In place, cycle by cycle, with one bit per particle of scratch: a copy of the arrays would
+  // add to the peak memory of the run (this runs while the last neighbour list is alive).
+  // x_build is left as it is: the halo build that follows sets it.
   void permute_owned(const std::vector<std::uint32_t>& order) {
-    permute(id, order);
-    permute(type, order);
-    permute(x, order);
-    permute(v, order);
-    permute(image, order);
-    permute(home, order);
-    permute(x_build, order);
+    const std::size_t n = order.size();
+    std::vector<bool> placed(n, false);
+    for (std::size_t start = 0; start < n; ++start) {
+      if (placed[start]) continue;
+      const Slot saved = slot(start);
+      std::size_t j = start;
+      for (;;) {
+        placed[j] = true;
+        const std::size_t k = order[j];
+        if (k == start) {
+          put(j, saved);
+          break;
+        }
+        put(j, slot(k));
+        j = k;
+      }
+    }
   }
 
   // Appends one owned particle (only valid while there are no ghosts).
@@ -107,11 +119,20 @@ struct ParticleStore {
   }
 
  private:
-  template <class T>
-  static void permute(std::vector<T>& a, const std::vector<std::uint32_t>& order) {
-    std::vector<T> out(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k) out[k] = a[order[k]];
-    a.swap(out);
+  struct Slot {
+    std::uint64_t id;
+    std::uint32_t type;
+    Vec3 x, v;
+    Int3 image, home;
+  };
+  Slot slot(std::size_t i) const { return {id[i], type[i], x[i], v[i], image[i], home[i]}; }
+  void put(std::size_t i, const Slot& s) {
+    id[i] = s.id;
+    type[i] = s.type;
+    x[i] = s.x;
+    v[i] = s.v;
+    image[i] = s.image;
+    home[i] = s.home;
   }
 };
 

@@ -19,21 +19,18 @@ CellGrid CellGrid::make(Vec3 lo, Vec3 hi, double pad, double search_radius) {
 void CellList::build(kernels::Workspace& ws, const ParticleStore& p, const Box& box, Vec3 lo,
                      Vec3 hi, double pad, double search_radius) {
   reach_ = 2;
-  const CellGrid grid = CellGrid::make(lo, hi, pad, search_radius);
-  dims_ = grid.dims;
+  grid_ = CellGrid::make(lo, hi, pad, search_radius);
+  dims_ = grid_.dims;
+  box_volume_ = (hi.x - lo.x) * (hi.y - lo.y) * (hi.z - lo.z);
 
   const std::size_t n = p.size();
-  resize_with_slack(q_, n);
-  resize_with_slack(cell_, n);
   resize_with_slack(keys_, n);
-  const Vec3 L = box.length;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Vec3 q = CellGrid::binning_position(p.x[i], p.shift[i], L);
-    q_[i] = q;
-    const Int3 c = grid.cell_of(q);
-    cell_[i] = c;
-    keys_[i] = static_cast<std::uint32_t>(grid.flat(c));
-  }
+  const Vec3 L = length_ = box.length;
+  const CellGrid& grid = grid_;
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i)
+    keys_[i] = static_cast<std::uint32_t>(
+        grid.flat(grid.cell_of(CellGrid::binning_position(p.x[i], p.shift[i], L))));
   offsets_.resize(cell_count() + 1);
   resize_with_slack(order_, n);
   kernels::counting_sort(ws, keys_, static_cast<std::uint32_t>(cell_count()), offsets_, order_);

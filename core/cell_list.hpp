@@ -58,17 +58,25 @@ class CellList {
   int reach() const { return reach_; }
   std::size_t cell_count() const { return std::size_t(dims_.x) * dims_.y * dims_.z; }
   int flat(Int3 c) const { return c.x + dims_.x * (c.y + dims_.y * c.z); }
-  Int3 cell_of(std::size_t i) const { return cell_[i]; }
-  const Vec3& position(std::size_t i) const { return q_[i]; }  // binning position
+  const CellGrid& grid() const { return grid_; }
+  Vec3 box_length() const { return length_; }  // for binning positions x + shift·L
+  double box_volume() const { return box_volume_; }  // of the rank's box [lo, hi)
+  // Cell of particle i, from its flat key (the binning positions are not kept: the neighbour
+  // list computes them in cell order, so one copy exists, 24 B per particle less).
+  Int3 cell_of(std::size_t i) const {
+    const int k = static_cast<int>(keys_[i]);
+    return {k % dims_.x, (k / dims_.x) % dims_.y, k / (dims_.x * dims_.y)};
+  }
 
   const std::vector<std::uint32_t>& offsets() const { return offsets_; }
   const std::vector<std::uint32_t>& order() const { return order_; }
 
  private:
+  CellGrid grid_{};
+  Vec3 length_{};
+  double box_volume_ = 0.0;
   Int3 dims_{1, 1, 1};
   int reach_ = 1;
-  std::vector<Vec3> q_;
-  std::vector<Int3> cell_;
   std::vector<std::uint32_t> keys_, offsets_, order_;
 };
 

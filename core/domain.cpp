@@ -20,8 +20,10 @@ ImportCounts Domain::redistribute(ParticleStore& p, long long step, Timers& time
   {
     // Owned particles in cell order: neighbours sit close in memory in the force loop.
     ScopedTimer t(timers, Phase::Neigh);
-    owned_cells_.build(ws_, p, box_, lo(), hi(), r_, r_);
-    p.permute_owned(owned_cells_.order());
+    // (A local cell list: freed before the neighbour-list build, the peak of memory.)
+    CellList owned_cells;
+    owned_cells.build(ws_, p, box_, lo(), hi(), r_, r_);
+    p.permute_owned(owned_cells.order());
   }
   ScopedTimer t(timers, Phase::Plan);
   return halo_.build(p);

@@ -57,7 +57,6 @@ class Domain {
   double r_;
   HaloExchange halo_;
   Census census_;
-  CellList owned_cells_;
   kernels::Workspace ws_;
 };
 

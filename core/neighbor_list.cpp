@@ -11,6 +11,13 @@
 
 namespace scanmd {
 
+namespace {
+template <class T>
+void release(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+}  // namespace
+
 template <bool GeneralRule>
 void NeighborList::collect(const ParticleStore& p, const CellList& cells, const PairRule& rule,
                            double r_sq, double inner_sq, std::size_t row_begin, std::size_t row_end,
@@ -61,7 +68,9 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         s.candidates.reserve(
             std::max(need + need / 8, static_cast<std::size_t>(projected) + capacity));
       }
-      s.candidates.resize(s.candidates.capacity());
+      // Touch only what the rows need, 64 Ki entries at a time: capacity beyond that stays
+      // unmapped, so it costs no resident memory.
+      s.candidates.resize(std::min(s.candidates.capacity(), need + 65536));
     }
     std::uint32_t* out = s.candidates.data();
     if constexpr (!GeneralRule) {
@@ -120,8 +129,8 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       std::size_t near = before, n_far = 0;
       for (std::size_t k = before; k < at; ++k) {
         const std::uint32_t j = out[k];
-        const Vec3 qj = cells.position(j);
-        const double dx = qi.x - qj.x, dy = qi.y - qj.y, dz = qi.z - qj.z;
+        const std::uint32_t k_j = rank_[j];
+        const double dx = qi.x - qx_[k_j], dy = qi.y - qy_[k_j], dz = qi.z - qz_[k_j];
         const bool inside = dx * dx + dy * dy + dz * dz < inner_sq;
         out[near] = j;
         near += inside;
@@ -145,32 +154,50 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   resize_with_slack(qx_, n);
   resize_with_slack(qy_, n);
   resize_with_slack(qz_, n);
-  resize_with_slack(home_sorted_, n);
   resize_with_slack(counts_, n);
   const int threads = std::max(1, threads_);
   scratch_.resize(static_cast<std::size_t>(threads));
   // Thread 0 collects straight into the list's own buffer (no second list-sized array).
   scratch_[0].candidates.swap(neighbors_);
+  const double r_sq = import_cutoff * import_cutoff;
+  // First build: reserve what a uniform fluid would need, (2/3)·π·R³·ρ pairs per owned
+  // particle and 5% more, so the buffer is not grown (each growth holds the old and the new
+  // buffer at once: the peak memory of the run). Later builds keep the last capacity.
+  if (scratch_[0].candidates.capacity() == 0 && cells.box_volume() > 0.0) {
+    const double rho = static_cast<double>(p.n_owned) / cells.box_volume();
+    const double per_row = 1.05 * (2.0 / 3.0) * 3.141592653589793 * r_sq * import_cutoff * rho;
+    const double owned = static_cast<double>(p.n_owned);
+    const std::size_t margin = 4096;  // one row's unconditional writes
+    // Thread 0's buffer becomes the whole list; the others hold their share of the rows.
+    for (std::size_t t = 0; t < scratch_.size(); ++t)
+      if (scratch_[t].candidates.capacity() == 0)
+        scratch_[t].candidates.reserve(
+            static_cast<std::size_t>(per_row * (t == 0 ? owned : owned / threads)) + margin);
+  }
   // Rows split among threads by owned particles (ghost rows, after them, go to the last).
   std::vector<std::size_t> at(static_cast<std::size_t>(threads) + 1, n);
   for (int t = 0; t < threads; ++t)
     at[static_cast<std::size_t>(t)] = p.n_owned * static_cast<std::size_t>(t) / threads;
-  const double r_sq = import_cutoff * import_cutoff;
   // Without an inner cutoff every neighbour counts as near: rows keep the cell order.
   const double inner_sq = inner_cutoff > 0.0 ? inner_cutoff * inner_cutoff : r_sq;
   // Half and full shell have a two-line rule, inlined; the other methods ask the PairRule.
   const bool general = !(rule.method == Method::HalfShell || rule.method == Method::FullShell);
+  if (general)
+    resize_with_slack(home_sorted_, n);
+  else
+    std::vector<Int3>().swap(home_sorted_);  // only the general rule reads it
+  const Vec3 L = cells.box_length();
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(static)
     for (std::size_t k = 0; k < n; ++k) {
       const std::uint32_t i = order[k];
       rank_[i] = static_cast<std::uint32_t>(k);
-      const Vec3 q = cells.position(i);
+      const Vec3 q = CellGrid::binning_position(p.x[i], p.shift[i], L);
       qx_[k] = q.x;
       qy_[k] = q.y;
       qz_[k] = q.z;
-      home_sorted_[k] = p.home[i];
+      if (general) home_sorted_[k] = p.home[i];
     }
 #pragma omp single
     {
@@ -205,6 +232,18 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   }
   for (std::uint32_t j : neighbors_) ++counts_[j];  // counts_ now: terms per particle
   max_terms_ = n ? *std::max_element(counts_.begin(), counts_.end()) : 0;
+
+  // Between builds only the list stays: the build's arrays (40 B per particle, and the other
+  // threads' rows) are freed, their pages returned (app/main.cpp), so the next rebuild's
+  // migration and halo records do not come on top of them at the peak of memory.
+  release(rank_);
+  release(qx_);
+  release(qy_);
+  release(qz_);
+  release(home_sorted_);
+  release(ghosts_before_);
+  release(counts_);
+  for (std::size_t t = 1; t < scratch_.size(); ++t) release(scratch_[t].candidates);
 }
 
 }  // namespace scanmd

@@ -488,34 +488,54 @@ double Simulation::analytic_import() const {
 }
 
 std::uint64_t Simulation::state_hash() const {
-  // Record: id, x, y, z, vx, vy, vz as raw 64-bit patterns; gathered to rank 0, sorted by id,
-  // hashed with FNV-1a (64 bit), broadcast.
+  // Record: id, x, y, z, vx, vy, vz as raw 64-bit patterns, hashed in id order with FNV-1a
+  // (64 bit) on rank 0, broadcast. The records are gathered in rounds of ids [lo, hi), each
+  // about one rank's share, so no rank ever holds all of them: at the end of a run this was the
+  // peak of resident memory (56 B per particle on rank 0). Ids are unique, so rounds in
+  // ascending id ranges, each sorted, give the order of one global sort.
   struct Record {
     std::uint64_t w[7];
   };
   const ParticleStore& p = backend_->particles();
-  std::vector<Record> all;
-  {
-    std::vector<Record> mine(p.n_owned);
-    for (std::size_t i = 0; i < p.n_owned; ++i) {
-      const Vec3 x = p.x[i], v = p.v[i];
-      const double vals[6] = {x.x, x.y, x.z, v.x, v.y, v.z};
-      mine[i].w[0] = p.id[i];
-      for (int k = 0; k < 6; ++k) mine[i].w[k + 1] = std::bit_cast<std::uint64_t>(vals[k]);
-    }
-    // One rank: no copy (at the end of a run this is the peak of resident memory).
-    all = comm_.size() == 1 ? std::move(mine) : comm_.gatherv<Record>(mine, 0);
-  }
+  std::vector<std::uint32_t> by_id(p.n_owned);
+  for (std::size_t i = 0; i < p.n_owned; ++i) by_id[i] = static_cast<std::uint32_t>(i);
+  std::sort(by_id.begin(), by_id.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return p.id[a] < p.id[b]; });
+  auto record = [&](std::uint32_t i) {
+    Record r;
+    const Vec3 x = p.x[i], v = p.v[i];
+    const double vals[6] = {x.x, x.y, x.z, v.x, v.y, v.z};
+    r.w[0] = p.id[i];
+    for (int k = 0; k < 6; ++k) r.w[k + 1] = std::bit_cast<std::uint64_t>(vals[k]);
+    return r;
+  };
   std::uint64_t hash = 0xcbf29ce484222325ull;
-  if (comm_.rank() == 0) {
-    std::sort(all.begin(), all.end(),
-              [](const Record& a, const Record& b) { return a.w[0] < b.w[0]; });
-    for (const Record& r : all)
-      for (const std::uint64_t w : r.w)
-        for (int byte = 0; byte < 8; ++byte) {
-          hash ^= (w >> (8 * byte)) & 0xffu;
-          hash *= 0x100000001b3ull;
-        }
+  auto absorb = [&](const Record& r) {
+    for (const std::uint64_t w : r.w)
+      for (int byte = 0; byte < 8; ++byte) {
+        hash ^= (w >> (8 * byte)) & 0xffu;
+        hash *= 0x100000001b3ull;
+      }
+  };
+  if (comm_.size() == 1) {
+    for (const std::uint32_t i : by_id) absorb(record(i));
+    return hash;
+  }
+  // Ids are 1..N (checked by the census), so rounds cut [1, N] into P equal ranges.
+  const long long P = comm_.size(), N = n_total_;
+  std::size_t at = 0;
+  std::vector<Record> mine;
+  for (long long round = 0; round < P; ++round) {
+    const std::uint64_t hi = static_cast<std::uint64_t>(1 + N * (round + 1) / P);
+    mine.clear();
+    for (; at < by_id.size() && (p.id[by_id[at]] < hi || round == P - 1); ++at)
+      mine.push_back(record(by_id[at]));
+    std::vector<Record> chunk = comm_.gatherv<Record>(mine, 0);
+    if (comm_.rank() == 0) {
+      std::sort(chunk.begin(), chunk.end(),
+                [](const Record& a, const Record& b) { return a.w[0] < b.w[0]; });
+      for (const Record& r : chunk) absorb(r);
+    }
   }
   return comm_.broadcast(hash, 0);
 }

@@ -115,8 +115,6 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
     p.x[j] = g.x;
     p.home[j] = g.home;
     p.shift[j] = g.shift;
-    p.v[j] = {0, 0, 0};
-    p.image[j] = {0, 0, 0};
     p.f[j] = {0, 0, 0};
     counts.tower += g.kind == ImportKind::Tower;
     counts.plate += g.kind == ImportKind::Plate;
@@ -131,6 +129,13 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
   send_x_.resize(plan_.send_total);
   send_f_.resize(plan_.send_total);
   for (std::size_t i = 0; i < n; ++i) p.x_build[i] = p.x[i];
+  // The steps need only the export index and the send buffers: the records of this build are
+  // freed (their pages go back at once: app/main.cpp), so they do not add to the peak memory of
+  // the neighbour-list build that follows.
+  exports_ = ExportList{};
+  std::vector<std::uint32_t>().swap(perm_);
+  std::vector<GhostRecord>().swap(send_ghosts_);
+  std::vector<GhostRecord>().swap(recv_ghosts_);
   return counts;
 }
 

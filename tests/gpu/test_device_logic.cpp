@@ -156,7 +156,7 @@ TEST(NeighborRuns, SameListAsHost) {
       for (std::size_t k = 0; k < n; ++k) {
         const std::uint32_t i = cells.order()[k];
         rank[i] = static_cast<std::uint32_t>(k);
-        q_sorted[k] = cells.position(i);
+        q_sorted[k] = CellGrid::binning_position(p.x[i], p.shift[i], box.length);
         home_sorted[k] = p.home[i];
       }
       for (std::size_t i = 0; i < n; ++i) cell[i] = cells.cell_of(i);
