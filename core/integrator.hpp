@@ -106,45 +106,10 @@ class VelocityVerlet {
 
   // Returns the Langevin work of the kick (0 without it), fixed point. Throws
   // std::runtime_error (bad_position_message) when a particle cannot be wrapped into the box.
-  fixed::Wide initial_integrate(ParticleStore& p, const Box& box, std::uint64_t step) const {
-    const std::size_t n = p.n_owned;
-    std::size_t bad = n;  // the first particle outside [0, L) after its drift
-    if (drag_.empty()) {
-      for (std::size_t i = 0; i < n; ++i) {
-        verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]], box.length);
-        if (!inside_box(p.x[i], box.length) && bad == n) bad = i;
-      }
-      check_positions(p, bad);
-      return 0;
-    }
-    const LangevinView l = view();
-    fixed::Wide work = 0;
-    bool overflow = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      work += fixed::to_fixed(
-          verlet_initial_langevin(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]],
-                                  box.length, l, p.type[i], p.id[i], step),
-          overflow);
-      if (!inside_box(p.x[i], box.length) && bad == n) bad = i;
-    }
-    check_positions(p, bad);
-    return checked(work, overflow);
-  }
-
-  fixed::Wide final_integrate(ParticleStore& p, std::uint64_t step) const {
-    if (drag_.empty()) {
-      for (std::size_t i = 0; i < p.n_owned; ++i) verlet_final(p.v[i], p.f[i], dtf_[p.type[i]]);
-      return 0;
-    }
-    const LangevinView l = view();
-    fixed::Wide work = 0;
-    bool overflow = false;
-    for (std::size_t i = 0; i < p.n_owned; ++i)
-      work += fixed::to_fixed(langevin_kick(p.v[i], p.f[i], dtf_[p.type[i]], 0.5 * dt_, l,
-                                            p.type[i], p.id[i], step),
-                              overflow);
-    return checked(work, overflow);
-  }
+  // Both passes run on the rank's OpenMP threads (core/integrator.cpp); per particle they are
+  // independent, and the work is summed in fixed point, so the bits do not depend on threads.
+  fixed::Wide initial_integrate(ParticleStore& p, const Box& box, std::uint64_t step) const;
+  fixed::Wide final_integrate(ParticleStore& p, std::uint64_t step) const;
 
  private:
   LangevinView view() const { return {drag_.data(), noise_.data(), seed_}; }
@@ -164,11 +129,6 @@ class VelocityVerlet {
 };
 
 // Has any owned particle moved more than `limit` since the last neighbour build?
-inline bool moved_beyond(const ParticleStore& p, const Box& box, double limit, PairImages images) {
-  const double limit_sq = limit * limit;
-  for (std::size_t i = 0; i < p.n_owned; ++i)
-    if (moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images)) return true;
-  return false;
-}
+bool moved_beyond(const ParticleStore& p, const Box& box, double limit, PairImages images);
 
 }  // namespace scanmd
