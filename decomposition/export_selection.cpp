@@ -1,5 +1,7 @@
 #include "decomposition/export_selection.hpp"
 
+#include <omp.h>
+
 
 namespace scanmd {
 
@@ -8,14 +10,37 @@ ExportSelector::ExportSelector(const RankGrid& grid, const Box& box, Method meth
     : grid_(grid), geometry_{method, grid.cuts(), box.length, import_cutoff} {}
 
 void ExportSelector::select(std::span<const Vec3> x, Int3 owner, ExportList& out) const {
-  for (std::size_t i = 0; i < x.size(); ++i)
-    visit_exports(geometry_, x[i], owner,
-                  [&](std::uint32_t, Int3 S, Int3, Int3 X, ImportKind kind) {
-                    out.dest.push_back(static_cast<std::uint32_t>(grid_.rank_of(X)));
-                    out.particle.push_back(static_cast<std::uint32_t>(i));
-                    out.shift.push_back(S);
-                    out.kind.push_back(kind);
-                  });
+  auto visit = [&](std::size_t begin, std::size_t end, ExportList& list) {
+    for (std::size_t i = begin; i < end; ++i)
+      visit_exports(geometry_, x[i], owner,
+                    [&](std::uint32_t, Int3 S, Int3, Int3 X, ImportKind kind) {
+                      list.dest.push_back(static_cast<std::uint32_t>(grid_.rank_of(X)));
+                      list.particle.push_back(static_cast<std::uint32_t>(i));
+                      list.shift.push_back(S);
+                      list.kind.push_back(kind);
+                    });
+  };
+  const std::size_t n = x.size();
+  const int threads = n >= 4096 ? omp_get_max_threads() : 1;
+  if (threads == 1) {
+    visit(0, n, out);
+    return;
+  }
+  // Threads take contiguous ranges of particles and their entries are appended in range order:
+  // the same list, in the same order, as one thread makes.
+  std::vector<ExportList> part(static_cast<std::size_t>(threads));
+#pragma omp parallel num_threads(threads)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    const auto T = static_cast<std::size_t>(omp_get_num_threads());
+    visit(n * t / T, n * (t + 1) / T, part[t]);
+  }
+  for (const ExportList& l : part) {
+    out.dest.insert(out.dest.end(), l.dest.begin(), l.dest.end());
+    out.particle.insert(out.particle.end(), l.particle.begin(), l.particle.end());
+    out.shift.insert(out.shift.end(), l.shift.begin(), l.shift.end());
+    out.kind.insert(out.kind.end(), l.kind.begin(), l.kind.end());
+  }
 }
 
 }  // namespace scanmd

@@ -16,7 +16,10 @@
 //    plane, as a particle on the plane belongs to it.
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <cmath>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -243,6 +246,43 @@ TEST(PairRule, MidpointTiesGoToTheBoxAbove) {
       }
   EXPECT_GT(ties, 100);
   EXPECT_GT(rounded_below, 0) << "some midpoints must round below their plane for this to test";
+}
+
+// Export selection on several OpenMP threads (export_selection.cpp) makes the list one thread
+// makes, entry for entry and in the same order: the ghost order, and so the state hash, depend
+// on it.
+TEST(ExportSelection, SameListOnAnyThreadCount) {
+  const Box box = Box::cube(24.0);
+  const RankGrid grid({2, 3, 2}, box);
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const Int3 owner{1, 2, 0};
+  const Vec3 lo = grid.lo(owner), hi = grid.hi(owner);
+  std::vector<Vec3> x(30000);
+  for (Vec3& q : x)
+    q = {lo.x + u(rng) * (hi.x - lo.x), lo.y + u(rng) * (hi.y - lo.y),
+         lo.z + u(rng) * (hi.z - lo.z)};
+  const int before = omp_get_max_threads();
+  for (const Method m : {Method::HalfShell, Method::NeutralTerritory, Method::FullShell,
+                         Method::EighthShell, Method::Midpoint}) {
+    const ExportSelector selector(grid, box, m, 2.8);
+    omp_set_num_threads(1);
+    ExportList one;
+    selector.select(x, owner, one);
+    ASSERT_GT(one.size(), 1000u) << "method " << static_cast<int>(m);
+    for (const int threads : {2, 3, 5}) {
+      omp_set_num_threads(threads);
+      ExportList many;
+      selector.select(x, owner, many);
+      ASSERT_EQ(many.size(), one.size()) << threads << " threads";
+      EXPECT_EQ(many.dest, one.dest);
+      EXPECT_EQ(many.particle, one.particle);
+      EXPECT_EQ(many.kind, one.kind);
+      for (std::size_t k = 0; k < one.size(); ++k)
+        ASSERT_TRUE(many.shift[k] == one.shift[k]) << "entry " << k;
+    }
+  }
+  omp_set_num_threads(before);
 }
 
 }  // namespace
