@@ -110,15 +110,28 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
                     .near;
           continue;
         }
-        for (std::uint32_t k = run_begin[r]; k < run_end[r]; ++k) {
-          const std::uint32_t j = order[k];
-          const bool keep = lists_candidate<true>(
-              rule, r_sq, qi, {qx_[k], qy_[k], qz_[k]}, j, k, k_i, n_owned, side_i, [&] {
-                return PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]};
-              });
-          out[at] = j;  // kept or not, advancing only when kept: compaction without branches
-          at += keep;
+        // The general rule (lists_candidate<true>: within R, not i itself, and the method's
+        // rule) in two passes over the run: the distance by the candidate scan (n_owned = 0:
+        // every candidate within R is kept, in candidate order), then the rule on those only.
+        const std::uint32_t b[1] = {run_begin[r]};
+        const std::uint32_t e[1] = {run_end[r]};
+        const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
+        if (s.far.size() < capacity) s.far.resize(capacity + capacity / 2);
+        const std::size_t within =
+            (vector ? keep_candidates_avx512(c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data())
+                    : keep_candidates_scalar(c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data()))
+                .near;
+        std::size_t kept = at;
+        for (std::size_t w = at; w < at + within; ++w) {
+          const std::uint32_t j = out[w];
+          const std::uint32_t k = rank_[j];
+          const bool keep =
+              k != k_i &&
+              rule.lists_pair(side_i, PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]});
+          out[kept] = j;  // kept or not, advancing only when kept: compaction without branches
+          kept += keep;
         }
+        at = kept;
       }
     }
     // Row order (general rule): inside the interaction cutoff first (stable, branch-free), the
