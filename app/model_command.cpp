@@ -41,6 +41,12 @@ int model_command(const ModelCommandOptions& options) {
   if (MpiRuntime::world_rank() != 0) return 0;  // the model is one process; extra ranks have nothing to do
   try {
     const io::Deck deck = io::load_deck(options.deck, options.overrides);
+    // --csv naming an input (the deck, the data file) is refused before any work.
+    for (const std::string& input : {deck.path, deck.system.data_file})
+      if (!options.csv.empty() && !input.empty() && io::same_file(options.csv, input))
+        throw std::invalid_argument(fmt::format(
+            "--csv {}: is an input of the model ({}): an output must not replace an input",
+            options.csv, input));
     std::vector<Method> methods;
     if (options.methods.empty()) {
       methods.assign(std::begin(kAllMethods), std::end(kAllMethods));

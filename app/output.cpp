@@ -37,10 +37,7 @@ class StopWatch {
   Clock::time_point start_;
 };
 
-bool same_file(const std::string& a, const std::string& b) {
-  namespace fs = std::filesystem;
-  return fs::weakly_canonical(fs::absolute(a)) == fs::weakly_canonical(fs::absolute(b));
-}
+using io::same_file;
 
 io::RunRecord run_record(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
                          long long first_step, const std::string& restart_from) {
@@ -80,6 +77,36 @@ io::FrameHeader frame_header(const Simulation& sim) {
 }
 
 }  // namespace
+
+void check_outputs_spare_inputs(const io::Deck& deck, const std::string& restart_from) {
+  const OutputSection& out = deck.output;
+  struct Input {
+    std::string what, path;
+  };
+  std::vector<Input> inputs{{"the deck file itself", deck.path}};
+  if (!deck.system.data_file.empty())
+    inputs.push_back(
+        {"the data file this run starts from (system.data_file)", deck.system.data_file});
+  if (!restart_from.empty())
+    inputs.push_back({"the checkpoint this run restarts from (--restart)", restart_from});
+  for (const auto& [key, path] :
+       {std::pair{"output.trajectory", &out.trajectory},
+        std::pair{"output.checkpoint", &out.checkpoint},
+        std::pair{"output.data_file", &out.data_file}, std::pair{"output.imports", &out.imports}})
+    for (const Input& in : inputs) {
+      // Continuing a checkpoint into the same file is the usual restart: it is read whole
+      // before the first step and only replaced (backed up first, or atomically by the next
+      // checkpoint with output.overwrite) afterwards.
+      if (path->empty() || in.path.empty() ||
+          (std::string_view(key) == "output.checkpoint" && in.path == restart_from))
+        continue;
+      if (!same_file(*path, in.path)) continue;
+      const auto w = deck.where.find(key);
+      throw std::runtime_error(fmt::format(
+          "{}: {}: \"{}\" is {} ({}): an output must not replace an input; choose another path",
+          w != deck.where.end() ? w->second : deck.path, key, *path, in.what, in.path));
+    }
+}
 
 RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
                      const std::string& restart_from)

@@ -34,6 +34,13 @@ namespace io {
 class H5mdWriter;
 }
 
+// Refuses (std::runtime_error naming the key and where it was given) an output path that names
+// an input of the run: the deck file, system.data_file or the --restart checkpoint `restart_from`
+// (by file identity, so links count; by canonical path for files not yet there). Continuing the
+// --restart checkpoint into output.checkpoint is allowed: it is read whole before anything is
+// written. Rank 0's business (the caller shares the outcome); writes nothing.
+void check_outputs_spare_inputs(const io::Deck& deck, const std::string& restart_from);
+
 class RunOutput {
  public:
   // `sim` is set up (particle count known). `restart_from`: the checkpoint this run started

@@ -56,7 +56,8 @@ std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConf
   {
     io::Deck with_file = deck;
     with_file.system = config.system;
-    io::check_species(with_file, fmt::format("the data file {}", file));
+    io::check_species(with_file, fmt::format("the data file {}", file),
+                      data.masses.empty() ? std::string() : fmt::format("the data file {}", file));
   }
   const Vec3 length{data.hi[0] - data.lo[0], data.hi[1] - data.lo[1], data.hi[2] - data.lo[2]};
   if (const auto axis = short_box_axis(length, config.neighbor.skin))
@@ -176,6 +177,10 @@ int run_command(const RunOptions& options) {
   std::vector<std::string> overrides = options.overrides;
   if (!options.backend.empty()) overrides.push_back("run.backend=" + options.backend);
   if (!agree(comm, [&] { deck = io::load_deck(options.deck, overrides); })) return 1;
+  // Outputs that would replace an input are refused before anything is read or written.
+  if (!agree(comm,
+             [&] { on_root(comm, [&] { check_outputs_spare_inputs(deck, options.restart); }); }))
+    return 1;
 
   // One thread per rank unless asked otherwise: `mpirun -np <cores>` must not oversubscribe
   // the cores with the host kernels' OpenMP threads.

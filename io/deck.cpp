@@ -419,6 +419,8 @@ struct KeySpec {
   void (*apply)(Deck&, const Reader&);
 };
 
+constexpr std::int64_t kMaxSteps = std::int64_t{1} << 53;
+
 // clang-format off
 const KeySpec kKeys[] = {
   {"system", "lattice", true, [](Deck& d, const Reader& r) {
@@ -470,7 +472,15 @@ const KeySpec kKeys[] = {
   {"neighbor", "skin", false, [](Deck& d, const Reader& r) { d.neighbor.skin = non_negative(r); }},
 
   {"run", "dt", false, [](Deck& d, const Reader& r) { d.run.dt = positive(r); }},
-  {"run", "steps", false, [](Deck& d, const Reader& r) { d.run.steps = non_negative_int(r); }},
+  {"run", "steps", false, [](Deck& d, const Reader& r) {
+     const std::int64_t n = non_negative_int(r);
+     // The time of step n is n·dt in double precision: beyond 2^53 consecutive steps share one
+     // time, and no run gets near it (2^53 steps at a million steps per second: 285 years).
+     if (n > kMaxSteps)
+       r.fail(fmt::format("must be at most 2^53 = {} (got {}): the time of step n, n·run.dt, "
+                          "is a double, exact only up to 2^53 steps; no run reaches that many "
+                          "(at a million steps per second: 285 years)", kMaxSteps, n));
+     d.run.steps = n; }},
   {"run", "backend", true, [](Deck& d, const Reader& r) {
      d.run.backend = one_of<Backend>(r, kBackendNames); }},
 
@@ -633,6 +643,23 @@ void check_box(const Deck& deck, const std::vector<Item>& items, const std::stri
   const std::string what =
       short_box_message(box, deck.neighbor.skin, *axis) + "; use more cells or a shorter skin";
   if (!blame) throw DeckError(fmt::format("{}: system.cells: {}", file, what));
+  Reader(file, *blame).fail(what);
+}
+
+// The time of the last step, run.steps · run.dt, must be a finite double (it is written with
+// every frame, and the thermostats integrate over it). Blames run.dt unless only run.steps is
+// given.
+void check_run_time(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
+  const double t = static_cast<double>(deck.run.steps) * deck.run.dt;
+  if (std::isfinite(t)) return;
+  const std::string what = fmt::format(
+      "run.steps · run.dt = {} · {} is not a finite time (the time of the last "
+      "step overflows a double)",
+      deck.run.steps, deck.run.dt);
+  const Item* blame = nullptr;
+  for (const auto& it : items)
+    if (it.name == "run.dt" || (it.name == "run.steps" && !blame)) blame = &it;
+  if (!blame) throw DeckError(fmt::format("{}: run.dt: {}", file, what));
   Reader(file, *blame).fail(what);
 }
 
@@ -876,18 +903,113 @@ Deck parse_deck(std::string_view text, const std::string& path,
       if (it.name.starts_with("region."))
         Reader(path, it).fail("is for lattice starts: system.data_file brings its own positions");
   }
+  check_run_time(deck, items, path);
   return deck;
 }
 
-void check_species(const Deck& deck, const std::string& types_from) {
+namespace {
+
+// The species' scales, once make_species has built them (its own checks passed):
+//   representable  for each pair with ε > 0, σ¹² and the force constants 48εσ¹², 24εσ⁶, 4εσ¹²,
+//                  4εσ⁶ are normal finite doubles (σ = 1e-300 has σ¹² = 0: the potential would
+//                  vanish; σ = 1e30 has σ¹² = inf);
+//   time step      run.dt is at most the Lennard-Jones time unit τ = σ·√(m/ε) of every pair
+//                  (m the lighter mass): a longer step carries particles through the repulsive
+//                  core in one step, where the force jumps by orders of magnitude, so such a run
+//                  can only end in overlapping particles or non-finite positions (velocity
+//                  Verlet is unstable well before, near 0.2 τ; LJ runs use 0.005 τ).
+// Throws SpeciesError naming the key most likely at fault.
+void check_scales(const Deck& deck, const Species& s) {
+  const PotentialSection& pot = deck.potential;
+  // The key of pair (i, j) (0-based types): its [[potential.pair]] entry, or the single-species
+  // keys, or "potential.pair" for a pair mixed from the like pairs.
+  auto pair_key = [&](int i, int j, bool sigma) -> std::string {
+    if (pot.pairs.empty()) return sigma ? "potential.sigma" : "potential.epsilon";
+    for (std::size_t k = 0; k < pot.pairs.size(); ++k) {
+      const auto& t = pot.pairs[k].types;
+      if ((t[0] == i + 1 && t[1] == j + 1) || (t[0] == j + 1 && t[1] == i + 1))
+        return fmt::format("potential.pair[{}]", k);
+    }
+    return "potential.pair";
+  };
+  auto normal = [](double x) { return std::isnormal(x); };
+  // Like pairs first (the ones a deck lists), then the unlike ones.
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < s.types; ++i) pairs.emplace_back(i, i);
+  for (int i = 0; i < s.types; ++i)
+    for (int j = i + 1; j < s.types; ++j) pairs.emplace_back(i, j);
+  for (const auto& [i, j] : pairs) {
+    const PairCoefficients& c = s.pair(i, j);
+    if (!(c.epsilon > 0.0)) continue;  // no interaction, nothing to overflow
+    const LJParams& lj = s.lj[static_cast<std::size_t>(i * s.types + j)];
+    const long double s12 = std::pow(static_cast<long double>(c.sigma), 12.0L);
+    const std::string types =
+        s.types == 1 ? std::string() : fmt::format(" (types {}-{})", i + 1, j + 1);
+    if (!normal(static_cast<double>(s12)))
+      throw SpeciesError(
+          pair_key(i, j, true),
+          fmt::format("sigma = {}{}: sigma^12 = {:.3Lg} {}, so the force constants "
+                      "48 epsilon sigma^12 and 24 epsilon sigma^6 would {}; sigma must lie "
+                      "between 2.3e-26 and 4.9e+25 (LJ units want sigma of order 1)",
+                      c.sigma, types, s12,
+                      s12 < 1 ? "is below the smallest normal double" : "overflows a double",
+                      s12 < 1 ? "vanish (no force at all)" : "be infinite"));
+    for (const double k : {lj.lj1, lj.lj2, lj.lj3, lj.lj4})
+      if (!normal(k))
+        throw SpeciesError(
+            pair_key(i, j, false),
+            fmt::format("epsilon = {} with sigma = {}{}: the force constant 48 epsilon "
+                        "sigma^12 = {:.3g} is not a normal double (the potential would {}); "
+                        "LJ units want epsilon of order 1",
+                        c.epsilon, c.sigma, types, lj.lj1,
+                        std::isfinite(k) ? "vanish" : "be infinite"));
+  }
+  const double dt = deck.run.dt;
+  for (const auto& [i, j] : pairs) {
+    const PairCoefficients& c = s.pair(i, j);
+    if (!(c.epsilon > 0.0)) continue;
+    const double m = std::min(s.mass[i], s.mass[j]);
+    const double tau = c.sigma * std::sqrt(m / c.epsilon);
+    if (dt <= tau) continue;
+    // Blame the value furthest from the LJ units in the direction that shortens τ or
+    // lengthens the step: dt (typically 0.005), the mass, σ, ε (typically 1).
+    const std::pair<double, std::string> scores[] = {
+        {std::log10(dt / 0.005), "run.dt"},
+        {-std::log10(m), "system.mass"},
+        {-std::log10(c.sigma), pair_key(i, j, true)},
+        {0.5 * std::log10(c.epsilon), pair_key(i, j, false)}};
+    const auto worst =
+        std::max_element(std::begin(scores), std::end(scores),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+    throw SpeciesError(
+        worst->second,
+        fmt::format("run.dt = {} is {:.3g} times the Lennard-Jones time unit tau = sigma "
+                    "sqrt(m/epsilon) = {:.3g} of types {}-{} (sigma = {}, m = {}, epsilon = "
+                    "{}): particles would cross the repulsive core within one step, so the run "
+                    "can only end in overlapping particles or non-finite positions; run.dt must "
+                    "be at most tau (LJ runs use about 0.005 tau)",
+                    dt, dt / tau, tau, i + 1, j + 1, c.sigma, m, c.epsilon));
+  }
+}
+
+}  // namespace
+
+void check_species(const Deck& deck, const std::string& types_from,
+                   const std::string& masses_from) {
   try {
-    (void)make_species(deck);
+    check_scales(deck, make_species(deck));
   } catch (const SpeciesError& e) {
     std::string key = e.key();
     auto w = deck.where.find(key);
     if (w == deck.where.end() && key.starts_with("potential.pair")) {
       key = "potential.pair";
       w = deck.where.find(key);
+    }
+    std::string note;
+    if (key == "system.mass" && !masses_from.empty()) {  // the masses came from a file
+      key = "system.data_file";
+      w = deck.where.find(key);
+      note = fmt::format(" (the masses of {})", masses_from);
     }
     const std::string at = w != deck.where.end() ? w->second : deck.path;
     const int T = deck.system.type_count();
@@ -897,7 +1019,7 @@ void check_species(const Deck& deck, const std::string& types_from) {
                    ? std::string()
                    : fmt::format(" ({} atom types, from system.type_fractions)", T))
             : fmt::format(" ({} atom type{} from {})", T, T == 1 ? "" : "s", types_from);
-    throw DeckError(fmt::format("{}: {}: {}{}", at, key, e.what(), from));
+    throw DeckError(fmt::format("{}: {}: {}{}{}", at, key, e.what(), note, from));
   }
 }
 

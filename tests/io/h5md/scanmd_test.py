@@ -32,11 +32,12 @@ class Runner:
         self.args = args
         self.failures = 0
 
-    def run(self, ranks, *extra, expect_rc=0, cwd=None):
+    def run(self, ranks, *extra, expect_rc=0, cwd=None, deck=None):
         """Runs `scanmd run DECK extra...` on `ranks` ranks in the work directory (or `cwd`
-        inside it); returns stdout, stderr and the exit status."""
+        inside it), DECK the test's deck unless `deck` is given; returns stdout, stderr and the
+        exit status."""
         cmd = [self.args.mpiexec, "-n", str(ranks), *self.args.pre.split(), self.args.exe, "run",
-               self.args.deck, *extra]
+               deck or self.args.deck, *extra]
         p = subprocess.run(cmd, cwd=self.path(cwd or "."), capture_output=True, text=True,
                            timeout=120)
         out = p.stdout + p.stderr
