@@ -20,6 +20,7 @@
 #include "app/report.hpp"
 #include "app/restart.hpp"
 #include "core/backend_choice.hpp"
+#include "core/memory_budget.hpp"
 #include "core/simulation.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"
@@ -207,6 +208,25 @@ int run_command(const RunOptions& options) {
           throw std::runtime_error(fmt::format("{}: decomposition.grid: {}",
                                                w != deck.where.end() ? w->second : deck.path,
                                                e.what()));
+        } catch (const MemoryError& e) {
+          // The particle count comes from the lattice (cells, region) or from the data file;
+          // memory that goes mostly to cells is the box's (the density) rather than theirs.
+          const bool lattice = deck.system.data_file.empty();
+          const std::string key = !lattice             ? "system.data_file"
+                                  : e.cells_dominate() ? "system.density"
+                                                       : "system.cells";
+          const auto w = deck.where.find(key);
+          throw std::runtime_error(fmt::format(
+              "{}: {}: {}; {}", w != deck.where.end() ? w->second : deck.path, key, e.what(),
+              !lattice ? std::string("the data file holds too many atoms for this machine (or "
+                                     "use more nodes)")
+              : e.cells_dominate()
+                  ? fmt::format("system.density = {} makes the box too large for its "
+                                "particles (or use more nodes)",
+                                deck.system.density)
+                  : fmt::format("system.cells = [{}, {}, {}] is too many unit cells for this "
+                                "machine (or use more nodes)",
+                                deck.system.cells[0], deck.system.cells[1], deck.system.cells[2])));
         } catch (const CellCountError& e) {
           // The box comes from the lattice (density, cells) or from the data file.
           const std::string key =
@@ -221,6 +241,20 @@ int run_command(const RunOptions& options) {
         }
       }))
     return 1;
+  {
+    // What the memory check (in Simulation) found for rank 0, for the log.
+    const double particles = deck.system.data_file.empty()
+                                 ? static_cast<double>(lattice_start_count(deck))
+                                 : static_cast<double>(initial.size());
+    const MemoryEstimate e =
+        estimate_rank_memory(sim->config(), sim->grid(), 0, particles, initial.size());
+    const AvailableMemory a = available_memory();
+    spdlog::info(
+        "memory: about {} estimated for rank 0 ({:.4g} owned, {:.4g} ghosts, {:.4g} "
+        "list entries); {} available to the node ({})",
+        format_bytes(e.bytes), e.owned, e.ghosts, e.list_entries,
+        a.known ? format_bytes(a.bytes) : std::string("unknown"), a.source);
+  }
   // --restart: the checkpoint is read and checked against the deck before anything runs.
   std::optional<RestartState> restart;
   if (!options.restart.empty() && !agree(comm, [&] {
@@ -239,6 +273,7 @@ int run_command(const RunOptions& options) {
                sim->grid().sub_length().x, sim->grid().sub_length().y,
                sim->grid().sub_length().z, sim->import_cutoff());
   if (const std::string line = grid_choice_line(*sim); !line.empty()) spdlog::info("{}", line);
+
   if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());
 
   try {

@@ -148,6 +148,8 @@ class Communicator {
 
   // This rank's rank among the ranks of its node (MPI_COMM_TYPE_SHARED); collective.
   int node_local_rank() const;
+  // How many ranks share this rank's node (MPI_COMM_TYPE_SHARED); collective.
+  int node_size() const;
 
  private:
   void broadcast_bytes(void* data, std::size_t bytes, int root) const;

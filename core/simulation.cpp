@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <numbers>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 #include "core/cuda/cuda_backend.hpp"
 #include "core/host_backend.hpp"
 #include "core/lattice.hpp"
+#include "core/memory_budget.hpp"
 #include "core/velocities.hpp"
 
 namespace scanmd {
@@ -82,6 +84,27 @@ void check_cell_count(const RankGrid& grid, double R) {
   }
 }
 
+// The lattice start's particle count without visiting its sites (the memory check comes before
+// anything that takes time): all sites, times the region's share of the box.
+double expected_lattice_particles(const SimulationConfig& c) {
+  const double sites =
+      4.0 * c.system.cells[0] * static_cast<double>(c.system.cells[1]) * c.system.cells[2];
+  const RegionSection& g = c.region;
+  const Vec3 L = initial_box_length(c.system);
+  switch (g.style) {
+    case RegionStyle::Box:
+      return sites;
+    case RegionStyle::Slab: {
+      const double l = g.axis == 0 ? L.x : (g.axis == 1 ? L.y : L.z);
+      return sites * std::clamp((g.hi - g.lo) / l, 0.0, 1.0);
+    }
+    case RegionStyle::Sphere:
+      return std::min(sites, sites * 4.0 / 3.0 * std::numbers::pi * g.radius * g.radius * g.radius /
+                                 (L.x * L.y * L.z));
+  }
+  return sites;
+}
+
 // This rank's share of the starting positions, for the grid choice: the data file's particles
 // [r·n/P, (r+1)·n/P) (wrapped), or the lattice sites of the config in the r-th of P slabs along z.
 std::vector<Vec3> start_positions_share(const Communicator& comm, const SimulationConfig& c,
@@ -117,6 +140,10 @@ BalancedGridChoice pick_grid(const Communicator& comm, const SimulationConfig& c
       candidate_grids(comm.size(), requested, box, d.method, c.import_cutoff());
   BalancedGridChoice plain;
   plain.dims = plain.import_best = candidates.front();
+  // Before anything is allocated: the memory every rank will need, then its cell count.
+  const double particles =
+      start.empty() ? expected_lattice_particles(c) : static_cast<double>(start.size());
+  check_memory(comm, c, RankGrid(plain.dims, box), particles, static_cast<double>(start.size()));
   check_cell_count(RankGrid(plain.dims, box), c.import_cutoff());  // before any cell list
   if (d.balance == Balance::None || candidates.size() == 1) return plain;
   const std::vector<Vec3> x = start_positions_share(comm, c, box, start);
