@@ -269,16 +269,23 @@ void RunOutput::after_step(const Simulation& sim, const ThermoSample* thermo, bo
     const io::Observables obs{thermo->temp, thermo->pe, thermo->ke, thermo->etotal, thermo->press};
     trajectory_->write_frame(header, block, &obs);
   }
-  if (checkpoint) {
-    io::write_checkpoint(comm_, deck_.output.checkpoint, header, block, particles_,
-                         run_record(comm_, deck_, sim, first_step_, restart_from_), SCANMD_VERSION,
-                         sim.thermostat_state());
-    checkpoint_step_ = step;
-    spdlog::debug("checkpoint at step {} written to {}", step, deck_.output.checkpoint);
-  }
+  if (checkpoint) write_checkpoint(sim, header, block);
 }
 
-void RunOutput::finish(const Simulation& sim, const std::vector<TimingRow>& timing) {
+void RunOutput::write_checkpoint(const Simulation& sim, const io::FrameHeader& header,
+                                 const std::vector<io::ParticleRow>& block) {
+  io::write_checkpoint(comm_, deck_.output.checkpoint, header, block, particles_,
+                       run_record(comm_, deck_, sim, first_step_, restart_from_), SCANMD_VERSION,
+                       sim.thermostat_state());
+  checkpoint_step_ = sim.step();
+  spdlog::debug("checkpoint at step {} written to {}", sim.step(), deck_.output.checkpoint);
+}
+
+void RunOutput::finish(const Simulation& sim, const std::vector<TimingRow>& timing, bool stopped) {
+  if (stopped && !deck_.output.checkpoint.empty() && checkpoint_step_ != sim.step()) {
+    StopWatch watch(seconds_);
+    write_checkpoint(sim, frame_header(sim), rows_by_id(comm_, sim));
+  }
   if (trajectory_) {
     std::vector<io::ImportRecord> imports;
     imports.reserve(sim.imports().size());

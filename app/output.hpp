@@ -27,6 +27,8 @@
 #include "app/report.hpp"
 #include "core/simulation.hpp"
 #include "io/deck.hpp"
+#include "io/h5md_writer.hpp"
+#include "io/particle_rows.hpp"
 
 namespace scanmd {
 
@@ -58,8 +60,9 @@ class RunOutput {
   // `thermo_row`: it was printed as a thermo row.
   void after_step(const Simulation& sim, const ThermoSample* thermo, bool thermo_row);
   // End of the run (collective): the run record (import counts, timing) and closing; the
-  // data file of the final state.
-  void finish(const Simulation& sim, const std::vector<TimingRow>& timing);
+  // data file of the final state. `stopped`: the run ended early (a stop signal): a checkpoint
+  // of this step is written too, unless one was just written.
+  void finish(const Simulation& sim, const std::vector<TimingRow>& timing, bool stopped = false);
   // Wall time spent writing on this rank.
   double seconds() const { return seconds_; }
 
@@ -67,6 +70,9 @@ class RunOutput {
   bool frame_due(long long step) const;
   bool checkpoint_due(long long step) const;
   void write_data_file(const Simulation& sim);
+  void write_checkpoint(const Simulation& sim, const io::FrameHeader& header,
+                        const std::vector<io::ParticleRow>& block);
+  void write_checkpoint(const Simulation& sim);
   // Restart into an existing trajectory with frames at `steps`: back up and log the frames
   // after the restart step, warn of a gap before it (rank 0).
   void account_for_frames(const std::vector<std::int64_t>& steps) const;

@@ -278,7 +278,7 @@ void Simulation::run(StepObserver& observer) {
   observer.after_step(*this);
   backend_->synchronize();  // setup's device timings land before the reset
   timers_.reset();          // the table covers the step loop
-  while (step_ < config_.run.steps) {
+  while (step_ < config_.run.steps && !stop_) {
     ++step_;
     try {
       step(observer);
@@ -292,8 +292,8 @@ void Simulation::run(StepObserver& observer) {
 }
 
 void Simulation::step(StepObserver& observer) {
-  // Half kick + drift + the skin/2 test; the rebuild decision and this phase's errors are
-  // agreed in one reduction.
+  // Half kick + drift + the skin/2 test; the rebuild decision, this phase's errors and a stop
+  // request (a signal on any rank) are agreed in one reduction.
   bool moved = false;
   std::string error;
   try {
@@ -305,9 +305,10 @@ void Simulation::step(StepObserver& observer) {
   }
   const Communicator::Vote vote = [&] {
     ScopedTimer t(timers_, Phase::Neigh);
-    return comm_.vote(!error.empty(), moved);
+    return comm_.vote(!error.empty(), moved, observer.stop_requested());
   }();
   raise_error_of(comm_, vote.first_failed, std::move(error));
+  stop_ = stop_ || vote.any_stop;  // this step is completed, the loop ends after it
   const bool balanced = balance_due(step_) && balance(false);  // moved cut planes: rebuilt
   if (!balanced) {
     if (vote.any_flag)
