@@ -3,16 +3,22 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "app/build_info.hpp"
 #include "base/fixed_point.hpp"
+#include "core/memory_budget.hpp"
 #include "io/backup.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5md_writer.hpp"
@@ -69,6 +75,39 @@ std::vector<io::ParticleRow> rows_by_id(const Communicator& comm, const Simulati
     r.type = static_cast<std::int32_t>(p.type[i]);
   }
   return io::order_by_id(comm, rows, sim.total_particles());
+}
+
+// Bytes a frame of `particles` rows adds to a trajectory, or a checkpoint takes: the chunks of
+// its per-particle series (rows in chunks of at most 65 536, allocated whole), plus room for
+// the metadata (chunk index, observables, run record) and, for a checkpoint, ids and species.
+double frame_bytes(long long particles, bool force, bool checkpoint) {
+  const double chunk_rows = static_cast<double>(std::min<long long>(particles, 65536));
+  const double rows = std::ceil(static_cast<double>(particles) / chunk_rows) * chunk_rows;
+  double bytes = rows * (3 * 8 + 3 * 8 + 3 * 4 + (force ? 3 * 8 : 0));
+  if (checkpoint) bytes += static_cast<double>(particles) * (8 + 4);
+  return bytes + 64.0 * 1024;
+}
+
+// Rank 0, before a write of about `bytes` to `path`: an error when the file system holding it
+// has less free space (statvfs), so that a full disk stops the run before anything of the write
+// happens (the trajectory stays as after its last frame, the previous checkpoint as it was).
+// SCANMD_TEST_NO_SPACE_CHECK=1 skips it (tests of the error path behind it).
+void check_space(const std::string& path, double bytes, const std::string& what) {
+  static const bool skip = [] {
+    const char* v = std::getenv("SCANMD_TEST_NO_SPACE_CHECK");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  if (skip) return;
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  const std::string where = dir.empty() ? std::string(".") : dir.string();
+  struct statvfs fs {};
+  if (::statvfs(where.c_str(), &fs) != 0) return;  // the write itself will tell
+  const double free_bytes = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  if (free_bytes >= bytes) return;
+  throw std::runtime_error(fmt::format(
+      "{}: no space left for {}: it needs about {}, the file system of {} has {} free; free "
+      "some space (or choose another path) and continue from the last checkpoint",
+      path, what, format_bytes(bytes), where, format_bytes(free_bytes)));
 }
 
 io::FrameHeader frame_header(const Simulation& sim) {
@@ -261,6 +300,18 @@ void RunOutput::after_step(const Simulation& sim, const ThermoSample* thermo, bo
         {step, thermo->temp, thermo->pe, thermo->ke, thermo->etotal, thermo->press});
   if (!frame && !checkpoint) return;
 
+  // Room for what this step writes, checked before any of it is written (rank 0, shared).
+  on_root(comm_, [&] {
+    const OutputSection& out = deck_.output;
+    const double traj = frame ? frame_bytes(particles_, out.trajectory_force, false) : 0.0;
+    const double ckpt = checkpoint ? frame_bytes(particles_, false, true) : 0.0;
+    if (frame && checkpoint && io::same_file_system(out.trajectory, out.checkpoint))
+      check_space(out.trajectory, traj + ckpt,
+                  fmt::format("the frame and the checkpoint of step {}", step));
+    if (frame) check_space(out.trajectory, traj, fmt::format("the frame of step {}", step));
+    if (checkpoint)
+      check_space(out.checkpoint, ckpt, fmt::format("the checkpoint of step {}", step));
+  });
   const std::vector<io::ParticleRow> block = rows_by_id(comm_, sim);
   const io::FrameHeader header = frame_header(sim);
   if (frame) {
@@ -284,6 +335,10 @@ void RunOutput::write_checkpoint(const Simulation& sim, const io::FrameHeader& h
 void RunOutput::finish(const Simulation& sim, const std::vector<TimingRow>& timing, bool stopped) {
   if (stopped && !deck_.output.checkpoint.empty() && checkpoint_step_ != sim.step()) {
     StopWatch watch(seconds_);
+    on_root(comm_, [&] {
+      check_space(deck_.output.checkpoint, frame_bytes(particles_, false, true),
+                  fmt::format("the checkpoint of step {}", sim.step()));
+    });
     write_checkpoint(sim, frame_header(sim), rows_by_id(comm_, sim));
   }
   if (trajectory_) {

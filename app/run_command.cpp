@@ -321,6 +321,9 @@ int run_command(const RunOptions& options) {
   if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());
 
   int stop_signal = 0;  // the stop signal that ended the run early (exit status 128 + it)
+  // Declared out here: after an error only one rank met, the other ranks are stopped (below)
+  // before its files are closed, since closing a parallel file is collective.
+  std::optional<RunOutput> output;
   try {
     using Clock = std::chrono::steady_clock;
     if (restart) {
@@ -340,7 +343,6 @@ int run_command(const RunOptions& options) {
     spdlog::info("{} particles, box {:.6g} x {:.6g} x {:.6g}", sim->total_particles(),
                  sim->box().length.x, sim->box().length.y, sim->box().length.z);
     // Output files: backups, checks and the trajectory opened before the first step.
-    std::optional<RunOutput> output;
     if (!agree(comm, [&] { output.emplace(comm, deck, *sim, restart ? restart->path : ""); }))
       return 1;
     const bool econs = deck.thermostat.style != ThermostatStyle::None;
@@ -369,7 +371,7 @@ int run_command(const RunOptions& options) {
       spdlog::info("{}", line);
     output->finish(*sim, timing, stopped);
     if (!deck.output.imports.empty()) {
-      if (comm.rank() == 0) write_import_csv(*sim, deck.output.imports);
+      on_root(comm, [&] { write_import_csv(*sim, deck.output.imports); });  // errors: on all
       spdlog::info("per-rank import counts written to {}", deck.output.imports);
     }
     const std::uint64_t hash = sim->state_hash();

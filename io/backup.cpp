@@ -71,6 +71,17 @@ bool same_file(const std::string& a, const std::string& b) {
   return ca == cb;
 }
 
+bool same_file_system(const std::string& a, const std::string& b) {
+  auto folder = [](const std::string& p) {
+    const fs::path d = fs::path(p).parent_path();
+    return d.empty() ? std::string(".") : d.string();
+  };
+  struct stat sa {
+  }, sb{};
+  return ::stat(folder(a).c_str(), &sa) == 0 && ::stat(folder(b).c_str(), &sb) == 0 &&
+         sa.st_dev == sb.st_dev;
+}
+
 void check_writable(const std::string& path) {
   if (path.empty()) throw std::runtime_error("empty output path");
   std::error_code ec;

@@ -35,4 +35,7 @@ namespace scanmd::io {
 // created, as an output before the run).
 bool same_file(const std::string& a, const std::string& b);
 
+// Whether the folders of two paths lie on one file system (st_dev; false when unknown).
+bool same_file_system(const std::string& a, const std::string& b);
+
 }  // namespace scanmd::io
