@@ -624,6 +624,37 @@ TEST(DeckErrors, ScalesThatCanOnlyOverflowAreRefused) {
                          "unit tau = sigma sqrt(m/epsilon) = 0.1 of types 2-2"));
 }
 
+// Issue 15, item 6: inputs on which Debian's toml++ 3.3 reaches undefined behaviour (found by
+// fuzzing: tests/fuzz/regressions/deck/) are the syntax errors they are, reported where they
+// are; non-ASCII text inside strings and comments stays fine.
+TEST(DeckErrors, TomlPitfallsAreSyntaxErrors) {
+  EXPECT_EQ(error_of("[run]\nsteps = 1\n\xc2\xb7 = 2\n"),
+            "d.toml:3:1: syntax error: a non-ASCII character outside a string or comment (TOML "
+            "allows them only there)");
+  EXPECT_EQ(error_of("[run]\nsteps = 38.x\"\xc9\x91\"\n"),
+            "d.toml:2:14: syntax error: a non-ASCII character outside a string or comment (TOML "
+            "allows them only there)");
+  EXPECT_EQ(error_of("[neighbor]\nskin = 0.3\n[# a comment, not a name\n"),
+            "d.toml:3:2: syntax error: expected a table name (a bare key or a quoted one) after "
+            "'['");
+  EXPECT_EQ(error_of("[system]\ncells = [5,} 5, 5]\n"),
+            "d.toml:2:12: syntax error: '}' inside an array (it closes no inline table)");
+  EXPECT_EQ(error_of("[output]\ntrajectory = \"t.h5\ncheckpoint = \"c.h5\"\n"),
+            "d.toml:2:14: syntax error: a string that does not end on its line");
+  // Fine: non-ASCII in comments and strings (basic, literal, multi-line), quoted keys, arrays
+  // of arrays whose lines start with '[', inline tables, and a bare word given by --set.
+  const Deck d = parse_deck(
+      "# caf\xc3\xa9 \xc2\xb7\n[output]  # \xe3\x80\x81\ntrajectory = \"caf\xc3\xa9.h5\"\n"
+      "checkpoint = 'd\xc3\xa9j\xc3\xa0.h5'\nimports = \"\"\"x\xc2\xb7\"\"\"\n"
+      "[system]\ncells = [\n  5,\n  5, 5]  # \xc2\xb7\nmass = [\n1.0\n]\n",
+      "d.toml", {"output.data_file=d\xc3\xa9j\xc3\xa0.data"});
+  EXPECT_EQ(d.output.trajectory, "caf\xc3\xa9.h5");
+  EXPECT_EQ(d.output.checkpoint, "d\xc3\xa9j\xc3\xa0.h5");
+  EXPECT_EQ(d.output.imports, "x\xc2\xb7");
+  EXPECT_EQ(d.output.data_file, "d\xc3\xa9j\xc3\xa0.data");
+  EXPECT_EQ(d.system.cells, (std::array<int, 3>{5, 5, 5}));
+}
+
 TEST(DeckErrors, UnknownKeySuggestsTheClosest) {
   EXPECT_EQ(error_of("[run]\ndt = 0.005\nstpes = 100\n"),
             "d.toml:3:1: unknown key 'run.stpes'; did you mean 'run.steps'?");
