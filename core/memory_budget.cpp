@@ -123,6 +123,25 @@ double cgroup_room(std::string& source) {
 
 }  // namespace
 
+double lattice_particles_estimate(const SimulationConfig& c) {
+  const double sites =
+      4.0 * c.system.cells[0] * static_cast<double>(c.system.cells[1]) * c.system.cells[2];
+  const RegionSection& g = c.region;
+  const Vec3 L = initial_box_length(c.system);
+  switch (g.style) {
+    case RegionStyle::Box:
+      return sites;
+    case RegionStyle::Slab: {
+      const double l = g.axis == 0 ? L.x : (g.axis == 1 ? L.y : L.z);
+      return sites * std::clamp((g.hi - g.lo) / l, 0.0, 1.0);
+    }
+    case RegionStyle::Sphere:
+      return std::min(sites, sites * 4.0 / 3.0 * std::numbers::pi * g.radius * g.radius * g.radius /
+                                 (L.x * L.y * L.z));
+  }
+  return sites;
+}
+
 std::string format_bytes(double bytes) {
   const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
   int u = 0;

@@ -78,6 +78,10 @@ AvailableMemory available_memory();
 void check_memory(const Communicator& comm, const SimulationConfig& config, const RankGrid& grid,
                   double particles, double start_particles);
 
+// The particle count of the lattice start without visiting its sites (the memory check comes
+// before anything that takes time): all sites, times the region's share of the box.
+double lattice_particles_estimate(const SimulationConfig& config);
+
 // "1.5 GiB", "21.3 TiB": bytes in binary units, for messages.
 std::string format_bytes(double bytes);
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <numbers>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -84,27 +83,6 @@ void check_cell_count(const RankGrid& grid, double R) {
   }
 }
 
-// The lattice start's particle count without visiting its sites (the memory check comes before
-// anything that takes time): all sites, times the region's share of the box.
-double expected_lattice_particles(const SimulationConfig& c) {
-  const double sites =
-      4.0 * c.system.cells[0] * static_cast<double>(c.system.cells[1]) * c.system.cells[2];
-  const RegionSection& g = c.region;
-  const Vec3 L = initial_box_length(c.system);
-  switch (g.style) {
-    case RegionStyle::Box:
-      return sites;
-    case RegionStyle::Slab: {
-      const double l = g.axis == 0 ? L.x : (g.axis == 1 ? L.y : L.z);
-      return sites * std::clamp((g.hi - g.lo) / l, 0.0, 1.0);
-    }
-    case RegionStyle::Sphere:
-      return std::min(sites, sites * 4.0 / 3.0 * std::numbers::pi * g.radius * g.radius * g.radius /
-                                 (L.x * L.y * L.z));
-  }
-  return sites;
-}
-
 // This rank's share of the starting positions, for the grid choice: the data file's particles
 // [r·n/P, (r+1)·n/P) (wrapped), or the lattice sites of the config in the r-th of P slabs along z.
 std::vector<Vec3> start_positions_share(const Communicator& comm, const SimulationConfig& c,
@@ -142,7 +120,7 @@ BalancedGridChoice pick_grid(const Communicator& comm, const SimulationConfig& c
   plain.dims = plain.import_best = candidates.front();
   // Before anything is allocated: the memory every rank will need, then its cell count.
   const double particles =
-      start.empty() ? expected_lattice_particles(c) : static_cast<double>(start.size());
+      start.empty() ? lattice_particles_estimate(c) : static_cast<double>(start.size());
   check_memory(comm, c, RankGrid(plain.dims, box), particles, static_cast<double>(start.size()));
   check_cell_count(RankGrid(plain.dims, box), c.import_cutoff());  // before any cell list
   if (d.balance == Balance::None || candidates.size() == 1) return plain;
