@@ -1,6 +1,7 @@
 // scanmd — command line: `scanmd run DECK [--set k=v]... [--backend B]`, `scanmd info`.
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "app/run_command.hpp"
 #include "base/communicator.hpp"
 #include "core/config.hpp"
+#include "io/hdf5_ops.hpp"
 
 namespace {
 
@@ -130,5 +132,13 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("info")) return info_command();
   if (app.got_subcommand("model")) return scanmd::model_command(model);
-  return scanmd::run_command(run);
+  const int status = scanmd::run_command(run);
+  // A file HDF5 failed to close (a full disk under its last metadata flush) cannot be closed by
+  // HDF5's own shutdown either, which runs inside MPI_Finalize and would crash there: the error
+  // has been reported, so end without it (every rank met the same error).
+  if (scanmd::io::h5::library_damaged()) {
+    std::fflush(nullptr);
+    std::_Exit(status == 0 ? 1 : status);
+  }
+  return status;
 }

@@ -2,6 +2,7 @@
 
 #include "base/communicator.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "core/lattice.hpp"
+#include "core/memory_budget.hpp"
 #include "io/backup.hpp"
 #include "io/deck.hpp"
 #include "model/virtual_decomposition.hpp"
@@ -41,6 +43,12 @@ int model_command(const ModelCommandOptions& options) {
   if (MpiRuntime::world_rank() != 0) return 0;  // the model is one process; extra ranks have nothing to do
   try {
     const io::Deck deck = io::load_deck(options.deck, options.overrides);
+    // --csv naming an input (the deck, the data file) is refused before any work.
+    for (const std::string& input : {deck.path, deck.system.data_file})
+      if (!options.csv.empty() && !input.empty() && io::same_file(options.csv, input))
+        throw std::invalid_argument(fmt::format(
+            "--csv {}: is an input of the model ({}): an output must not replace an input",
+            options.csv, input));
     std::vector<Method> methods;
     if (options.methods.empty()) {
       methods.assign(std::begin(kAllMethods), std::end(kAllMethods));
@@ -55,6 +63,25 @@ int model_command(const ModelCommandOptions& options) {
     }
     const FccLattice lattice = FccLattice::from_density(deck.system.density, deck.system.cells);
     const Box box = Box::make(initial_box_length(deck.system));
+    // Impossible sizes (issue 15): the model holds every particle's position and, for one
+    // virtual rank at a time, that rank's structures (the largest at the fewest ranks): refused
+    // before the lattice is built when that exceeds the memory of this machine.
+    if (!options.ranks.empty()) {
+      const double n = lattice_particles_estimate(deck);
+      const int fewest = *std::min_element(options.ranks.begin(), options.ranks.end());
+      const RankGrid grid(
+          choose_grid(fewest, {0, 0, 0}, box, Method::HalfShell, deck.import_cutoff()), box);
+      const double need = n * 32.0 + estimate_rank_memory(deck, grid, 0, n / fewest, 0).bytes;
+      const AvailableMemory avail = available_memory();
+      if (avail.known && need > avail.bytes) {
+        const auto w = deck.where.find("system.cells");
+        throw std::invalid_argument(fmt::format(
+            "{}: system.cells: {:.4g} particles need about {} to model (their positions, and the "
+            "structures of one of {} virtual ranks), more than the {} available ({})",
+            w != deck.where.end() ? w->second : deck.path, n, format_bytes(need), fewest,
+            format_bytes(avail.bytes), avail.source));
+      }
+    }
     // The lattice start of `scanmd run`: the region's sites, ids 1..N (the whole box by default).
     const RegionSection& region = deck.region;
     auto in_region = [&](Vec3 x) { return region.contains(x); };

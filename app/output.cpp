@@ -3,16 +3,22 @@
 
 #include <spdlog/spdlog.h>
 
+#include <sys/statvfs.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "app/build_info.hpp"
 #include "base/fixed_point.hpp"
+#include "core/memory_budget.hpp"
 #include "io/backup.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5md_writer.hpp"
@@ -37,10 +43,7 @@ class StopWatch {
   Clock::time_point start_;
 };
 
-bool same_file(const std::string& a, const std::string& b) {
-  namespace fs = std::filesystem;
-  return fs::weakly_canonical(fs::absolute(a)) == fs::weakly_canonical(fs::absolute(b));
-}
+using io::same_file;
 
 io::RunRecord run_record(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
                          long long first_step, const std::string& restart_from) {
@@ -74,12 +77,75 @@ std::vector<io::ParticleRow> rows_by_id(const Communicator& comm, const Simulati
   return io::order_by_id(comm, rows, sim.total_particles());
 }
 
+// Bytes a frame of `particles` rows adds to a trajectory, or a checkpoint takes: the chunks of
+// its per-particle series (rows in chunks of at most 65 536, allocated whole), plus room for
+// the metadata (chunk index, observables, run record) and, for a checkpoint, ids and species.
+double frame_bytes(long long particles, bool force, bool checkpoint) {
+  const double chunk_rows = static_cast<double>(std::min<long long>(particles, 65536));
+  const double rows = std::ceil(static_cast<double>(particles) / chunk_rows) * chunk_rows;
+  double bytes = rows * (3 * 8 + 3 * 8 + 3 * 4 + (force ? 3 * 8 : 0));
+  if (checkpoint) bytes += static_cast<double>(particles) * (8 + 4);
+  return bytes + 64.0 * 1024;
+}
+
+// Rank 0, before a write of about `bytes` to `path`: an error when the file system holding it
+// has less free space (statvfs), so that a full disk stops the run before anything of the write
+// happens (the trajectory stays as after its last frame, the previous checkpoint as it was).
+// SCANMD_TEST_NO_SPACE_CHECK=1 skips it (tests of the error path behind it).
+void check_space(const std::string& path, double bytes, const std::string& what) {
+  static const bool skip = [] {
+    const char* v = std::getenv("SCANMD_TEST_NO_SPACE_CHECK");
+    return v && *v && std::string_view(v) != "0";
+  }();
+  if (skip) return;
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  const std::string where = dir.empty() ? std::string(".") : dir.string();
+  struct statvfs fs {};
+  if (::statvfs(where.c_str(), &fs) != 0) return;  // the write itself will tell
+  const double free_bytes = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  if (free_bytes >= bytes) return;
+  throw std::runtime_error(fmt::format(
+      "{}: no space left for {}: it needs about {}, the file system of {} has {} free; free "
+      "some space (or choose another path) and continue from the last checkpoint",
+      path, what, format_bytes(bytes), where, format_bytes(free_bytes)));
+}
+
 io::FrameHeader frame_header(const Simulation& sim) {
   const Vec3 L = sim.box().length;
   return {sim.step(), static_cast<double>(sim.step()) * sim.config().run.dt, {L.x, L.y, L.z}};
 }
 
 }  // namespace
+
+void check_outputs_spare_inputs(const io::Deck& deck, const std::string& restart_from) {
+  const OutputSection& out = deck.output;
+  struct Input {
+    std::string what, path;
+  };
+  std::vector<Input> inputs{{"the deck file itself", deck.path}};
+  if (!deck.system.data_file.empty())
+    inputs.push_back(
+        {"the data file this run starts from (system.data_file)", deck.system.data_file});
+  if (!restart_from.empty())
+    inputs.push_back({"the checkpoint this run restarts from (--restart)", restart_from});
+  for (const auto& [key, path] :
+       {std::pair{"output.trajectory", &out.trajectory},
+        std::pair{"output.checkpoint", &out.checkpoint},
+        std::pair{"output.data_file", &out.data_file}, std::pair{"output.imports", &out.imports}})
+    for (const Input& in : inputs) {
+      // Continuing a checkpoint into the same file is the usual restart: it is read whole
+      // before the first step and only replaced (backed up first, or atomically by the next
+      // checkpoint with output.overwrite) afterwards.
+      if (path->empty() || in.path.empty() ||
+          (std::string_view(key) == "output.checkpoint" && in.path == restart_from))
+        continue;
+      if (!same_file(*path, in.path)) continue;
+      const auto w = deck.where.find(key);
+      throw std::runtime_error(fmt::format(
+          "{}: {}: \"{}\" is {} ({}): an output must not replace an input; choose another path",
+          w != deck.where.end() ? w->second : deck.path, key, *path, in.what, in.path));
+    }
+}
 
 RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
                      const std::string& restart_from)
@@ -234,6 +300,18 @@ void RunOutput::after_step(const Simulation& sim, const ThermoSample* thermo, bo
         {step, thermo->temp, thermo->pe, thermo->ke, thermo->etotal, thermo->press});
   if (!frame && !checkpoint) return;
 
+  // Room for what this step writes, checked before any of it is written (rank 0, shared).
+  on_root(comm_, [&] {
+    const OutputSection& out = deck_.output;
+    const double traj = frame ? frame_bytes(particles_, out.trajectory_force, false) : 0.0;
+    const double ckpt = checkpoint ? frame_bytes(particles_, false, true) : 0.0;
+    if (frame && checkpoint && io::same_file_system(out.trajectory, out.checkpoint))
+      check_space(out.trajectory, traj + ckpt,
+                  fmt::format("the frame and the checkpoint of step {}", step));
+    if (frame) check_space(out.trajectory, traj, fmt::format("the frame of step {}", step));
+    if (checkpoint)
+      check_space(out.checkpoint, ckpt, fmt::format("the checkpoint of step {}", step));
+  });
   const std::vector<io::ParticleRow> block = rows_by_id(comm_, sim);
   const io::FrameHeader header = frame_header(sim);
   if (frame) {
@@ -242,16 +320,27 @@ void RunOutput::after_step(const Simulation& sim, const ThermoSample* thermo, bo
     const io::Observables obs{thermo->temp, thermo->pe, thermo->ke, thermo->etotal, thermo->press};
     trajectory_->write_frame(header, block, &obs);
   }
-  if (checkpoint) {
-    io::write_checkpoint(comm_, deck_.output.checkpoint, header, block, particles_,
-                         run_record(comm_, deck_, sim, first_step_, restart_from_), SCANMD_VERSION,
-                         sim.thermostat_state());
-    checkpoint_step_ = step;
-    spdlog::debug("checkpoint at step {} written to {}", step, deck_.output.checkpoint);
-  }
+  if (checkpoint) write_checkpoint(sim, header, block);
 }
 
-void RunOutput::finish(const Simulation& sim, const std::vector<TimingRow>& timing) {
+void RunOutput::write_checkpoint(const Simulation& sim, const io::FrameHeader& header,
+                                 const std::vector<io::ParticleRow>& block) {
+  io::write_checkpoint(comm_, deck_.output.checkpoint, header, block, particles_,
+                       run_record(comm_, deck_, sim, first_step_, restart_from_), SCANMD_VERSION,
+                       sim.thermostat_state());
+  checkpoint_step_ = sim.step();
+  spdlog::debug("checkpoint at step {} written to {}", sim.step(), deck_.output.checkpoint);
+}
+
+void RunOutput::finish(const Simulation& sim, const std::vector<TimingRow>& timing, bool stopped) {
+  if (stopped && !deck_.output.checkpoint.empty() && checkpoint_step_ != sim.step()) {
+    StopWatch watch(seconds_);
+    on_root(comm_, [&] {
+      check_space(deck_.output.checkpoint, frame_bytes(particles_, false, true),
+                  fmt::format("the checkpoint of step {}", sim.step()));
+    });
+    write_checkpoint(sim, frame_header(sim), rows_by_id(comm_, sim));
+  }
   if (trajectory_) {
     std::vector<io::ImportRecord> imports;
     imports.reserve(sim.imports().size());

@@ -27,12 +27,21 @@
 #include "app/report.hpp"
 #include "core/simulation.hpp"
 #include "io/deck.hpp"
+#include "io/h5md_writer.hpp"
+#include "io/particle_rows.hpp"
 
 namespace scanmd {
 
 namespace io {
 class H5mdWriter;
 }
+
+// Refuses (std::runtime_error naming the key and where it was given) an output path that names
+// an input of the run: the deck file, system.data_file or the --restart checkpoint `restart_from`
+// (by file identity, so links count; by canonical path for files not yet there). Continuing the
+// --restart checkpoint into output.checkpoint is allowed: it is read whole before anything is
+// written. Rank 0's business (the caller shares the outcome); writes nothing.
+void check_outputs_spare_inputs(const io::Deck& deck, const std::string& restart_from);
 
 class RunOutput {
  public:
@@ -51,8 +60,9 @@ class RunOutput {
   // `thermo_row`: it was printed as a thermo row.
   void after_step(const Simulation& sim, const ThermoSample* thermo, bool thermo_row);
   // End of the run (collective): the run record (import counts, timing) and closing; the
-  // data file of the final state.
-  void finish(const Simulation& sim, const std::vector<TimingRow>& timing);
+  // data file of the final state. `stopped`: the run ended early (a stop signal): a checkpoint
+  // of this step is written too, unless one was just written.
+  void finish(const Simulation& sim, const std::vector<TimingRow>& timing, bool stopped = false);
   // Wall time spent writing on this rank.
   double seconds() const { return seconds_; }
 
@@ -60,6 +70,9 @@ class RunOutput {
   bool frame_due(long long step) const;
   bool checkpoint_due(long long step) const;
   void write_data_file(const Simulation& sim);
+  void write_checkpoint(const Simulation& sim, const io::FrameHeader& header,
+                        const std::vector<io::ParticleRow>& block);
+  void write_checkpoint(const Simulation& sim);
   // Restart into an existing trajectory with frames at `steps`: back up and log the frames
   // after the restart step, warn of a gap before it (rank 0).
   void account_for_frames(const std::vector<std::int64_t>& steps) const;

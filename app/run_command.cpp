@@ -19,7 +19,9 @@
 #include "app/output.hpp"
 #include "app/report.hpp"
 #include "app/restart.hpp"
+#include "app/stop_signals.hpp"
 #include "core/backend_choice.hpp"
+#include "core/memory_budget.hpp"
 #include "core/simulation.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"
@@ -56,7 +58,8 @@ std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConf
   {
     io::Deck with_file = deck;
     with_file.system = config.system;
-    io::check_species(with_file, fmt::format("the data file {}", file));
+    io::check_species(with_file, fmt::format("the data file {}", file),
+                      data.masses.empty() ? std::string() : fmt::format("the data file {}", file));
   }
   const Vec3 length{data.hi[0] - data.lo[0], data.hi[1] - data.lo[1], data.hi[2] - data.lo[2]};
   if (const auto axis = short_box_axis(length, config.neighbor.skin))
@@ -141,12 +144,15 @@ class ThermoPrinter {
 // computed on thermo and trajectory steps).
 class RunObserver final : public StepObserver {
  public:
-  RunObserver(ThermoPrinter& printer, RunOutput* output) : printer_(printer), output_(output) {}
+  RunObserver(ThermoPrinter& printer, RunOutput* output, bool rank0)
+      : printer_(printer), output_(output), rank0_(rank0) {}
   bool wants_energy(long long step) const override {
     return sim_thermo_due(step) || (output_ && output_->wants_energy(step));
   }
+  bool stop_requested() const override { return StopSignals::received() != 0; }
   void after_step(const Simulation& sim) override {
     sim_ = &sim;
+    if (rank0_) check_duration(sim);
     for (; balances_logged_ < sim.balance_steps().size(); ++balances_logged_)
       spdlog::info("{}", balance_line(sim.balance_steps()[balances_logged_]));
     const bool row = first_ || sim.thermo_due(sim.step());
@@ -159,11 +165,48 @@ class RunObserver final : public StepObserver {
 
  private:
   bool sim_thermo_due(long long step) const { return sim_ && sim_->thermo_due(step); }
+  // Rank 0, once: after the first 1000 steps or 2 s, the time the rest of the run will take at
+  // that rate; beyond a week, a warning (a run.steps typo, or a run that needs restarts).
+  void check_duration(const Simulation& sim) {
+    using Clock = std::chrono::steady_clock;
+    if (duration_checked_) return;
+    const auto now = Clock::now();
+    if (first_) {
+      loop_start_ = now;
+      loop_first_step_ = sim.step();
+      return;
+    }
+    const long long done = sim.step() - loop_first_step_;
+    const double elapsed = std::chrono::duration<double>(now - loop_start_).count();
+    if (done < 1 || (elapsed < 2.0 && done < 1000)) return;
+    duration_checked_ = true;
+    const long long last = sim.config().run.steps;
+    const double rate = done / std::max(elapsed, 1e-9);
+    const double rest = static_cast<double>(last - sim.step()) / rate;
+    if (rest > kLongRunSeconds)
+      spdlog::warn(
+          "warning: run.steps = {}: at the rate of the first {} steps ({:.4g} steps/s) the run "
+          "would take {} more; if that is not meant, stop it with SIGINT or SIGTERM (a clean "
+          "stop, with a checkpoint if output.checkpoint is set)",
+          last, done, rate, duration_text(rest));
+  }
+  static constexpr double kLongRunSeconds = 7 * 24 * 3600.0;
+  static std::string duration_text(double s) {
+    constexpr double kDay = 86400, kYear = 365.25 * kDay;
+    if (s >= kYear) return fmt::format("about {:.3g} years", s / kYear);
+    if (s >= kDay) return fmt::format("about {:.3g} days", s / kDay);
+    return fmt::format("about {:.3g} hours", s / 3600);
+  }
+
   ThermoPrinter& printer_;
   RunOutput* output_;
+  bool rank0_;
   const Simulation* sim_ = nullptr;
   bool first_ = true;
   std::size_t balances_logged_ = 0;
+  bool duration_checked_ = false;
+  std::chrono::steady_clock::time_point loop_start_;
+  long long loop_first_step_ = 0;
 };
 
 }  // namespace
@@ -171,11 +214,18 @@ class RunObserver final : public StepObserver {
 int run_command(const RunOptions& options) {
   Communicator comm;
   io::setup_logging(comm.rank(), comm.size(), options.verbose);
+  // SIGINT / SIGTERM / SIGUSR1 from here on stop the run cleanly after the next step (one
+  // during setup: after the first step).
+  StopSignals signals;
 
   io::Deck deck;
   std::vector<std::string> overrides = options.overrides;
   if (!options.backend.empty()) overrides.push_back("run.backend=" + options.backend);
   if (!agree(comm, [&] { deck = io::load_deck(options.deck, overrides); })) return 1;
+  // Outputs that would replace an input are refused before anything is read or written.
+  if (!agree(comm,
+             [&] { on_root(comm, [&] { check_outputs_spare_inputs(deck, options.restart); }); }))
+    return 1;
 
   // One thread per rank unless asked otherwise: `mpirun -np <cores>` must not oversubscribe
   // the cores with the host kernels' OpenMP threads.
@@ -202,6 +252,25 @@ int run_command(const RunOptions& options) {
           throw std::runtime_error(fmt::format("{}: decomposition.grid: {}",
                                                w != deck.where.end() ? w->second : deck.path,
                                                e.what()));
+        } catch (const MemoryError& e) {
+          // The particle count comes from the lattice (cells, region) or from the data file;
+          // memory that goes mostly to cells is the box's (the density) rather than theirs.
+          const bool lattice = deck.system.data_file.empty();
+          const std::string key = !lattice             ? "system.data_file"
+                                  : e.cells_dominate() ? "system.density"
+                                                       : "system.cells";
+          const auto w = deck.where.find(key);
+          throw std::runtime_error(fmt::format(
+              "{}: {}: {}; {}", w != deck.where.end() ? w->second : deck.path, key, e.what(),
+              !lattice ? std::string("the data file holds too many atoms for this machine (or "
+                                     "use more nodes)")
+              : e.cells_dominate()
+                  ? fmt::format("system.density = {} makes the box too large for its "
+                                "particles (or use more nodes)",
+                                deck.system.density)
+                  : fmt::format("system.cells = [{}, {}, {}] is too many unit cells for this "
+                                "machine (or use more nodes)",
+                                deck.system.cells[0], deck.system.cells[1], deck.system.cells[2])));
         } catch (const CellCountError& e) {
           // The box comes from the lattice (density, cells) or from the data file.
           const std::string key =
@@ -216,6 +285,20 @@ int run_command(const RunOptions& options) {
         }
       }))
     return 1;
+  {
+    // What the memory check (in Simulation) found for rank 0, for the log.
+    const double particles = deck.system.data_file.empty()
+                                 ? static_cast<double>(lattice_start_count(deck))
+                                 : static_cast<double>(initial.size());
+    const MemoryEstimate e =
+        estimate_rank_memory(sim->config(), sim->grid(), 0, particles, initial.size());
+    const AvailableMemory a = available_memory();
+    spdlog::info(
+        "memory: about {} estimated for rank 0 ({:.4g} owned, {:.4g} ghosts, {:.4g} "
+        "list entries); {} available to the node ({})",
+        format_bytes(e.bytes), e.owned, e.ghosts, e.list_entries,
+        a.known ? format_bytes(a.bytes) : std::string("unknown"), a.source);
+  }
   // --restart: the checkpoint is read and checked against the deck before anything runs.
   std::optional<RestartState> restart;
   if (!options.restart.empty() && !agree(comm, [&] {
@@ -234,8 +317,13 @@ int run_command(const RunOptions& options) {
                sim->grid().sub_length().x, sim->grid().sub_length().y,
                sim->grid().sub_length().z, sim->import_cutoff());
   if (const std::string line = grid_choice_line(*sim); !line.empty()) spdlog::info("{}", line);
+
   if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());
 
+  int stop_signal = 0;  // the stop signal that ended the run early (exit status 128 + it)
+  // Declared out here: after an error only one rank met, the other ranks are stopped (below)
+  // before its files are closed, since closing a parallel file is collective.
+  std::optional<RunOutput> output;
   try {
     using Clock = std::chrono::steady_clock;
     if (restart) {
@@ -255,24 +343,35 @@ int run_command(const RunOptions& options) {
     spdlog::info("{} particles, box {:.6g} x {:.6g} x {:.6g}", sim->total_particles(),
                  sim->box().length.x, sim->box().length.y, sim->box().length.z);
     // Output files: backups, checks and the trajectory opened before the first step.
-    std::optional<RunOutput> output;
     if (!agree(comm, [&] { output.emplace(comm, deck, *sim, restart ? restart->path : ""); }))
       return 1;
     const bool econs = deck.thermostat.style != ThermostatStyle::None;
     spdlog::info("{}", thermo_header(econs));
     const auto start = Clock::now();
     const long long first_step = sim->step();
-    const long long steps = sim->config().run.steps - first_step;
     ThermoPrinter printer(sim->total_particles(), sim->config().run.steps, econs);
-    RunObserver observer(printer, output->active() ? &*output : nullptr);
+    RunObserver observer(printer, output->active() ? &*output : nullptr, comm.rank() == 0);
     sim->run(observer);
     const double loop = std::chrono::duration<double>(Clock::now() - start).count();
+    // A stop signal: every rank stopped after the same step (agreed in the step's vote); the
+    // rest is the end of a run as usual, with the steps run so far and a final checkpoint.
+    const bool stopped = sim->stopped();
+    if (stopped) {
+      stop_signal = static_cast<int>(comm.max(static_cast<long long>(StopSignals::received())));
+      if (comm.rank() == 0)  // (the other ranks log warnings too)
+        spdlog::warn("stopped by {} after step {} of run.steps = {}{}",
+                     StopSignals::name(stop_signal), sim->step(), sim->config().run.steps,
+                     deck.output.checkpoint.empty()
+                         ? std::string("; no output.checkpoint to continue from")
+                         : fmt::format("; continue with --restart {}", deck.output.checkpoint));
+    }
     const std::vector<TimingRow> timing = timing_table(*sim, comm, loop, output->seconds());
-    for (const std::string& line : end_of_run_report(*sim, comm, loop, steps, timing))
+    for (const std::string& line :
+         end_of_run_report(*sim, comm, loop, sim->step() - first_step, timing))
       spdlog::info("{}", line);
-    output->finish(*sim, timing);
+    output->finish(*sim, timing, stopped);
     if (!deck.output.imports.empty()) {
-      if (comm.rank() == 0) write_import_csv(*sim, deck.output.imports);
+      on_root(comm, [&] { write_import_csv(*sim, deck.output.imports); });  // errors: on all
       spdlog::info("per-rank import counts written to {}", deck.output.imports);
     }
     const std::uint64_t hash = sim->state_hash();
@@ -298,7 +397,7 @@ int run_command(const RunOptions& options) {
     if (comm.size() > 1) MpiRuntime::abort(1);
     return 1;
   }
-  return 0;
+  return stop_signal == 0 ? 0 : 128 + stop_signal;
 }
 
 }  // namespace scanmd

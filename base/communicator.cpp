@@ -138,12 +138,13 @@ int Communicator::first_rank_where(bool local) const {
   return reduce<int>(comm_, local ? rank_ : size_, MPI_INT, MPI_MIN);
 }
 
-Communicator::Vote Communicator::vote(bool failed, bool flag) const {
-  // MIN of (first failing rank, 0 where the flag is set else 1): one MPI_2INT-sized reduction.
-  int local[2] = {failed ? rank_ : size_, flag ? 0 : 1};
-  int out[2] = {size_, 1};
-  check_mpi(MPI_Allreduce(local, out, 2, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
-  return {out[0], out[1] == 0};
+Communicator::Vote Communicator::vote(bool failed, bool flag, bool stop) const {
+  // MIN of (first failing rank, 0 where the flag is set else 1, 0 where stop is set else 1):
+  // one reduction of three ints.
+  int local[3] = {failed ? rank_ : size_, flag ? 0 : 1, stop ? 0 : 1};
+  int out[3] = {size_, 1, 1};
+  check_mpi(MPI_Allreduce(local, out, 3, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
+  return {out[0], out[1] == 0, out[2] == 0};
 }
 
 void Communicator::barrier() const { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
@@ -243,6 +244,16 @@ int Communicator::node_local_rank() const {
   MPI_Comm_rank(node, &local);
   MPI_Comm_free(&node);
   return local;
+}
+
+int Communicator::node_size() const {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+  int size = 1;
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  return size;
 }
 
 }  // namespace scanmd

@@ -84,13 +84,14 @@ class Communicator {
   bool any(bool local) const;
   // The lowest rank where `local` is true, or size() when it is true nowhere.
   int first_rank_where(bool local) const;
-  // Both in one reduction: the lowest rank where `failed` is true (size() when nowhere), and
-  // whether `flag` is true anywhere.
+  // All in one reduction: the lowest rank where `failed` is true (size() when nowhere), whether
+  // `flag` is true anywhere, and whether `stop` is true anywhere.
   struct Vote {
     int first_failed;
     bool any_flag;
+    bool any_stop;
   };
-  Vote vote(bool failed, bool flag) const;
+  Vote vote(bool failed, bool flag, bool stop = false) const;
   void barrier() const;
 
   // ---- broadcasts from `root`
@@ -148,6 +149,8 @@ class Communicator {
 
   // This rank's rank among the ranks of its node (MPI_COMM_TYPE_SHARED); collective.
   int node_local_rank() const;
+  // How many ranks share this rank's node (MPI_COMM_TYPE_SHARED); collective.
+  int node_size() const;
 
  private:
   void broadcast_bytes(void* data, std::size_t bytes, int root) const;

@@ -41,6 +41,11 @@ enum class NeighborFill { SegmentedScan, AtomicCounters };
 inline constexpr NamedValue<NeighborFill> kNeighborFillNames[] = {
     {NeighborFill::SegmentedScan, "segmented"}, {NeighborFill::AtomicCounters, "atomic"}};
 
+// The most atom types a run may have: the pair tables grow as T² (types 1..T, every like pair
+// listed in the deck), so a count beyond this is a typo or a hostile file, refused by the deck
+// and data file readers before any table is made.
+inline constexpr int kMaxAtomTypes = 1024;
+
 struct SystemSection {
   std::string lattice = "fcc";  // initial lattice (fcc only)
   double density = 0.8442;      // number density ρ, σ⁻³

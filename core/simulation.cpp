@@ -14,6 +14,7 @@
 #include "core/cuda/cuda_backend.hpp"
 #include "core/host_backend.hpp"
 #include "core/lattice.hpp"
+#include "core/memory_budget.hpp"
 #include "core/velocities.hpp"
 
 namespace scanmd {
@@ -117,6 +118,10 @@ BalancedGridChoice pick_grid(const Communicator& comm, const SimulationConfig& c
       candidate_grids(comm.size(), requested, box, d.method, c.import_cutoff());
   BalancedGridChoice plain;
   plain.dims = plain.import_best = candidates.front();
+  // Before anything is allocated: the memory every rank will need, then its cell count.
+  const double particles =
+      start.empty() ? lattice_particles_estimate(c) : static_cast<double>(start.size());
+  check_memory(comm, c, RankGrid(plain.dims, box), particles, static_cast<double>(start.size()));
   check_cell_count(RankGrid(plain.dims, box), c.import_cutoff());  // before any cell list
   if (d.balance == Balance::None || candidates.size() == 1) return plain;
   const std::vector<Vec3> x = start_positions_share(comm, c, box, start);
@@ -251,7 +256,7 @@ void Simulation::run(StepObserver& observer) {
   observer.after_step(*this);
   backend_->synchronize();  // setup's device timings land before the reset
   timers_.reset();          // the table covers the step loop
-  while (step_ < config_.run.steps) {
+  while (step_ < config_.run.steps && !stop_) {
     ++step_;
     try {
       step(observer);
@@ -265,8 +270,8 @@ void Simulation::run(StepObserver& observer) {
 }
 
 void Simulation::step(StepObserver& observer) {
-  // Half kick + drift + the skin/2 test; the rebuild decision and this phase's errors are
-  // agreed in one reduction.
+  // Half kick + drift + the skin/2 test; the rebuild decision, this phase's errors and a stop
+  // request (a signal on any rank) are agreed in one reduction.
   bool moved = false;
   std::string error;
   try {
@@ -278,9 +283,10 @@ void Simulation::step(StepObserver& observer) {
   }
   const Communicator::Vote vote = [&] {
     ScopedTimer t(timers_, Phase::Neigh);
-    return comm_.vote(!error.empty(), moved);
+    return comm_.vote(!error.empty(), moved, observer.stop_requested());
   }();
   raise_error_of(comm_, vote.first_failed, std::move(error));
+  stop_ = stop_ || vote.any_stop;  // this step is completed, the loop ends after it
   const bool balanced = balance_due(step_) && balance(false);  // moved cut planes: rebuilt
   if (!balanced) {
     if (vote.any_flag)

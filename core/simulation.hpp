@@ -74,6 +74,10 @@ class StepObserver {
   virtual bool wants_energy(long long step) const = 0;
   // Called on every rank after the first step's setup and after every step (collective).
   virtual void after_step(const Simulation& sim) = 0;
+  // Has this rank been asked to stop (a signal)? Local and cheap: asked once per step, and the
+  // ranks agree on the answers in the step's existing vote, so the run stops on every rank after
+  // the same step (Simulation::stopped()).
+  virtual bool stop_requested() const { return false; }
 };
 
 class Simulation {
@@ -94,7 +98,9 @@ class Simulation {
   // `thermostat_state`: a checkpoint's thermostat_state() to continue from.
   void setup(const std::vector<InitialParticle>& particles, long long start_step = 0,
              const std::vector<double>& thermostat_state = {});
-  // Runs to run.steps. The observer sees the starting state, then every step. Errors name the
+  // Runs to run.steps, or until the observer asks to stop (stop_requested() on any rank): then
+  // the step in progress is completed and run() returns with stopped() true. The observer sees
+  // the starting state, then every step. Errors name the
   // step ("step 12: ..." or, with several ranks, "step 12, rank 3: ..."); a particle that
   // cannot be wrapped after its drift and a force overflow are CollectiveErrors with several
   // ranks (every rank throws the lowest failing rank's message), and keep their type on one.
@@ -103,6 +109,8 @@ class Simulation {
   // and the last step).
   void run(const std::function<void(const ThermoSample&)>& on_thermo);
   bool thermo_due(long long step) const;
+  // run() returned before run.steps because a rank's observer asked to stop (agreed by all).
+  bool stopped() const { return stop_ && step_ < config_.run.steps; }
   bool has_energy() const { return energy_step_ == step_; }  // thermo() valid now
 
   ThermoSample thermo() const;       // collective; energy terms of the last force call with energy
@@ -177,6 +185,7 @@ class Simulation {
   long long rebuilds_ = 0;
   long long energy_step_ = -1;
   bool pairs_pending_ = false;  // the last rebuild's snapshot awaits its pairs
+  bool stop_ = false;           // some rank asked to stop: the loop ends after this step
   std::vector<ImportSnapshot> imports_;
   std::vector<BalanceStep> balance_steps_;
   double balanced_seconds_ = 0.0;  // Balance::Time: force + list time at the last balance step

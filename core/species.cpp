@@ -48,6 +48,9 @@ Species make_species(const SimulationConfig& config) {
   Species s;
   s.types = T;
 
+  if (T < 1 || T > kMaxAtomTypes)
+    throw SpeciesError("system.type_fractions",
+                       fmt::format("{} atom types: a run has 1..{}", T, kMaxAtomTypes));
   const std::vector<double>& mass = config.system.mass;
   if (mass.size() != 1 && mass.size() != static_cast<std::size_t>(T))
     throw SpeciesError("system.mass", fmt::format("{} masses given for {} atom type{}: give one "

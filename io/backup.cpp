@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <sys/stat.h>
+
 namespace scanmd::io {
 
 namespace fs = std::filesystem;
@@ -54,6 +56,30 @@ std::string copy_to_backup(const std::string& path) {
     return name;
   }
   throw std::runtime_error(path + ": too many backups (#...#) next to it");
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;
+  const fs::path ca = fs::weakly_canonical(fs::absolute(a, ea), ea);
+  const fs::path cb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+  if (ea || eb)
+    return fs::absolute(a, ea).lexically_normal() == fs::absolute(b, eb).lexically_normal();
+  return ca == cb;
+}
+
+bool same_file_system(const std::string& a, const std::string& b) {
+  auto folder = [](const std::string& p) {
+    const fs::path d = fs::path(p).parent_path();
+    return d.empty() ? std::string(".") : d.string();
+  };
+  struct stat sa {
+  }, sb{};
+  return ::stat(folder(a).c_str(), &sa) == 0 && ::stat(folder(b).c_str(), &sb) == 0 &&
+         sa.st_dev == sb.st_dev;
 }
 
 void check_writable(const std::string& path) {

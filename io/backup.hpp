@@ -27,3 +27,15 @@ std::string copy_to_backup(const std::string& path);
 void check_writable(const std::string& path);
 
 }  // namespace scanmd::io
+
+namespace scanmd::io {
+
+// Whether two paths name the same file: by identity (st_dev and st_ino, so symbolic and hard
+// links count) when both exist, else by their canonical absolute paths (a file not yet
+// created, as an output before the run).
+bool same_file(const std::string& a, const std::string& b);
+
+// Whether the folders of two paths lie on one file system (st_dev; false when unknown).
+bool same_file_system(const std::string& a, const std::string& b);
+
+}  // namespace scanmd::io

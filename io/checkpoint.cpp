@@ -39,7 +39,7 @@ void write_checkpoint(const Communicator& comm, const std::string& path, const F
                       const RunRecord& run, const std::string& creator_version,
                       std::span<const double> thermostat_state) {
   const std::string tmp = path + ".tmp";
-  {
+  try {
     H5mdLayout layout;
     layout.particles = particles;
     layout.force = false;
@@ -47,7 +47,7 @@ void write_checkpoint(const Communicator& comm, const std::string& path, const F
     layout.thermo_table = false;
     std::vector<std::int32_t> species;
     for (const ParticleRow& r : block) species.push_back(r.type + 1);
-    H5mdWriter w = H5mdWriter::create(comm, tmp, layout, creator_version, species);
+    H5mdWriter w = H5mdWriter::create(comm, tmp, layout, creator_version, species, true);
     w.begin_run(run);
     w.write_frame(frame, block, nullptr);
     // The thermostat's state as the raw bits of its doubles (hex words): restored exactly.
@@ -56,11 +56,17 @@ void write_checkpoint(const Communicator& comm, const std::string& path, const F
       words += fmt::format("{}{:016x}", words.empty() ? "" : " ", std::bit_cast<std::uint64_t>(x));
     h5::write_text(w.file(), "scanmd/thermostat_state", words, w.transfer(), comm.rank() == 0);
     w.close();
+  } catch (const CollectiveError&) {
+    // Agreed by every rank; the writer has closed (and emptied) the temporary file: it goes,
+    // the previous checkpoint at `path` stays as it was.
+    if (comm.rank() == 0) std::remove(tmp.c_str());
+    throw;
   }
   std::string error;
   if (comm.rank() == 0) {
     if (!sync_path(tmp, O_RDONLY)) {
       error = path + ": cannot sync checkpoint " + tmp + ": " + std::strerror(errno);
+      std::remove(tmp.c_str());
     } else if (std::rename(tmp.c_str(), path.c_str()) != 0) {
       error = path + ": cannot rename " + tmp + " to it: " + std::strerror(errno);
       std::remove(tmp.c_str());
@@ -71,7 +77,7 @@ void write_checkpoint(const Communicator& comm, const std::string& path, const F
   }
   // Rank 0's error (empty: none) is thrown on every rank.
   error = comm.broadcast(std::move(error), 0);
-  if (!error.empty()) throw CheckpointError(error);
+  if (!error.empty()) throw CollectiveError(error);
 }
 
 Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
@@ -90,7 +96,8 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
   try {
     File file = h5::open_parallel(comm.get(), path, false);
     const hid_t f = file.get();
-    PropertyList dxpl = h5::collective_transfer();
+    PropertyList dxpl_list = h5::collective_transfer();
+    const h5::Transfer dxpl{dxpl_list.get(), comm.get()};
     const std::string t = "particles/trajectory/";
     for (const char* name : {"position/value", "position/step", "position/time", "velocity/value",
                              "image/value", "box/edges/value"})
@@ -125,11 +132,11 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
     const RowBlock block = row_block(c.particles, rank, ranks);
     const hsize_t n = static_cast<hsize_t>(block.size()), lo = static_cast<hsize_t>(block.lo);
     const hsize_t at[1] = {last}, one[1] = {1};
-    h5::read_block(step.get(), H5T_NATIVE_INT64, at, one, &c.step, dxpl.get(), path + ": step");
-    h5::read_block(time.get(), H5T_NATIVE_DOUBLE, at, one, &c.time, dxpl.get(), path + ": time");
+    h5::read_block(step.get(), H5T_NATIVE_INT64, at, one, &c.step, dxpl, path + ": step");
+    h5::read_block(time.get(), H5T_NATIVE_DOUBLE, at, one, &c.time, dxpl, path + ": time");
     double m[9];
     const hsize_t es[3] = {last, 0, 0}, ec[3] = {1, 3, 3};
-    h5::read_block(edges.get(), H5T_NATIVE_DOUBLE, es, ec, m, dxpl.get(), path + ": box");
+    h5::read_block(edges.get(), H5T_NATIVE_DOUBLE, es, ec, m, dxpl, path + ": box");
     c.box = {m[0], m[4], m[8]};
     for (int k : {1, 2, 3, 5, 6, 7})
       if (m[k] != 0.0) throw CheckpointError(bad + "the box is not orthorhombic");
@@ -140,18 +147,15 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
     std::vector<std::int32_t> image(3 * n);
     ids.resize(n);
     const hsize_t start[3] = {last, lo, 0}, count[3] = {1, n, 3};
-    h5::read_block(pos.get(), H5T_NATIVE_DOUBLE, start, count, x.data(), dxpl.get(),
-                   path + ": position");
-    h5::read_block(vel.get(), H5T_NATIVE_DOUBLE, start, count, v.data(), dxpl.get(),
-                   path + ": velocity");
-    h5::read_block(img.get(), H5T_NATIVE_INT32, start, count, image.data(), dxpl.get(),
-                   path + ": image");
+    h5::read_block(pos.get(), H5T_NATIVE_DOUBLE, start, count, x.data(), dxpl, path + ": position");
+    h5::read_block(vel.get(), H5T_NATIVE_DOUBLE, start, count, v.data(), dxpl, path + ": velocity");
+    h5::read_block(img.get(), H5T_NATIVE_INT32, start, count, image.data(), dxpl, path + ": image");
     if (id_series) {
       const hsize_t is[2] = {last, lo}, ic[2] = {1, n};
-      h5::read_block(id.get(), H5T_NATIVE_INT64, is, ic, ids.data(), dxpl.get(), path + ": id");
+      h5::read_block(id.get(), H5T_NATIVE_INT64, is, ic, ids.data(), dxpl, path + ": id");
     } else {
       const hsize_t is[1] = {lo}, ic[1] = {n};
-      h5::read_block(id.get(), H5T_NATIVE_INT64, is, ic, ids.data(), dxpl.get(), path + ": id");
+      h5::read_block(id.get(), H5T_NATIVE_INT64, is, ic, ids.data(), dxpl, path + ": id");
     }
     // Species: the LAMMPS type, 1..T (checkpoints written before species existed have all 0:
     // one species either way).
@@ -161,11 +165,10 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
       if (h5::dims(sp.get()) != std::vector<hsize_t>{s.particles})
         throw CheckpointError(bad + "species shape differs from position");
       const hsize_t ss[1] = {lo}, sc[1] = {n};
-      h5::read_block(sp.get(), H5T_NATIVE_INT32, ss, sc, species.data(), dxpl.get(),
-                     path + ": species");
+      h5::read_block(sp.get(), H5T_NATIVE_INT32, ss, sc, species.data(), dxpl, path + ": species");
     }
     if (h5::exists(f, "scanmd/thermostat_state")) {
-      const std::string words = h5::read_text(f, "scanmd/thermostat_state", dxpl.get());
+      const std::string words = h5::read_text(f, "scanmd/thermostat_state", dxpl);
       std::size_t pos = 0;
       while (pos < words.size()) {
         std::size_t used = 0;
@@ -181,7 +184,7 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
       check(H5Gget_info(runs.get(), &info), path + ": scanmd/runs");
       const std::string deck = std::to_string(info.nlinks - 1) + "/deck";
       if (info.nlinks > 0 && h5::exists(runs.get(), deck))
-        c.deck = h5::read_text(runs.get(), deck, dxpl.get());
+        c.deck = h5::read_text(runs.get(), deck, dxpl);
     }
     c.rows.resize(n);
     for (hsize_t i = 0; i < n; ++i) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <algorithm>
 
+#include <cctype>
 #include <cerrno>
 #include <climits>
 #include <cmath>
@@ -22,6 +23,7 @@
 #include <initializer_list>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -336,7 +338,11 @@ void read_pairs(Deck& d, const Reader& r) {
     };
     PairCoeffs c;
     bool has_types = false, has_epsilon = false, has_sigma = false;
-    for (const auto& [key, v] : *t) {
+    for (const auto& entry_kv : *t) {
+      // (named, not a structured binding: clang 14, the fuzz build's compiler, cannot capture
+      // those in the lambda below)
+      const toml::key& key = entry_kv.first;
+      const toml::node& v = entry_kv.second;
       const auto number = [&](bool strictly_positive) {
         const auto x = v.value<double>();
         if (!x || !(v.is_floating_point() || v.is_integer()) || !std::isfinite(*x))
@@ -352,8 +358,8 @@ void read_pairs(Deck& d, const Reader& r) {
           r.fail_at(v, fmt::format("types: expected 2 atom types [i, j], got {}", describe(v)));
         for (int m = 0; m < 2; ++m) {
           const std::int64_t ty = *ta->get(m)->value<std::int64_t>();
-          if (ty < 1 || ty > INT_MAX)
-            r.fail_at(v, fmt::format("types: atom types are >= 1 (got {})", ty));
+          if (ty < 1 || ty > kMaxAtomTypes)
+            r.fail_at(v, fmt::format("types: atom types are 1..{} (got {})", kMaxAtomTypes, ty));
           c.types[m] = static_cast<int>(ty);
         }
         has_types = true;
@@ -419,6 +425,8 @@ struct KeySpec {
   void (*apply)(Deck&, const Reader&);
 };
 
+constexpr std::int64_t kMaxSteps = std::int64_t{1} << 53;
+
 // clang-format off
 const KeySpec kKeys[] = {
   {"system", "lattice", true, [](Deck& d, const Reader& r) {
@@ -432,9 +440,15 @@ const KeySpec kKeys[] = {
   {"system", "seed", false, [](Deck& d, const Reader& r) {
      d.system.seed = static_cast<std::uint64_t>(non_negative_int(r)); }},
   {"system", "mass", false, [](Deck& d, const Reader& r) {
-     d.system.mass = numbers(r, "a mass or an array of masses (one per atom type)", true, true); }},
+     d.system.mass = numbers(r, "a mass or an array of masses (one per atom type)", true, true);
+     if (d.system.mass.size() > static_cast<std::size_t>(kMaxAtomTypes))
+       r.fail(fmt::format("{} masses: a run has at most {} atom types", d.system.mass.size(),
+                          kMaxAtomTypes)); }},
   {"system", "type_fractions", false, [](Deck& d, const Reader& r) {
      const auto f = numbers(r, "an array of fractions, one per atom type", false, false);
+     if (f.size() > static_cast<std::size_t>(kMaxAtomTypes))
+       r.fail(fmt::format("{} fractions: a run has at most {} atom types", f.size(),
+                          kMaxAtomTypes));
      double sum = 0;
      for (const double x : f) sum += x;
      if (std::abs(sum - 1.0) > 1e-9)
@@ -470,7 +484,15 @@ const KeySpec kKeys[] = {
   {"neighbor", "skin", false, [](Deck& d, const Reader& r) { d.neighbor.skin = non_negative(r); }},
 
   {"run", "dt", false, [](Deck& d, const Reader& r) { d.run.dt = positive(r); }},
-  {"run", "steps", false, [](Deck& d, const Reader& r) { d.run.steps = non_negative_int(r); }},
+  {"run", "steps", false, [](Deck& d, const Reader& r) {
+     const std::int64_t n = non_negative_int(r);
+     // The time of step n is n·dt in double precision: beyond 2^53 consecutive steps share one
+     // time, and no run gets near it (2^53 steps at a million steps per second: 285 years).
+     if (n > kMaxSteps)
+       r.fail(fmt::format("must be at most 2^53 = {} (got {}): the time of step n, n·run.dt, "
+                          "is a double, exact only up to 2^53 steps; no run reaches that many "
+                          "(at a million steps per second: 285 years)", kMaxSteps, n));
+     d.run.steps = n; }},
   {"run", "backend", true, [](Deck& d, const Reader& r) {
      d.run.backend = one_of<Backend>(r, kBackendNames); }},
 
@@ -578,8 +600,156 @@ struct ParseOutcome {
   toml::source_position at{};
 };
 
+// Inputs on which Debian's toml++ 3.3 reaches undefined behaviour (found by fuzzing; each kept
+// in tests/fuzz/regressions/deck/), refused here as the syntax errors they are before toml++
+// sees the text:
+//   - a non-ASCII character outside strings and comments (TOML allows them only there):
+//     is_non_ascii_horizontal_whitespace hits __builtin_unreachable on U+00A1..U+0499,
+//     U+2D6E..U+3167, U+FBB6..U+FEFE wherever the parser asks whether one is whitespace: where
+//     a key or whitespace is expected, and inside a bare value ("38.x"é"" is scanned as one
+//     value, its quote included);
+//   - a table header whose name starts with something other than a key character or a quote
+//     ("[#", "[=", "[[."): parse_key() assumes (__builtin_assume) that it cannot;
+//   - a '}' inside an array where a value belongs ("[5, }"): parse_value() assumes it cannot.
+// A small lexer with toml++'s notion of tokens: comments run to the end of the line; in a key
+// (a line's start, after '{' or an inline table's ',') quotes open strings; in a value (after
+// '=', '[' or an array's ',') a token that starts with a quote is a string, any other runs to
+// the next whitespace, ',', ']', '}' or '#' whatever it holds. Basic strings ("...", """...""")
+// take backslash escapes, literal ones ('...', '''...''') none; one that does not end is
+// reported too. Returns where (1-based line, column in code points) and what, or nothing.
+struct TomlPitfall {
+  toml::source_position at;
+  std::string what;
+};
+std::optional<TomlPitfall> toml_pitfall(std::string_view t) {
+  toml::source_position at{1, 1};
+  std::size_t i = 0;
+  std::string open;        // the open arrays ('[') and inline tables ('{') of a value
+  bool value = false;      // in a value (else in a key or between lines)
+  bool line_start = true;  // only spaces and tabs so far on this line
+  auto step = [&] {  // past t[i], counting lines and code points (UTF-8 continuation bytes not)
+    if (t[i] == '\n') {
+      ++at.line;
+      at.column = 1;
+    } else if ((static_cast<unsigned char>(t[i]) & 0xC0) != 0x80) {
+      ++at.column;
+    }
+    ++i;
+  };
+  auto starts = [&](std::string_view s) { return t.substr(i).starts_with(s); };
+  const TomlPitfall non_ascii{{},
+                              "a non-ASCII character outside a string or comment (TOML "
+                              "allows them only there)"};
+  // Skips the string opened at i; a pitfall when it does not end.
+  auto skip_string = [&]() -> std::optional<TomlPitfall> {
+    const char q = t[i];
+    const bool multi = starts(std::string(3, q)), escapes = q == '"';
+    const toml::source_position begin = at;
+    for (int k = 0; k < (multi ? 3 : 1); ++k) step();
+    while (i < t.size()) {
+      if (!multi && t[i] == '\n') break;
+      if (escapes && t[i] == '\\') {
+        step();
+        if (i < t.size()) step();
+        continue;
+      }
+      if (t[i] == q && (!multi || starts(std::string(3, q)))) {
+        for (int k = 0; k < (multi ? 3 : 1); ++k) step();
+        while (multi && i < t.size() && t[i] == q) step();  // up to two quotes inside the end
+        return std::nullopt;
+      }
+      step();
+    }
+    return TomlPitfall{begin, multi ? "a multi-line string that does not end"
+                                    : "a string that does not end on its line"};
+  };
+  auto key_start = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '"' ||
+           c == '\'' || c == ']';
+  };
+  auto terminator = [](char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',' || c == ']' || c == '}' ||
+           c == '#';
+  };
+  while (i < t.size()) {
+    const char c = t[i];
+    if (c == '\n') {
+      step();
+      line_start = true;
+      if (open.empty()) value = false;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      step();
+      continue;
+    }
+    if (c == '#') {
+      while (i < t.size() && t[i] != '\n') step();
+      continue;
+    }
+    const bool first_on_line = line_start;
+    line_start = false;
+    if (c == '"' || c == '\'') {
+      if (auto p = skip_string()) return p;
+      continue;
+    }
+    if (static_cast<unsigned char>(c) >= 0x80) return TomlPitfall{at, non_ascii.what};
+    if (!value) {  // a key, or a table header
+      if (c == '[' && first_on_line && open.empty()) {
+        step();
+        if (i < t.size() && t[i] == '[') {
+          step();
+        } else {
+          while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) step();
+        }
+        if (i < t.size() && !key_start(t[i]))
+          return TomlPitfall{at, "expected a table name (a bare key or a quoted one) after '['"};
+        continue;
+      }
+      if (c == '=') value = true;
+      if (c == '}' && !open.empty()) {  // an empty inline table closes
+        open.pop_back();
+        value = true;
+      }
+      step();
+      continue;
+    }
+    // In a value.
+    if (c == '[' || c == '{') {
+      open.push_back(c);
+      value = c == '[';  // an array holds values, an inline table keys
+      step();
+      continue;
+    }
+    if (c == ']' || c == '}') {
+      if (c == '}' && !open.empty() && open.back() == '[')
+        return TomlPitfall{at, "'}' inside an array (it closes no inline table)"};
+      if (!open.empty()) open.pop_back();
+      step();
+      continue;
+    }
+    if (c == ',') {
+      value = open.empty() || open.back() == '[';  // next: an array's value, a table's key
+      step();
+      continue;
+    }
+    // A bare value (number, boolean, date, or garbage) up to the next terminator.
+    while (i < t.size() && !terminator(t[i])) {
+      if (static_cast<unsigned char>(t[i]) >= 0x80) return TomlPitfall{at, non_ascii.what};
+      step();
+    }
+  }
+  return std::nullopt;
+}
+
 ParseOutcome parse_toml(std::string_view text, std::string_view path) {
   ParseOutcome out;
+  if (auto pitfall = toml_pitfall(text)) {
+    out.ok = false;
+    out.error = std::move(pitfall->what);
+    out.at = pitfall->at;
+    return out;
+  }
 #if TOML_EXCEPTIONS
   try {
     out.table = toml::parse(text, path);
@@ -636,6 +806,51 @@ void check_box(const Deck& deck, const std::vector<Item>& items, const std::stri
   Reader(file, *blame).fail(what);
 }
 
+// The time of the last step, run.steps · run.dt, must be a finite double (it is written with
+// every frame, and the thermostats integrate over it). Blames run.dt unless only run.steps is
+// given.
+void check_run_time(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
+  const double t = static_cast<double>(deck.run.steps) * deck.run.dt;
+  if (std::isfinite(t)) return;
+  const std::string what = fmt::format(
+      "run.steps · run.dt = {} · {} is not a finite time (the time of the last "
+      "step overflows a double)",
+      deck.run.steps, deck.run.dt);
+  const Item* blame = nullptr;
+  for (const auto& it : items)
+    if (it.name == "run.dt" || (it.name == "run.steps" && !blame)) blame = &it;
+  if (!blame) throw DeckError(fmt::format("{}: run.dt: {}", file, what));
+  Reader(file, *blame).fail(what);
+}
+
+// Whether a slab or sphere inside the box holds a lattice site, without visiting every site
+// (the lattice may be far too large for that: the memory check comes later). Along any axis the
+// fcc sites lie on planes (c + b)·a, b ∈ {0, ½}: a slab needs one of the planes near its lower
+// face. A sphere of radius r > a/2, the fcc covering radius, always holds a site (every point
+// has one within a/2, inside the box since the sphere is); a smaller one is searched for among
+// the few sites of its bounding box.
+bool region_has_site(const FccLattice& lattice, const RegionSection& g) {
+  const double a = lattice.constant;
+  if (g.style == RegionStyle::Slab) {
+    const int n = lattice.cells[g.axis];
+    const int c0 = static_cast<int>(std::max(-1.0, std::min(std::floor(g.lo / a), double(n)))) - 1;
+    for (int c = std::max(0, c0); c <= std::min(n - 1, c0 + 3); ++c)
+      for (const int m : {0, 1}) {  // basis points 0 and 1 lie on planes c·a and (c + ½)·a
+        const Vec3 q = lattice.site(g.axis == 0 ? c : 0, g.axis == 1 ? c : 0, g.axis == 2 ? c : 0,
+                                    g.axis == 2 ? (m ? 2 : 0) : m);
+        if (g.contains(q)) return true;
+      }
+    return false;
+  }
+  if (g.radius > 0.5 * a) return true;
+  bool found = false;
+  const Vec3 lo{g.center[0] - g.radius, g.center[1] - g.radius, g.center[2] - g.radius};
+  const Vec3 hi{g.center[0] + g.radius, g.center[1] + g.radius, g.center[2] + g.radius};
+  lattice.for_each_site(
+      lo, hi, [&](Vec3 x) { return g.contains(x); }, [&](std::uint64_t, Vec3) { found = true; });
+  return found;
+}
+
 // [region]: keys of its style only; a slab within the box along its axis with lo < hi, a sphere
 // inside the box; at least one lattice site inside; lattice sites at least 0.5σ apart.
 void check_region(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
@@ -689,7 +904,7 @@ void check_region(const Deck& deck, const std::vector<Item>& items, const std::s
                          "the box [0, {:.6g}]",
                          g.center[a], g.radius, "xyz"[a], len[a]));
   }
-  if (lattice.count_in([&](Vec3 x) { return g.contains(x); }) == 0)
+  if (!region_has_site(lattice, g))
     fail("region.style", fmt::format("the {} holds no lattice site (lattice constant {:.6g})",
                                      style, lattice.constant));
 }
@@ -876,18 +1091,113 @@ Deck parse_deck(std::string_view text, const std::string& path,
       if (it.name.starts_with("region."))
         Reader(path, it).fail("is for lattice starts: system.data_file brings its own positions");
   }
+  check_run_time(deck, items, path);
   return deck;
 }
 
-void check_species(const Deck& deck, const std::string& types_from) {
+namespace {
+
+// The species' scales, once make_species has built them (its own checks passed):
+//   representable  for each pair with ε > 0, σ¹² and the force constants 48εσ¹², 24εσ⁶, 4εσ¹²,
+//                  4εσ⁶ are normal finite doubles (σ = 1e-300 has σ¹² = 0: the potential would
+//                  vanish; σ = 1e30 has σ¹² = inf);
+//   time step      run.dt is at most the Lennard-Jones time unit τ = σ·√(m/ε) of every pair
+//                  (m the lighter mass): a longer step carries particles through the repulsive
+//                  core in one step, where the force jumps by orders of magnitude, so such a run
+//                  can only end in overlapping particles or non-finite positions (velocity
+//                  Verlet is unstable well before, near 0.2 τ; LJ runs use 0.005 τ).
+// Throws SpeciesError naming the key most likely at fault.
+void check_scales(const Deck& deck, const Species& s) {
+  const PotentialSection& pot = deck.potential;
+  // The key of pair (i, j) (0-based types): its [[potential.pair]] entry, or the single-species
+  // keys, or "potential.pair" for a pair mixed from the like pairs.
+  auto pair_key = [&](int i, int j, bool sigma) -> std::string {
+    if (pot.pairs.empty()) return sigma ? "potential.sigma" : "potential.epsilon";
+    for (std::size_t k = 0; k < pot.pairs.size(); ++k) {
+      const auto& t = pot.pairs[k].types;
+      if ((t[0] == i + 1 && t[1] == j + 1) || (t[0] == j + 1 && t[1] == i + 1))
+        return fmt::format("potential.pair[{}]", k);
+    }
+    return "potential.pair";
+  };
+  auto normal = [](double x) { return std::isnormal(x); };
+  // Like pairs first (the ones a deck lists), then the unlike ones.
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < s.types; ++i) pairs.emplace_back(i, i);
+  for (int i = 0; i < s.types; ++i)
+    for (int j = i + 1; j < s.types; ++j) pairs.emplace_back(i, j);
+  for (const auto& [i, j] : pairs) {
+    const PairCoefficients& c = s.pair(i, j);
+    if (!(c.epsilon > 0.0)) continue;  // no interaction, nothing to overflow
+    const LJParams& lj = s.lj[static_cast<std::size_t>(i * s.types + j)];
+    const long double s12 = std::pow(static_cast<long double>(c.sigma), 12.0L);
+    const std::string types =
+        s.types == 1 ? std::string() : fmt::format(" (types {}-{})", i + 1, j + 1);
+    if (!normal(static_cast<double>(s12)))
+      throw SpeciesError(
+          pair_key(i, j, true),
+          fmt::format("sigma = {}{}: sigma^12 = {:.3Lg} {}, so the force constants "
+                      "48 epsilon sigma^12 and 24 epsilon sigma^6 would {}; sigma must lie "
+                      "between 2.3e-26 and 4.9e+25 (LJ units want sigma of order 1)",
+                      c.sigma, types, s12,
+                      s12 < 1 ? "is below the smallest normal double" : "overflows a double",
+                      s12 < 1 ? "vanish (no force at all)" : "be infinite"));
+    for (const double k : {lj.lj1, lj.lj2, lj.lj3, lj.lj4})
+      if (!normal(k))
+        throw SpeciesError(
+            pair_key(i, j, false),
+            fmt::format("epsilon = {} with sigma = {}{}: the force constant 48 epsilon "
+                        "sigma^12 = {:.3g} is not a normal double (the potential would {}); "
+                        "LJ units want epsilon of order 1",
+                        c.epsilon, c.sigma, types, lj.lj1,
+                        std::isfinite(k) ? "vanish" : "be infinite"));
+  }
+  const double dt = deck.run.dt;
+  for (const auto& [i, j] : pairs) {
+    const PairCoefficients& c = s.pair(i, j);
+    if (!(c.epsilon > 0.0)) continue;
+    const double m = std::min(s.mass[i], s.mass[j]);
+    const double tau = c.sigma * std::sqrt(m / c.epsilon);
+    if (dt <= tau) continue;
+    // Blame the value furthest from the LJ units in the direction that shortens τ or
+    // lengthens the step: dt (typically 0.005), the mass, σ, ε (typically 1).
+    const std::pair<double, std::string> scores[] = {
+        {std::log10(dt / 0.005), "run.dt"},
+        {-std::log10(m), "system.mass"},
+        {-std::log10(c.sigma), pair_key(i, j, true)},
+        {0.5 * std::log10(c.epsilon), pair_key(i, j, false)}};
+    const auto worst =
+        std::max_element(std::begin(scores), std::end(scores),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+    throw SpeciesError(
+        worst->second,
+        fmt::format("run.dt = {} is {:.3g} times the Lennard-Jones time unit tau = sigma "
+                    "sqrt(m/epsilon) = {:.3g} of types {}-{} (sigma = {}, m = {}, epsilon = "
+                    "{}): particles would cross the repulsive core within one step, so the run "
+                    "can only end in overlapping particles or non-finite positions; run.dt must "
+                    "be at most tau (LJ runs use about 0.005 tau)",
+                    dt, dt / tau, tau, i + 1, j + 1, c.sigma, m, c.epsilon));
+  }
+}
+
+}  // namespace
+
+void check_species(const Deck& deck, const std::string& types_from,
+                   const std::string& masses_from) {
   try {
-    (void)make_species(deck);
+    check_scales(deck, make_species(deck));
   } catch (const SpeciesError& e) {
     std::string key = e.key();
     auto w = deck.where.find(key);
     if (w == deck.where.end() && key.starts_with("potential.pair")) {
       key = "potential.pair";
       w = deck.where.find(key);
+    }
+    std::string note;
+    if (key == "system.mass" && !masses_from.empty()) {  // the masses came from a file
+      key = "system.data_file";
+      w = deck.where.find(key);
+      note = fmt::format(" (the masses of {})", masses_from);
     }
     const std::string at = w != deck.where.end() ? w->second : deck.path;
     const int T = deck.system.type_count();
@@ -897,7 +1207,7 @@ void check_species(const Deck& deck, const std::string& types_from) {
                    ? std::string()
                    : fmt::format(" ({} atom types, from system.type_fractions)", T))
             : fmt::format(" ({} atom type{} from {})", T, T == 1 ? "" : "s", types_from);
-    throw DeckError(fmt::format("{}: {}: {}{}", at, key, e.what(), from));
+    throw DeckError(fmt::format("{}: {}: {}{}{}", at, key, e.what(), note, from));
   }
 }
 

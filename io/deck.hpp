@@ -37,9 +37,14 @@ class DeckError : public std::runtime_error {
 
 // The species of this deck (make_species) with `types` atom types, or a DeckError naming the key
 // at fault and where it was given; `types_from` says where the count came from when it is not
-// the deck's (e.g. "the data file melt.data"). Called by parse_deck for lattice starts, and by
-// the run once a data file has been read.
-void check_species(const Deck& deck, const std::string& types_from = {});
+// the deck's (e.g. "the data file melt.data"); `masses_from` names the file the masses came from
+// when they did not come from the deck (a data file's Masses section), so that a mass at fault
+// blames that file. Also refuses scales that can only overflow (check_scales in deck.cpp): a σ
+// or ε whose force constants are not normal doubles, and a run.dt longer than the Lennard-Jones
+// time unit τ = σ√(m/ε) of some pair. Called by parse_deck for lattice starts, and by the run
+// once a data file has been read.
+void check_species(const Deck& deck, const std::string& types_from = {},
+                   const std::string& masses_from = {});
 
 // The largest deck load_deck reads (decks are a few KiB; this only stops non-decks).
 inline constexpr std::uintmax_t kMaxDeckBytes = std::uintmax_t{8} << 20;  // 8 MiB

@@ -1,14 +1,18 @@
 // H5MD 1.1 trajectory writer (see h5md_writer.hpp for the layout).
 #include "io/h5md_writer.hpp"
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
+#include "base/communicator.hpp"
 #include "io/hdf5_ops.hpp"
 
 namespace scanmd::io {
@@ -87,9 +91,23 @@ Datatype timing_type() {
   return t;
 }
 
+// HDF5 says "file write failed" without the reason; a full disk, the usual one, is told here
+// (statvfs of the file's folder: less than 1 MiB free).
+std::string with_space_note(const std::string& error, const std::string& path) {
+  if (error.find(std::strerror(ENOSPC)) != std::string::npos) return error;
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  struct statvfs fs {};
+  if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) != 0) return error;
+  const double free_bytes = static_cast<double>(fs.f_bavail) * static_cast<double>(fs.f_frsize);
+  if (free_bytes >= 1024.0 * 1024.0) return error;
+  return error + ": " + std::strerror(ENOSPC) + " (" + std::to_string(fs.f_bavail * fs.f_frsize) +
+         " bytes free on the file system of " + (dir.empty() ? "." : dir) + ")";
+}
+
 // Rank 0 writes a small fixed dataset whole; the others take part selecting nothing.
 void write_whole(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type,
-                 std::vector<hsize_t> shape, const void* data, hid_t dxpl, bool participate) {
+                 std::vector<hsize_t> shape, const void* data, const h5::Transfer& dxpl,
+                 bool participate) {
   Dataset d = h5::create_fixed(loc, name, file_type, shape);
   if (std::find(shape.begin(), shape.end(), hsize_t{0}) != shape.end()) return;  // empty
   std::vector<hsize_t> start(shape.size(), 0);
@@ -99,67 +117,70 @@ void write_whole(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_
 
 }  // namespace
 
-H5mdWriter H5mdWriter::create(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
-                              const std::string& creator_version,
-                              std::span<const std::int32_t> species_block) {
+H5mdWriter H5mdWriter::create(const Communicator& comm, const std::string& path,
+                              const H5mdLayout& layout, const std::string& creator_version,
+                              std::span<const std::int32_t> species_block, bool temporary) {
   H5mdWriter w;
   w.comm_ = comm.get();
   w.rank_ = comm.rank();
   w.ranks_ = comm.size();
   w.path_ = path;
   w.layout_ = layout;
-  w.file_ = h5::create_parallel(comm.get(), path);
-  w.dxpl_ = h5::collective_transfer();
-  const hid_t f = w.file_.get();
+  w.temporary_ = temporary;
+  w.guarded([&] {
+    w.file_ = h5::create_parallel(comm.get(), path);
+    w.dxpl_ = h5::collective_transfer();
+    const hid_t f = w.file_.get();
 
-  {
-    Group h5md = h5::create_group(f, "h5md");
-    const int version[2] = {1, 1};
-    h5::write_attribute(h5md.get(), "version", std::span<const int>(version));
-    Group author = h5::create_group(h5md.get(), "author");
-    h5::write_attribute(author.get(), "name", user_name());
-    Group creator = h5::create_group(h5md.get(), "creator");
-    h5::write_attribute(creator.get(), "name", std::string("scanmd"));
-    h5::write_attribute(creator.get(), "version", creator_version);
-  }
-  Group particles = h5::create_group(f, "particles");
-  Group traj = h5::create_group(particles.get(), "trajectory");
-  {
-    Group box = h5::create_group(traj.get(), "box");
-    h5::write_attribute(box.get(), "dimension", std::int64_t{3});
-    const std::string periodic[3] = {"periodic", "periodic", "periodic"};
-    h5::write_attribute(box.get(), "boundary", std::span<const std::string>(periodic));
-  }
-  if (layout.observables) h5::create_group(f, "observables");
-  w.open_series(true);
+    {
+      Group h5md = h5::create_group(f, "h5md");
+      const int version[2] = {1, 1};
+      h5::write_attribute(h5md.get(), "version", std::span<const int>(version));
+      Group author = h5::create_group(h5md.get(), "author");
+      h5::write_attribute(author.get(), "name", user_name());
+      Group creator = h5::create_group(h5md.get(), "creator");
+      h5::write_attribute(creator.get(), "name", std::string("scanmd"));
+      h5::write_attribute(creator.get(), "version", creator_version);
+    }
+    Group particles = h5::create_group(f, "particles");
+    Group traj = h5::create_group(particles.get(), "trajectory");
+    {
+      Group box = h5::create_group(traj.get(), "box");
+      h5::write_attribute(box.get(), "dimension", std::int64_t{3});
+      const std::string periodic[3] = {"periodic", "periodic", "periodic"};
+      h5::write_attribute(box.get(), "boundary", std::span<const std::string>(periodic));
+    }
+    if (layout.observables) h5::create_group(f, "observables");
+    w.open_series(true);
 
-  // Time-independent: id (row + 1) and species (LAMMPS atom type), each rank its block.
-  const RowBlock block = row_block(layout.particles, w.rank_, w.ranks_);
-  const hsize_t n = static_cast<hsize_t>(layout.particles);
-  std::vector<std::int64_t> ids(block.size());
-  for (std::int64_t k = 0; k < block.size(); ++k) ids[k] = block.lo + k + 1;
-  if (!species_block.empty() && species_block.size() != static_cast<std::size_t>(block.size()))
-    throw std::logic_error(path + ": species block does not match the row block");
-  std::vector<std::int32_t> species(species_block.begin(), species_block.end());
-  species.resize(block.size(), 1);
-  const hsize_t start[1] = {static_cast<hsize_t>(block.lo)};
-  const hsize_t count[1] = {static_cast<hsize_t>(block.size())};
-  Dataset id = h5::create_fixed(traj.get(), "id", H5T_STD_I64LE, std::span<const hsize_t>(&n, 1));
-  h5::write_block(id.get(), H5T_NATIVE_INT64, start, count, ids.data(), w.dxpl_.get(),
-                  path + ": write id");
-  Dataset sp =
-      h5::create_fixed(traj.get(), "species", H5T_STD_I32LE, std::span<const hsize_t>(&n, 1));
-  h5::write_block(sp.get(), H5T_NATIVE_INT32, start, count, species.data(), w.dxpl_.get(),
-                  path + ": write species");
+    // Time-independent: id (row + 1) and species (LAMMPS atom type), each rank its block.
+    const RowBlock block = row_block(layout.particles, w.rank_, w.ranks_);
+    const hsize_t n = static_cast<hsize_t>(layout.particles);
+    std::vector<std::int64_t> ids(block.size());
+    for (std::int64_t k = 0; k < block.size(); ++k) ids[k] = block.lo + k + 1;
+    if (!species_block.empty() && species_block.size() != static_cast<std::size_t>(block.size()))
+      throw std::logic_error(path + ": species block does not match the row block");
+    std::vector<std::int32_t> species(species_block.begin(), species_block.end());
+    species.resize(block.size(), 1);
+    const hsize_t start[1] = {static_cast<hsize_t>(block.lo)};
+    const hsize_t count[1] = {static_cast<hsize_t>(block.size())};
+    Dataset id = h5::create_fixed(traj.get(), "id", H5T_STD_I64LE, std::span<const hsize_t>(&n, 1));
+    h5::write_block(id.get(), H5T_NATIVE_INT64, start, count, ids.data(), w.io(),
+                    path + ": write id");
+    Dataset sp =
+        h5::create_fixed(traj.get(), "species", H5T_STD_I32LE, std::span<const hsize_t>(&n, 1));
+    h5::write_block(sp.get(), H5T_NATIVE_INT32, start, count, species.data(), w.io(),
+                    path + ": write species");
 
-  if (layout.thermo_table) {
-    Group scanmd = h5::create_group(f, "scanmd");
-    Datatype t = thermo_type();
-    const hsize_t chunk = kFrameChunk;
-    w.thermo_ =
-        h5::create_series(scanmd.get(), "thermo", t.get(), {}, std::span<const hsize_t>(&chunk, 1));
-  }
-  w.flush();
+    if (layout.thermo_table) {
+      Group scanmd = h5::create_group(f, "scanmd");
+      Datatype t = thermo_type();
+      const hsize_t chunk = kFrameChunk;
+      w.thermo_ = h5::create_series(scanmd.get(), "thermo", t.get(), {},
+                                    std::span<const hsize_t>(&chunk, 1));
+    }
+    w.flush();
+  });
   return w;
 }
 
@@ -171,57 +192,59 @@ H5mdWriter H5mdWriter::append(const Communicator& comm, const std::string& path,
   w.ranks_ = comm.size();
   w.path_ = path;
   w.layout_ = layout;
-  w.file_ = h5::open_parallel(comm.get(), path, true);
-  w.dxpl_ = h5::collective_transfer();
-  const hid_t f = w.file_.get();
-  auto need = [&](const std::string& what, bool ok) {
-    if (!ok)
-      throw std::runtime_error(path + ": cannot append to this trajectory: " + what +
-                               " (move the file away or choose another output.trajectory)");
-  };
-  for (const ElementSpec& e : element_specs(layout))
-    need("it has no " + e.name, h5::exists(f, e.name + "/value"));
-  if (!layout.force) need("it has forces", !h5::exists(f, std::string(kTraj) + "/force"));
-  need("it has no scanmd/thermo", !layout.thermo_table || h5::exists(f, "scanmd/thermo"));
-  {
-    Dataset pos = h5::open_dataset(f, std::string(kStepOwner) + "/value");
-    const std::vector<hsize_t> d = h5::dims(pos.get());
-    need("position/value is not (frames, N, 3)", d.size() == 3 && d[2] == 3);
-    need("it holds " + std::to_string(d[1]) + " particles, this run " +
-             std::to_string(layout.particles),
-         static_cast<std::int64_t>(d[1]) == layout.particles);
-  }
-  w.open_series(false);
+  w.guarded([&] {
+    w.file_ = h5::open_parallel(comm.get(), path, true);
+    w.dxpl_ = h5::collective_transfer();
+    const hid_t f = w.file_.get();
+    auto need = [&](const std::string& what, bool ok) {
+      if (!ok)
+        throw std::runtime_error(path + ": cannot append to this trajectory: " + what +
+                                 " (move the file away or choose another output.trajectory)");
+    };
+    for (const ElementSpec& e : element_specs(layout))
+      need("it has no " + e.name, h5::exists(f, e.name + "/value"));
+    if (!layout.force) need("it has forces", !h5::exists(f, std::string(kTraj) + "/force"));
+    need("it has no scanmd/thermo", !layout.thermo_table || h5::exists(f, "scanmd/thermo"));
+    {
+      Dataset pos = h5::open_dataset(f, std::string(kStepOwner) + "/value");
+      const std::vector<hsize_t> d = h5::dims(pos.get());
+      need("position/value is not (frames, N, 3)", d.size() == 3 && d[2] == 3);
+      need("it holds " + std::to_string(d[1]) + " particles, this run " +
+               std::to_string(layout.particles),
+           static_cast<std::int64_t>(d[1]) == layout.particles);
+    }
+    w.open_series(false);
 
-  // Frames up to the restart step stay (steps increase along the file).
-  const std::vector<hsize_t> sd = h5::dims(w.step_.get());
-  std::vector<std::int64_t> steps(sd.at(0));
-  const hsize_t s0[1] = {0};
-  const hsize_t sn[1] = {sd[0]};
-  h5::read_block(w.step_.get(), H5T_NATIVE_INT64, s0, sn, steps.data(), w.dxpl_.get(),
-                 path + ": read step");
-  const auto keep =
-      std::find_if(steps.begin(), steps.end(), [&](std::int64_t s) { return s > restart_step; });
-  w.frames_ = keep - steps.begin();
-  if (w.frames_ > 0) w.last_step_ = steps[w.frames_ - 1];
-  h5::set_rows(w.step_.get(), w.frames_);
-  h5::set_rows(w.time_.get(), w.frames_);
-  for (Series& s : w.series_) h5::set_rows(s.value.get(), w.frames_);
+    // Frames up to the restart step stay (steps increase along the file).
+    const std::vector<hsize_t> sd = h5::dims(w.step_.get());
+    std::vector<std::int64_t> steps(sd.at(0));
+    const hsize_t s0[1] = {0};
+    const hsize_t sn[1] = {sd[0]};
+    h5::read_block(w.step_.get(), H5T_NATIVE_INT64, s0, sn, steps.data(), w.io(),
+                   path + ": read step");
+    const auto keep =
+        std::find_if(steps.begin(), steps.end(), [&](std::int64_t s) { return s > restart_step; });
+    w.frames_ = keep - steps.begin();
+    if (w.frames_ > 0) w.last_step_ = steps[w.frames_ - 1];
+    h5::set_rows(w.step_.get(), w.frames_, w.comm_, w.path_);
+    h5::set_rows(w.time_.get(), w.frames_, w.comm_, w.path_);
+    for (Series& s : w.series_) h5::set_rows(s.value.get(), w.frames_, w.comm_, w.path_);
 
-  if (layout.thermo_table) {
-    w.thermo_ = h5::open_dataset(f, "scanmd/thermo");
-    const std::vector<hsize_t> td = h5::dims(w.thermo_.get());
-    std::vector<ThermoRow> rows(td.at(0));
-    Datatype t = thermo_type();
-    const hsize_t tn[1] = {td[0]};
-    h5::read_block(w.thermo_.get(), t.get(), s0, tn, rows.data(), w.dxpl_.get(),
-                   path + ": read scanmd/thermo");
-    w.thermo_rows_ = std::find_if(rows.begin(), rows.end(),
-                                  [&](const ThermoRow& r) { return r.step >= restart_step; }) -
-                     rows.begin();
-    h5::set_rows(w.thermo_.get(), w.thermo_rows_);
-  }
-  w.flush();
+    if (layout.thermo_table) {
+      w.thermo_ = h5::open_dataset(f, "scanmd/thermo");
+      const std::vector<hsize_t> td = h5::dims(w.thermo_.get());
+      std::vector<ThermoRow> rows(td.at(0));
+      Datatype t = thermo_type();
+      const hsize_t tn[1] = {td[0]};
+      h5::read_block(w.thermo_.get(), t.get(), s0, tn, rows.data(), w.io(),
+                     path + ": read scanmd/thermo");
+      w.thermo_rows_ = std::find_if(rows.begin(), rows.end(),
+                                    [&](const ThermoRow& r) { return r.step >= restart_step; }) -
+                       rows.begin();
+      h5::set_rows(w.thermo_.get(), w.thermo_rows_, w.comm_, w.path_);
+    }
+    w.flush();
+  });
   return w;
 }
 
@@ -237,7 +260,7 @@ std::optional<std::vector<std::int64_t>> H5mdWriter::frame_steps(const Communica
     std::vector<std::int64_t> steps(d[0]);
     const hsize_t s0[1] = {0}, sn[1] = {d[0]};
     PropertyList dxpl = h5::collective_transfer();
-    h5::read_block(step.get(), H5T_NATIVE_INT64, s0, sn, steps.data(), dxpl.get(),
+    h5::read_block(step.get(), H5T_NATIVE_INT64, s0, sn, steps.data(), {dxpl.get(), comm.get()},
                    path + ": read step");
     return steps;
   } catch (const std::exception&) {  // the same on every rank: the file is not a trajectory
@@ -275,6 +298,11 @@ void H5mdWriter::open_series(bool create) {
 
 void H5mdWriter::write_frame(const FrameHeader& frame, std::span<const ParticleRow> block,
                              const Observables* obs) {
+  guarded([&] { write_frame_unguarded(frame, block, obs); });
+}
+
+void H5mdWriter::write_frame_unguarded(const FrameHeader& frame, std::span<const ParticleRow> block,
+                                       const Observables* obs) {
   const RowBlock rows = row_block(layout_.particles, rank_, ranks_);
   if (static_cast<std::int64_t>(block.size()) != rows.size())
     throw std::logic_error("H5mdWriter::write_frame: block of " + std::to_string(block.size()) +
@@ -282,11 +310,11 @@ void H5mdWriter::write_frame(const FrameHeader& frame, std::span<const ParticleR
   if (layout_.observables && !obs)
     throw std::logic_error("H5mdWriter::write_frame: observables missing");
   const hsize_t f = static_cast<hsize_t>(frames_);
-  h5::set_rows(step_.get(), f + 1);
-  h5::set_rows(time_.get(), f + 1);
-  for (Series& s : series_) h5::set_rows(s.value.get(), f + 1);
+  h5::set_rows(step_.get(), f + 1, comm_, path_);
+  h5::set_rows(time_.get(), f + 1, comm_, path_);
+  for (Series& s : series_) h5::set_rows(s.value.get(), f + 1, comm_, path_);
 
-  const hid_t dxpl = dxpl_.get();
+  const h5::Transfer dxpl = io();
   const hsize_t mine = rank_ == 0 ? 1 : 0;
   const hsize_t at[1] = {f};
   const hsize_t one[1] = {mine};
@@ -331,24 +359,31 @@ void H5mdWriter::write_frame(const FrameHeader& frame, std::span<const ParticleR
       h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, at, one, &value, dxpl, what);
     }
   }
+  flush();  // the frame is complete once its metadata is on disk
   ++frames_;
   last_step_ = frame.step;
-  flush();
 }
 
 void H5mdWriter::write_thermo(const ThermoRow& row) {
+  guarded([&] { write_thermo_unguarded(row); });
+}
+
+void H5mdWriter::write_thermo_unguarded(const ThermoRow& row) {
   if (!thermo_) return;
   const hsize_t r = static_cast<hsize_t>(thermo_rows_);
-  h5::set_rows(thermo_.get(), r + 1);
+  h5::set_rows(thermo_.get(), r + 1, comm_, path_);
   Datatype t = thermo_type();
   const hsize_t at[1] = {r};
   const hsize_t one[1] = {rank_ == 0 ? hsize_t{1} : hsize_t{0}};
-  h5::write_block(thermo_.get(), t.get(), at, one, &row, dxpl_.get(),
-                  path_ + ": write scanmd/thermo");
+  h5::write_block(thermo_.get(), t.get(), at, one, &row, io(), path_ + ": write scanmd/thermo");
   ++thermo_rows_;
 }
 
 void H5mdWriter::begin_run(const RunRecord& run) {
+  guarded([&] { begin_run_unguarded(run); });
+}
+
+void H5mdWriter::begin_run_unguarded(const RunRecord& run) {
   const hid_t f = file_.get();
   if (!h5::exists(f, "scanmd")) h5::create_group(f, "scanmd");
   if (!h5::exists(f, "scanmd/runs")) h5::create_group(f, "scanmd/runs");
@@ -357,7 +392,7 @@ void H5mdWriter::begin_run(const RunRecord& run) {
   check(H5Gget_info(runs.get(), &info), path_ + ": H5Gget_info(scanmd/runs)");
   run_ = h5::create_group(runs.get(), std::to_string(info.nlinks));
   const hid_t g = run_.get();
-  h5::write_text(g, "deck", run.deck, dxpl_.get(), rank_ == 0);
+  h5::write_text(g, "deck", run.deck, io(), rank_ == 0);
   h5::write_attribute(g, "method", run.method);
   h5::write_attribute(g, "grid", std::span<const int>(run.grid));
   h5::write_attribute(g, "ranks", std::int64_t{run.ranks});
@@ -370,9 +405,16 @@ void H5mdWriter::begin_run(const RunRecord& run) {
 void H5mdWriter::end_run(std::int64_t last_step, std::span<const ImportRecord> imports,
                          const std::string& balance_cost, std::span<const BalanceRecord> balances,
                          std::span<const TimingRow> timing) {
+  guarded([&] { end_run_unguarded(last_step, imports, balance_cost, balances, timing); });
+}
+
+void H5mdWriter::end_run_unguarded(std::int64_t last_step, std::span<const ImportRecord> imports,
+                                   const std::string& balance_cost,
+                                   std::span<const BalanceRecord> balances,
+                                   std::span<const TimingRow> timing) {
   if (!run_) throw std::logic_error("H5mdWriter::end_run without begin_run");
   const hid_t g = run_.get();
-  const hid_t dxpl = dxpl_.get();
+  const h5::Transfer dxpl = io();
   const bool me = rank_ == 0;
   h5::write_attribute(g, "last_step", last_step);
 
@@ -448,18 +490,79 @@ void H5mdWriter::end_run(std::int64_t last_step, std::span<const ImportRecord> i
 }
 
 void H5mdWriter::flush() {
-  check(H5Fflush(file_.get(), H5F_SCOPE_LOCAL), path_ + ": flush");
+  h5::flush(file_.get(), comm_, path_ + ": flush");
 }
 
 void H5mdWriter::close() {
-  if (!file_) return;
+  guarded([&] {
+    if (!file_) return;
+    run_.reset();
+    series_.clear();
+    step_.reset();
+    time_.reset();
+    thermo_.reset();
+    h5::close_file(file_, comm_, path_ + ": close");
+    dxpl_.reset();
+  });
+}
+
+H5mdWriter::~H5mdWriter() {
+  // Every rank destroys its writer at the same point (an error was agreed, or the run ended),
+  // so the closing below stays collective; what was complete is kept.
+  if (file_) abandon();
+}
+
+template <class F>
+void H5mdWriter::guarded(F&& body) {
+  std::string error;
+  bool agreed = false;
+  try {
+    body();
+  } catch (const CollectiveError& e) {  // the same on every rank already
+    error = e.what();
+    agreed = true;
+  } catch (const std::exception& e) {
+    error = error_message(e);
+  }
+  if (!agreed) {
+    try {
+      h5::agree(comm_, std::move(error));  // one rank's own failure reaches all here
+      return;
+    } catch (const CollectiveError& e) {
+      error = e.what();
+    }
+  }
+  abandon();
+  throw CollectiveError(with_space_note(error, path_));
+}
+
+void H5mdWriter::abandon() noexcept {
+  // The frames and thermo rows completed so far stay: a frame whose write failed is cut off.
+  // Each call is agreed, so every rank goes through the same ones.
+  try {
+    if (file_ && step_) {
+      h5::set_rows(step_.get(), static_cast<hsize_t>(frames_), comm_, path_);
+      h5::set_rows(time_.get(), static_cast<hsize_t>(frames_), comm_, path_);
+      for (Series& s : series_)
+        h5::set_rows(s.value.get(), static_cast<hsize_t>(frames_), comm_, path_);
+    }
+    if (file_ && thermo_)
+      h5::set_rows(thermo_.get(), static_cast<hsize_t>(thermo_rows_), comm_, path_);
+  } catch (const std::exception&) {  // (agreed) the close below still goes ahead
+  }
   run_.reset();
   series_.clear();
   step_.reset();
   time_.reset();
   thermo_.reset();
+  // A temporary file (a checkpoint being written) is emptied first: its close needs room for
+  // the metadata, and the file goes anyway.
+  if (temporary_ && rank_ == 0 && file_) ::truncate(path_.c_str(), 0);
+  try {
+    h5::close_file(file_, comm_, path_ + ": close");
+  } catch (const std::exception&) {  // agreed; a failed close marks the library damaged
+  }
   dxpl_.reset();
-  file_.close(path_ + ": close");
 }
 
 }  // namespace scanmd::io

@@ -36,6 +36,7 @@
 
 #include "base/communicator.hpp"
 #include "io/hdf5_handle.hpp"
+#include "io/hdf5_ops.hpp"
 #include "io/particle_rows.hpp"
 
 namespace scanmd::io {
@@ -98,9 +99,12 @@ class H5mdWriter {
  public:
   // A new file at `path` (an existing one is replaced). `species_block`: this rank's row block
   // (row_block()) of particles/trajectory/species, the LAMMPS atom types; empty: all type 1.
-  static H5mdWriter create(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
-                           const std::string& creator_version,
-                           std::span<const std::int32_t> species_block = {});
+  // `temporary`: a file that is given up on failure (a checkpoint's <path>.tmp): emptied before
+  // its close, so that the close needs no room on a full disk.
+  static H5mdWriter create(const Communicator& comm, const std::string& path,
+                           const H5mdLayout& layout, const std::string& creator_version,
+                           std::span<const std::int32_t> species_block = {},
+                           bool temporary = false);
   // An existing trajectory, continued from a restart at `restart_step`: frames with a step
   // <= restart_step and thermo rows with a step < restart_step are kept, later ones dropped.
   // Throws when the file does not hold a trajectory of this layout (particle count, force).
@@ -111,13 +115,13 @@ class H5mdWriter {
   // why). Collective.
   static std::optional<std::vector<std::int64_t>> frame_steps(const Communicator& comm,
                                                               const std::string& path);
-  // The open file and its collective transfer list, for extra datasets of callers (checkpoint).
+  // The open file and its collective transfer, for extra datasets of callers (checkpoint).
   hid_t file() const { return file_.get(); }
-  hid_t transfer() const { return dxpl_.get(); }
+  h5::Transfer transfer() const { return io(); }
 
   H5mdWriter(H5mdWriter&&) noexcept = default;
   H5mdWriter& operator=(H5mdWriter&&) noexcept = default;
-  ~H5mdWriter() = default;
+  ~H5mdWriter();
 
   const std::string& path() const { return path_; }
   std::int64_t frames() const { return frames_; }
@@ -138,6 +142,13 @@ class H5mdWriter {
   // Flushes and closes (reports a failing last flush, unlike the destructor).
   void close();
 
+  // Errors (issue 15): every member above is collective and ends with the ranks agreeing on its
+  // outcome (hdf5_ops.hpp); when it failed on any rank, the writer keeps what was complete —
+  // the frames and thermo rows written before, the extents cut back to them — closes the file
+  // on every rank and throws the same CollectiveError everywhere. The file then reads as it was
+  // after its last complete frame. A failed close leaves HDF5 unable to shut down
+  // (h5::library_damaged()).
+
  private:
   struct Series {
     std::string name;  // path of the element group
@@ -146,6 +157,19 @@ class H5mdWriter {
   H5mdWriter() = default;
   void open_series(bool create);
   void flush();
+  h5::Transfer io() const { return {dxpl_.get(), comm_}; }
+  // Runs `body` (this rank's part of a collective member) and agrees on its outcome; on failure
+  // abandon() and throw the agreed CollectiveError.
+  template <class F>
+  void guarded(F&& body);
+  void abandon() noexcept;  // collective: roll back to the complete frames, close the file
+  void write_frame_unguarded(const FrameHeader& frame, std::span<const ParticleRow> block,
+                             const Observables* obs);
+  void write_thermo_unguarded(const ThermoRow& row);
+  void begin_run_unguarded(const RunRecord& run);
+  void end_run_unguarded(std::int64_t last_step, std::span<const ImportRecord> imports,
+                         const std::string& balance_cost, std::span<const BalanceRecord> balances,
+                         std::span<const TimingRow> timing);
 
   MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0, ranks_ = 1;
@@ -157,6 +181,7 @@ class H5mdWriter {
   std::vector<Series> series_;  // box/edges, position, velocity, image, [force], observables
   Group run_;
   std::int64_t frames_ = 0, thermo_rows_ = 0;
+  bool temporary_ = false;
   std::optional<std::int64_t> last_step_;
 };
 

@@ -26,6 +26,9 @@ void hdf5_quiet();
 // The most specific message on HDF5's current error stack ("" when empty).
 std::string hdf5_error_detail();
 
+// Records that an H5Fclose failed (see h5::library_damaged in hdf5_ops.hpp).
+void mark_hdf5_damaged();
+
 // Throws Hdf5Error("<what>: <detail>") when a call returned a negative herr_t / hid_t.
 inline void check(herr_t rc, const std::string& what) {
   if (rc < 0) {
@@ -68,8 +71,14 @@ class Handle {
     check(rc, what);
   }
   void reset() {
-    if (id_ >= 0) Close(std::exchange(id_, H5I_INVALID_HID));
+    if (id_ < 0) return;
+    if (Close(std::exchange(id_, H5I_INVALID_HID)) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      if constexpr (Close == &H5Fclose) mark_hdf5_damaged();  // a file HDF5 cannot let go of
+    }
   }
+  // Gives up ownership: the caller closes the identifier.
+  hid_t release() { return std::exchange(id_, H5I_INVALID_HID); }
 
  private:
   hid_t id_ = H5I_INVALID_HID;

@@ -2,14 +2,27 @@
 #include "io/hdf5_ops.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
+
+#include "base/communicator.hpp"
 
 namespace scanmd::io {
 
 void hdf5_quiet() {
   static std::once_flag once;
   std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+}
+
+namespace {
+std::atomic<bool> g_damaged{false};
+}  // namespace
+
+void mark_hdf5_damaged() {
+  g_damaged = true;
 }
 
 std::string hdf5_error_detail() {
@@ -26,6 +39,54 @@ std::string hdf5_error_detail() {
 namespace h5 {
 
 namespace {
+
+// SCANMD_TEST_FAIL_WRITE=<text>[@<rank>][#<n>] (see hdf5_ops.hpp): the message of the injected
+// failure when this call is the one, else "".
+std::string injected_failure(const std::string& what) {
+  struct Hook {
+    std::string text;
+    int rank = -1;  // -1: every rank
+    long n = 1;
+    long seen = 0;
+    bool on = false;
+  };
+  static Hook hook = [] {
+    Hook h;
+    const char* spec = std::getenv("SCANMD_TEST_FAIL_WRITE");
+    if (!spec || !*spec) return h;
+    std::string s(spec);
+    if (const auto hash = s.rfind('#'); hash != std::string::npos) {
+      h.n = std::strtol(s.c_str() + hash + 1, nullptr, 10);
+      s.resize(hash);
+    }
+    if (const auto at = s.rfind('@'); at != std::string::npos) {
+      h.rank = static_cast<int>(std::strtol(s.c_str() + at + 1, nullptr, 10));
+      s.resize(at);
+    }
+    h.text = s;
+    h.on = true;
+    return h;
+  }();
+  if (!hook.on || what.find(hook.text) == std::string::npos) return {};
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (hook.rank >= 0 && rank != hook.rank) return {};
+  if (++hook.seen != hook.n) return {};
+  return what + ": file write failed: " + std::strerror(ENOSPC) +
+         " (injected by SCANMD_TEST_FAIL_WRITE)";
+}
+
+// This rank's error of a call that returned `rc` ("" when it went well): HDF5's innermost
+// description, and the system's reason when errno holds one an output can meet.
+std::string call_error(herr_t rc, int err, const std::string& what) {
+  if (std::string injected = injected_failure(what); !injected.empty()) return injected;
+  if (rc >= 0) return {};
+  const std::string detail = hdf5_error_detail();
+  std::string message = detail.empty() ? what : what + ": " + detail;
+  if (err == ENOSPC || err == EDQUOT || err == EIO || err == EFBIG || err == EROFS)
+    message += std::string(": ") + std::strerror(err);
+  return message;
+}
 
 PropertyList mpio_access(MPI_Comm comm) {
   hdf5_quiet();
@@ -74,6 +135,25 @@ File open_parallel(MPI_Comm comm, const std::string& path, bool writable) {
   PropertyList fapl = mpio_access(comm);
   return File(H5Fopen(path.c_str(), writable ? H5F_ACC_RDWR : H5F_ACC_RDONLY, fapl.get()),
               path + ": cannot open as HDF5");
+}
+
+void agree(MPI_Comm comm, std::string error) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int mine = error.empty() ? size : rank;
+  int first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first >= size) return;
+  unsigned long long length = error.size();
+  MPI_Bcast(&length, 1, MPI_UNSIGNED_LONG_LONG, first, comm);
+  error.resize(static_cast<std::size_t>(length));
+  if (length > 0) MPI_Bcast(error.data(), static_cast<int>(length), MPI_CHAR, first, comm);
+  throw CollectiveError(error);
+}
+
+bool library_damaged() {
+  return g_damaged.load();
 }
 
 PropertyList collective_transfer() {
@@ -190,10 +270,10 @@ Dataset create_fixed(hid_t loc, const std::string& name, hid_t type,
       "create dataset " + name);
 }
 
-void write_text(hid_t loc, const std::string& name, const std::string& text, hid_t dxpl,
+void write_text(hid_t loc, const std::string& name, const std::string& text, const Transfer& t,
                 bool participate) {
-  Datatype t = string_type(text.size());
-  Dataset d = create_fixed(loc, name, t.get(), {});
+  Datatype type = string_type(text.size());
+  Dataset d = create_fixed(loc, name, type.get(), {});
   std::string padded = text;
   padded.resize(std::max<std::size_t>(text.size(), 1), '\0');
   Dataspace file(H5Dget_space(d.get()), name + ": H5Dget_space");
@@ -202,17 +282,21 @@ void write_text(hid_t loc, const std::string& name, const std::string& text, hid
     check(H5Sselect_none(file.get()), name + ": H5Sselect_none");
     check(H5Sselect_none(mem.get()), name + ": H5Sselect_none");
   }
-  check(H5Dwrite(d.get(), t.get(), mem.get(), file.get(), dxpl, padded.data()), "write " + name);
+  errno = 0;
+  const herr_t rc = H5Dwrite(d.get(), type.get(), mem.get(), file.get(), t.dxpl, padded.data());
+  agree(t.comm, call_error(rc, errno, "write " + name));
 }
 
-std::string read_text(hid_t loc, const std::string& name, hid_t dxpl) {
+std::string read_text(hid_t loc, const std::string& name, const Transfer& tr) {
   Dataset d = open_dataset(loc, name);
   Datatype t(H5Dget_type(d.get()), name + ": H5Dget_type");
   if (H5Tget_class(t.get()) != H5T_STRING || H5Tis_variable_str(t.get()) != 0)
     throw Hdf5Error(name + ": not a fixed-length string");
   const std::size_t size = H5Tget_size(t.get());
   std::string s(size, '\0');
-  check(H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, dxpl, s.data()), "read " + name);
+  errno = 0;
+  const herr_t rc = H5Dread(d.get(), t.get(), H5S_ALL, H5S_ALL, tr.dxpl, s.data());
+  agree(tr.comm, call_error(rc, errno, "read " + name));
   s.resize(std::strlen(s.c_str()));
   return s;
 }
@@ -226,27 +310,49 @@ std::vector<hsize_t> dims(hid_t dset) {
   return d;
 }
 
-void set_rows(hid_t dset, hsize_t rows) {
+void set_rows(hid_t dset, hsize_t rows, MPI_Comm comm, const std::string& what) {
   std::vector<hsize_t> d = dims(dset);
   d.at(0) = rows;
-  check(H5Dset_extent(dset, d.data()), "H5Dset_extent");
+  errno = 0;
+  const herr_t rc = H5Dset_extent(dset, d.data());
+  agree(comm, call_error(rc, errno, what + ": H5Dset_extent"));
+}
+
+void flush(hid_t file, MPI_Comm comm, const std::string& what) {
+  errno = 0;
+  const herr_t rc = H5Fflush(file, H5F_SCOPE_LOCAL);
+  agree(comm, call_error(rc, errno, what));
+}
+
+void close_file(File& file, MPI_Comm comm, const std::string& what) {
+  if (!file) return;
+  errno = 0;
+  const herr_t rc = H5Fclose(file.release());
+  std::string error = call_error(rc, errno, what);
+  if (rc < 0) mark_hdf5_damaged();  // HDF5 holds a half-closed file now (library_damaged)
+  agree(comm, std::move(error));
 }
 
 void write_block(hid_t dset, hid_t memtype, std::span<const hsize_t> start,
-                 std::span<const hsize_t> count, const void* buf, hid_t dxpl,
+                 std::span<const hsize_t> count, const void* buf, const Transfer& t,
                  const std::string& what) {
   const bool none = selects_nothing(count);
   Dataspace file = block_space(dset, start, count, none, what);
   Dataspace mem = memory_space(count, none, what);
-  check(H5Dwrite(dset, memtype, mem.get(), file.get(), dxpl, buf), what);
+  errno = 0;
+  const herr_t rc = H5Dwrite(dset, memtype, mem.get(), file.get(), t.dxpl, buf);
+  agree(t.comm, call_error(rc, errno, what));
 }
 
 void read_block(hid_t dset, hid_t memtype, std::span<const hsize_t> start,
-                std::span<const hsize_t> count, void* buf, hid_t dxpl, const std::string& what) {
+                std::span<const hsize_t> count, void* buf, const Transfer& t,
+                const std::string& what) {
   const bool none = selects_nothing(count);
   Dataspace file = block_space(dset, start, count, none, what);
   Dataspace mem = memory_space(count, none, what);
-  check(H5Dread(dset, memtype, mem.get(), file.get(), dxpl, buf), what);
+  errno = 0;
+  const herr_t rc = H5Dread(dset, memtype, mem.get(), file.get(), t.dxpl, buf);
+  agree(t.comm, call_error(rc, errno, what));
 }
 
 }  // namespace h5

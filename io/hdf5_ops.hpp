@@ -6,6 +6,18 @@
 // a collective transfer list in which a rank that has nothing to write selects nothing
 // (write_block with a zero count) instead of skipping the call. Shapes are row-major with the
 // frame (time) axis first; extendible datasets grow along axis 0 only.
+//
+// Errors are agreed (issue 15): a collective call that does I/O — H5Dwrite / H5Dread
+// (write_block, read_block, write_text, read_text), H5Dset_extent (set_rows), H5Fflush (flush),
+// H5Fclose (close_file) — can fail on some ranks only (the MPI-IO aggregator that met a full
+// disk or EIO). Each is followed by one small reduction over the ranks of the file, and when it
+// failed anywhere every rank throws the same CollectiveError (the lowest failing rank's
+// message), so no rank goes on into the next collective call while another has left it — the
+// hang of a write onto a full disk with several ranks.
+//
+// Test hook: SCANMD_TEST_FAIL_WRITE=<text>[@<rank>][#<n>] makes the n-th (default 1st) of these
+// calls whose context contains <text> fail on world rank <rank> (default: every rank) as if
+// the disk were full, after the call itself was made (collective calls stay matched).
 #pragma once
 
 #include <mpi.h>
@@ -24,6 +36,21 @@ File create_parallel(MPI_Comm comm, const std::string& path);
 File open_parallel(MPI_Comm comm, const std::string& path, bool writable);
 // Collective transfer property list for H5Dread / H5Dwrite.
 PropertyList collective_transfer();
+
+// A collective transfer: the transfer property list and the ranks of the file.
+struct Transfer {
+  hid_t dxpl;
+  MPI_Comm comm;
+};
+
+// This rank's outcome of a collective step (`error` empty: it went well) agreed by all ranks of
+// `comm`: throws CollectiveError with the lowest failing rank's message on every rank when any
+// failed. One MPI_Allreduce (and a broadcast of the message on failure).
+void agree(MPI_Comm comm, std::string error);
+
+// Whether an H5Fclose failed in this process: HDF5 then keeps a half-closed file that its own
+// shutdown (at MPI_Finalize) cannot close, so the process must end without it (app/main.cpp).
+bool library_damaged();
 
 bool exists(hid_t loc, const std::string& path);  // every component of a/b/c must exist
 Group create_group(hid_t loc, const std::string& name);
@@ -45,20 +72,25 @@ Dataset create_series(hid_t loc, const std::string& name, hid_t type, std::span<
                       std::span<const hsize_t> chunk);
 // Contiguous dataset of a fixed shape.
 Dataset create_fixed(hid_t loc, const std::string& name, hid_t type, std::span<const hsize_t> dims);
-// Scalar dataset holding `text` as one fixed-length string.
-void write_text(hid_t loc, const std::string& name, const std::string& text, hid_t dxpl,
+// Scalar dataset holding `text` as one fixed-length string (agreed).
+void write_text(hid_t loc, const std::string& name, const std::string& text, const Transfer& t,
                 bool participate);
-std::string read_text(hid_t loc, const std::string& name, hid_t dxpl);
+std::string read_text(hid_t loc, const std::string& name, const Transfer& t);
 
 std::vector<hsize_t> dims(hid_t dset);
-void set_rows(hid_t dset, hsize_t rows);  // new extent along axis 0 (collective)
+// New extent along axis 0 (collective, agreed).
+void set_rows(hid_t dset, hsize_t rows, MPI_Comm comm, const std::string& what);
+// H5Fflush / H5Fclose, agreed. close_file marks the library damaged when the close failed.
+void flush(hid_t file, MPI_Comm comm, const std::string& what);
+void close_file(File& file, MPI_Comm comm, const std::string& what);
 
 // Writes / reads the block [start, start + count) of `dset` from / into `buf` (memory laid out
-// as the block, row-major). A count with a zero entry selects nothing on this rank.
+// as the block, row-major). A count with a zero entry selects nothing on this rank. Agreed.
 void write_block(hid_t dset, hid_t memtype, std::span<const hsize_t> start,
-                 std::span<const hsize_t> count, const void* buf, hid_t dxpl,
+                 std::span<const hsize_t> count, const void* buf, const Transfer& t,
                  const std::string& what);
 void read_block(hid_t dset, hid_t memtype, std::span<const hsize_t> start,
-                std::span<const hsize_t> count, void* buf, hid_t dxpl, const std::string& what);
+                std::span<const hsize_t> count, void* buf, const Transfer& t,
+                const std::string& what);
 
 }  // namespace scanmd::io::h5

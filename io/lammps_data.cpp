@@ -9,8 +9,10 @@
 #include "io/lammps_data.hpp"
 
 #include "base/box.hpp"
+#include "core/config.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -21,11 +23,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <limits>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -108,17 +112,101 @@ std::string id_list(const std::vector<std::uint64_t>& ids) {
   return s;
 }
 
-class Parser {
+// The bytes of a data file, line by line: a regular file read in 64 KiB blocks, or a text in
+// memory (fuzzing, tests). A line longer than kMaxLine is an error, not an allocation as large
+// as the file (a binary file, /dev/zero given by mistake).
+constexpr std::size_t kMaxLine = std::size_t{1} << 20;
+
+class Source {
  public:
-  explicit Parser(const std::string& path) : path_(path) {
+  // A regular file (not a device, FIFO or folder: those are refused by what they are).
+  explicit Source(const std::string& path) {
     errno = 0;
-    file_.reset(std::fopen(path.c_str(), "rb"));
-    if (!file_) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0) {
       const int err = errno != 0 ? errno : ENOENT;
+      if (fd >= 0) ::close(fd);
       throw DataFileError(fmt::format("{}: cannot open LAMMPS data file: {}", path,
                                       std::error_code(err, std::generic_category()).message()));
     }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      throw DataFileError(fmt::format("{}: cannot read LAMMPS data file: {}", path,
+                                      S_ISDIR(st.st_mode) ? "is a folder" : "not a regular file"));
+    }
+    fd_ = fd;
+    bytes_ = static_cast<std::uint64_t>(st.st_size);
   }
+  explicit Source(std::string_view text) : text_(text), bytes_(text.size()) {}
+  ~Source() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
+
+  std::uint64_t bytes() const { return bytes_; }
+
+  // The next line without its '\n' into `line` (a view valid until the next call); false at
+  // the end. Throws std::system_error on a read error, std::length_error on a line too long.
+  bool next(std::string_view& line) {
+    if (fd_ < 0) {  // memory
+      if (pos_ >= text_.size()) return false;
+      const std::size_t nl = text_.find('\n', pos_);
+      const std::size_t end = nl == std::string_view::npos ? text_.size() : nl;
+      if (end - pos_ > kMaxLine) throw std::length_error("line");
+      line = text_.substr(pos_, end - pos_);
+      pos_ = nl == std::string_view::npos ? text_.size() : nl + 1;
+      return true;
+    }
+    line_.clear();
+    while (true) {
+      if (head_ == filled_) {
+        if (eof_) break;
+        const ssize_t n = ::read(fd_, block_.data(), block_.size());
+        if (n < 0) {
+          if (errno == EINTR) continue;
+          throw std::system_error(errno, std::generic_category());
+        }
+        head_ = 0;
+        filled_ = static_cast<std::size_t>(n);
+        if (n == 0) {
+          eof_ = true;
+          break;
+        }
+      }
+      const char* start = block_.data() + head_;
+      const void* nl = std::memchr(start, '\n', filled_ - head_);
+      const std::size_t take =
+          nl ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : filled_ - head_;
+      line_.append(start, take);
+      if (line_.size() > kMaxLine) throw std::length_error("line");
+      head_ += take;
+      if (nl) {
+        ++head_;  // the '\n'
+        line = line_;
+        return true;
+      }
+    }
+    if (line_.empty()) return false;
+    line = line_;  // a last line without '\n'
+    return true;
+  }
+
+ private:
+  int fd_ = -1;
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  std::uint64_t bytes_ = 0;
+  std::vector<char> block_ = std::vector<char>(std::size_t{1} << 16);
+  std::size_t head_ = 0, filled_ = 0;
+  bool eof_ = false;
+  std::string line_;
+};
+
+class Parser {
+ public:
+  Parser(Source& source, const std::string& path) : source_(source), path_(path) {}
 
   LammpsData parse() {
     if (!next_raw()) fail_at(1, "the file is empty (expected a LAMMPS data file)");
@@ -143,36 +231,24 @@ class Parser {
   }
 
  private:
-  struct Closer {
-    void operator()(std::FILE* f) const { std::fclose(f); }
-  };
-  struct FreeLine {
-    void operator()(char* p) const { std::free(p); }
-  };
-
   [[noreturn]] void fail(std::string_view what) const { fail_at(line_, what); }
   [[noreturn]] void fail_at(std::size_t line, std::string_view what) const {
     throw DataFileError(fmt::format("{}:{}: {}", path_, line, what));
   }
 
-  // Reads the next line into raw_/content_ (content_: comment removed, trimmed; comment_: the
-  // text after '#', trimmed). False at the end of the file.
+  // Reads the next line into content_ (comment removed, trimmed) and comment_ (the text after
+  // '#', trimmed). False at the end of the file.
   bool next_raw() {
-    char* buf = buffer_.release();
-    errno = 0;
-    const ssize_t n = ::getline(&buf, &capacity_, file_.get());
-    buffer_.reset(buf);
-    if (n < 0) {
-      if (std::ferror(file_.get())) {
-        const int err = errno != 0 ? errno : EIO;
-        throw DataFileError(fmt::format("{}:{}: read error: {}", path_, line_,
-                                        std::error_code(err, std::generic_category()).message()));
-      }
-      return false;
+    std::string_view raw;
+    try {
+      if (!source_.next(raw)) return false;
+    } catch (const std::system_error& e) {
+      throw DataFileError(fmt::format("{}:{}: read error: {}", path_, line_, e.code().message()));
+    } catch (const std::length_error&) {
+      fail_at(line_ + 1, fmt::format("a line longer than {} MiB (is this a LAMMPS data file?)",
+                                     kMaxLine >> 20));
     }
     ++line_;
-    std::string_view raw(buf, static_cast<std::size_t>(n));
-    if (!raw.empty() && raw.back() == '\n') raw.remove_suffix(1);
     const auto hash = raw.find('#');
     content_ = trim(raw.substr(0, hash));
     comment_ = hash == std::string_view::npos ? std::string_view{} : trim(raw.substr(hash + 1));
@@ -252,10 +328,11 @@ class Parser {
         if (natoms_ > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
           fail("the number of atoms is out of range");
         }
+
       } else if (what == "atom types") {
         const long long t = integer<long long>(tok[0], "the number of atom types");
-        if (t < 1 || t > std::numeric_limits<int>::max()) {
-          fail(fmt::format("the number of atom types must be >= 1 (got {})", t));
+        if (t < 1 || t > kMaxAtomTypes) {
+          fail(fmt::format("the number of atom types must be 1..{} (got {})", kMaxAtomTypes, t));
         }
         data_.atom_types = static_cast<int>(t);
         have_types = true;
@@ -365,6 +442,13 @@ class Parser {
                         style));
       }
     }
+    // Every atom takes a line of at least 10 bytes ("1 1 0 0 0\n"): a count the file cannot
+    // hold is refused here, before memory for it is set aside.
+    if (natoms_ > source_.bytes() / 10)
+      fail(
+          fmt::format("the header declares {} atoms, but the file's {} bytes cannot hold that "
+                      "many atom lines (at least 10 bytes each)",
+                      natoms_, source_.bytes()));
     try {
       data_.atoms.reserve(static_cast<std::size_t>(natoms_));
       index_of_.assign(static_cast<std::size_t>(natoms_) + 1, kNone);
@@ -476,12 +560,10 @@ class Parser {
         });
   }
 
+  Source& source_;
   const std::string& path_;
-  std::unique_ptr<std::FILE, Closer> file_;
-  std::unique_ptr<char, FreeLine> buffer_;
-  std::size_t capacity_ = 0;
   std::size_t line_ = 0;
-  std::string_view content_, comment_;  // views into buffer_, valid until the next read
+  std::string_view content_, comment_;  // views into the source's line, valid until the next
 
   LammpsData data_{};
   std::uint64_t natoms_ = 0;
@@ -493,7 +575,13 @@ class Parser {
 }  // namespace
 
 LammpsData read_lammps_data(const std::string& path) {
-  return Parser(path).parse();
+  Source source(path);
+  return Parser(source, path).parse();
+}
+
+LammpsData parse_lammps_data(std::string_view text, const std::string& name) {
+  Source source(text);
+  return Parser(source, name).parse();
 }
 
 namespace {

@@ -39,7 +39,12 @@ class DataFileError : public std::runtime_error {
 
 // Reads a LAMMPS data file (atom_style atomic, orthogonal box, ids 1..N). Throws DataFileError
 // ("<path>:<line>: <what>", or "<path>: <what>" when the file cannot be opened).
+// The file must be a regular file (a device or FIFO is refused by what it is); a header that
+// declares more atoms than the file's size can hold, more than kMaxAtomTypes atom types, or a
+// line longer than 1 MiB is an error before any memory is set aside for it.
 LammpsData read_lammps_data(const std::string& path);
+// The same from a text in memory; `name` stands for the file in messages (fuzzing, tests).
+LammpsData parse_lammps_data(std::string_view text, const std::string& name);
 
 // Writes `data` as LAMMPS write_data does for atom_style atomic: `title` as line 1 (line breaks
 // become spaces), the counts and box, Masses (when data.masses is not empty), `Atoms # atomic`

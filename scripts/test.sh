@@ -2,7 +2,8 @@
 # The whole test suite, as CI runs it (.ci/run calls this):
 #   1. Release build (CUDA backend too when nvcc is found) and every ctest test;
 #      `gpu` tests skip with a visible reason where there is no GPU.
-#   2. The unit tests again, built with AddressSanitizer + UndefinedBehaviorSanitizer.
+#   2. The deck and data file readers under libFuzzer, 30 s each (both at once: scripts/fuzz.sh).
+#   3. The unit tests again, built with AddressSanitizer + UndefinedBehaviorSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -14,6 +15,9 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$jobs"
 echo "== Tests (Release)"
 ctest --test-dir build --output-on-failure
+
+echo "== Fuzzing the deck and data file readers (libFuzzer, 30 s each)"
+bash scripts/fuzz.sh 30
 
 echo "== Unit tests with AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCANMD_SANITIZE=ON \

@@ -452,7 +452,7 @@ TEST(DeckToml, AwkwardValuesRoundTrip) {
   d.potential.cutoff = 1.0;
   d.neighbor.skin = 5e-324;  // smallest denormal
   d.run.dt = 1e-5;
-  d.run.steps = 9007199254740993;  // not exactly representable as a double
+  d.run.steps = 9007199254740992;  // 2^53, the most steps a deck may ask for (issue 15)
   d.system.seed = 9223372036854775807u;
   d.output.trajectory = "dir with space/\"quoted\"\\back\tslash\n.h5";
   d.output.checkpoint = "ünïcödé.h5";
@@ -538,7 +538,8 @@ TEST(DeckErrors, EpsilonBeyondTheFixedPointRange) {
             "stay below 2^22 = 4194304 (LJ units want epsilon of order 1)");
   EXPECT_THAT(error_of("[potential]\nepsilon = 4194304\n"),
               StartsWith("d.toml:2:11: potential.epsilon: epsilon = 4.1943e+06 is beyond"));
-  EXPECT_NO_THROW(parse_deck("[potential]\nepsilon = 4194303\n", "d.toml"));
+  // (with a time step below its time unit τ = 1/√ε = 4.9e-4, issue 15)
+  EXPECT_NO_THROW(parse_deck("[potential]\nepsilon = 4194303\n[run]\ndt = 1e-4\n", "d.toml"));
   EXPECT_THAT(error_of("[system]\ntype_fractions = [0.5, 0.5]\n[potential]\nmixing = \"none\"\n"
                        "[[potential.pair]]\ntypes = [1, 1]\nepsilon = 1.0\nsigma = 1.0\n"
                        "[[potential.pair]]\ntypes = [1, 2]\nepsilon = 1e10\nsigma = 1.0\n"
@@ -563,8 +564,95 @@ TEST(DeckErrors, SubnormalMassIsRefused) {
   EXPECT_THAT(error_of("[system]\nmass = 1e-310\n"),
               StartsWith("d.toml:2:8: system.mass: mass 1e-310 is below the smallest normal "
                          "double (2.2250738585072014e-308)"));
-  EXPECT_NO_THROW(parse_deck("[system]\nmass = 1e-300\n", "d.toml"));
+  // (with a time step below its time unit τ = √m = 1e-150, issue 15)
+  EXPECT_NO_THROW(parse_deck("[system]\nmass = 1e-300\n[run]\ndt = 1e-151\n", "d.toml"));
   EXPECT_NO_THROW(parse_deck("[system]\nmass = 1e300\n", "d.toml"));
+}
+
+// Issue 15, item 3: runs that cannot finish. run.steps is at most 2^53 (the time n·dt of a step
+// is a double), and run.steps · run.dt must be finite.
+TEST(DeckErrors, StepsBeyondTwoToThe53AreRefused) {
+  EXPECT_EQ(parse_deck("[run]\nsteps = 9007199254740992\n", "d.toml").run.steps,
+            std::int64_t{1} << 53);
+  EXPECT_THAT(error_of("[run]\nsteps = 9007199254740993\n"),
+              StartsWith("d.toml:2:9: run.steps: must be at most 2^53 = 9007199254740992 (got "
+                         "9007199254740993)"));
+  EXPECT_THAT(error_of("[run]\nsteps = 1\n", {"run.steps=1000000000000000000"}),
+              StartsWith("--set run.steps=1000000000000000000: run.steps: must be at most 2^53"));
+  // A finite dt and a finite step count whose product is not (an ideal gas, ε = 0: no time unit
+  // bounds dt): blamed on run.dt when given.
+  EXPECT_THAT(error_of("[[potential.pair]]\ntypes = [1, 1]\nepsilon = 0.0\nsigma = 1.0\n"
+                       "[run]\nsteps = 1000000000000\ndt = 1e300\n"),
+              StartsWith("d.toml:7:6: run.dt: run.steps · run.dt = 1000000000000 · 1e+300 is not "
+                         "a finite time"));
+}
+
+// Issue 15, item 3: σ and ε whose force constants 48εσ¹², 24εσ⁶ are not normal doubles, and a
+// time step beyond the Lennard-Jones time unit τ = σ√(m/ε), are refused naming the key furthest
+// from LJ units.
+TEST(DeckErrors, ScalesThatCanOnlyOverflowAreRefused) {
+  EXPECT_THAT(error_of("[potential]\nsigma = 1e-300\n"),
+              StartsWith("d.toml:2:9: potential.sigma: sigma = 1e-300: sigma^12 = 1e-3600 is "
+                         "below the smallest normal double"));
+  EXPECT_THAT(error_of("[potential]\nsigma = 1e26\n"),
+              StartsWith("d.toml:2:9: potential.sigma: sigma = 1e+26: sigma^12 = 1e+312 "
+                         "overflows a double"));
+  EXPECT_THAT(error_of("[potential]\nepsilon = 1e-310\n"),
+              StartsWith("d.toml:2:11: potential.epsilon: epsilon = 1e-310 with sigma = 1: the "
+                         "force constant 48 epsilon sigma^12 = 4.8e-309 is not a normal double"));
+  // σ inside the range, with a time step below its time unit, is fine.
+  EXPECT_NO_THROW(parse_deck("[potential]\nsigma = 1e-25\n[run]\ndt = 1e-26\n", "d.toml"));
+  // The time unit: each key takes the blame when it is the one far from LJ units.
+  EXPECT_THAT(error_of("[run]\ndt = 1e308\n"),
+              StartsWith("d.toml:2:6: run.dt: run.dt = 1e+308 is 1e+308 times the Lennard-Jones "
+                         "time unit tau = sigma sqrt(m/epsilon) = 1 of types 1-1 (sigma = 1, m = "
+                         "1, epsilon = 1): particles would cross the repulsive core"));
+  EXPECT_THAT(error_of("[system]\nmass = 1e-300\n[run]\ndt = 0.001\n"),
+              StartsWith("d.toml:2:8: system.mass: run.dt = 0.001 is 1e+147 times"));
+  EXPECT_THAT(error_of("[potential]\nsigma = 1e-20\n"),
+              StartsWith("d.toml:2:9: potential.sigma: run.dt = 0.005 is 5e+17 times"));
+  EXPECT_THAT(error_of("[potential]\nepsilon = 1e6\n"),
+              StartsWith("d.toml:2:11: potential.epsilon: run.dt = 0.005 is 5 times the "
+                         "Lennard-Jones time unit tau = sigma sqrt(m/epsilon) = 0.001"));
+  // Exactly one time unit is allowed; the lighter mass of a pair sets it.
+  EXPECT_NO_THROW(parse_deck("[run]\ndt = 1\n", "d.toml"));
+  EXPECT_THAT(error_of("[system]\ntype_fractions = [0.5, 0.5]\nmass = [1.0, 0.01]\n"
+                       "[[potential.pair]]\ntypes = [1, 1]\nepsilon = 1.0\nsigma = 1.0\n"
+                       "[[potential.pair]]\ntypes = [2, 2]\nepsilon = 1.0\nsigma = 1.0\n"
+                       "[run]\ndt = 0.5\n"),
+              StartsWith("d.toml:13:6: run.dt: run.dt = 0.5 is 5 times the Lennard-Jones time "
+                         "unit tau = sigma sqrt(m/epsilon) = 0.1 of types 2-2"));
+}
+
+// Issue 15, item 6: inputs on which Debian's toml++ 3.3 reaches undefined behaviour (found by
+// fuzzing: tests/fuzz/regressions/deck/) are the syntax errors they are, reported where they
+// are; non-ASCII text inside strings and comments stays fine.
+TEST(DeckErrors, TomlPitfallsAreSyntaxErrors) {
+  EXPECT_EQ(error_of("[run]\nsteps = 1\n\xc2\xb7 = 2\n"),
+            "d.toml:3:1: syntax error: a non-ASCII character outside a string or comment (TOML "
+            "allows them only there)");
+  EXPECT_EQ(error_of("[run]\nsteps = 38.x\"\xc9\x91\"\n"),
+            "d.toml:2:14: syntax error: a non-ASCII character outside a string or comment (TOML "
+            "allows them only there)");
+  EXPECT_EQ(error_of("[neighbor]\nskin = 0.3\n[# a comment, not a name\n"),
+            "d.toml:3:2: syntax error: expected a table name (a bare key or a quoted one) after "
+            "'['");
+  EXPECT_EQ(error_of("[system]\ncells = [5,} 5, 5]\n"),
+            "d.toml:2:12: syntax error: '}' inside an array (it closes no inline table)");
+  EXPECT_EQ(error_of("[output]\ntrajectory = \"t.h5\ncheckpoint = \"c.h5\"\n"),
+            "d.toml:2:14: syntax error: a string that does not end on its line");
+  // Fine: non-ASCII in comments and strings (basic, literal, multi-line), quoted keys, arrays
+  // of arrays whose lines start with '[', inline tables, and a bare word given by --set.
+  const Deck d = parse_deck(
+      "# caf\xc3\xa9 \xc2\xb7\n[output]  # \xe3\x80\x81\ntrajectory = \"caf\xc3\xa9.h5\"\n"
+      "checkpoint = 'd\xc3\xa9j\xc3\xa0.h5'\nimports = \"\"\"x\xc2\xb7\"\"\"\n"
+      "[system]\ncells = [\n  5,\n  5, 5]  # \xc2\xb7\nmass = [\n1.0\n]\n",
+      "d.toml", {"output.data_file=d\xc3\xa9j\xc3\xa0.data"});
+  EXPECT_EQ(d.output.trajectory, "caf\xc3\xa9.h5");
+  EXPECT_EQ(d.output.checkpoint, "d\xc3\xa9j\xc3\xa0.h5");
+  EXPECT_EQ(d.output.imports, "x\xc2\xb7");
+  EXPECT_EQ(d.output.data_file, "d\xc3\xa9j\xc3\xa0.data");
+  EXPECT_EQ(d.system.cells, (std::array<int, 3>{5, 5, 5}));
 }
 
 TEST(DeckErrors, UnknownKeySuggestsTheClosest) {

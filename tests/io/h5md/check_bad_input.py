@@ -37,6 +37,15 @@ for name, edit in (("negstep.h5", lambda f: f["particles/trajectory/position/ste
         edit(f)
 os.makedirs(r.path("a_folder.h5"))
 shutil.copy(r.path("traj.h5"), r.path("other_system.h5"))
+# Issue 15, item 5: outputs that name an input. A copy of the deck (runs below use it), a link
+# to it under another name, and a LAMMPS data file to start from.
+shutil.copy(args.deck, r.path("deck.toml"))
+os.symlink("deck.toml", r.path("deck_link.toml"))
+os.link(r.path("deck.toml"), r.path("deck_hard.toml"))
+r.run(1, "--set", "run.steps=0", "--set", "output.data_file=start.data", "--set",
+      "output.trajectory=", "--set", "output.checkpoint=")
+inputs = {n: open(r.path(n), "rb").read() for n in ("deck.toml", "start.data")}
+DECK = "../deck.toml"  # the copy, as the runs below see it from case<k>/
 
 CASES = [
     ("unwritable trajectory", ["--set", "output.trajectory=../no_such_dir/t.h5"],
@@ -74,12 +83,37 @@ CASES = [
       "output.trajectory_force=true"],
      r"\.\./other_system\.h5: cannot append to this trajectory: it has no "
      r"particles/trajectory/force"),
+    # Issue 15, item 5: an output that names an input, refused naming the key.
+    ("trajectory = the deck", ["--deck", DECK, "--set", "output.trajectory=../deck.toml"],
+     r"--set output\.trajectory=\.\./deck\.toml: output\.trajectory: \"\.\./deck\.toml\" is the "
+     r"deck file itself \(\.\./deck\.toml\): an output must not replace an input"),
+    ("checkpoint = the deck via a symbolic link",
+     ["--deck", DECK, "--set", "output.checkpoint=../deck_link.toml"],
+     r"--set [^:]*: output\.checkpoint: \"\.\./deck_link\.toml\" is the deck file itself"),
+    ("imports = the deck via a hard link",
+     ["--deck", DECK, "--set", "output.imports=../deck_hard.toml"],
+     r"--set [^:]*: output\.imports: \"\.\./deck_hard\.toml\" is the deck file itself"),
+    ("data file out = data file in",
+     ["--set", "system.data_file=../start.data", "--set", "output.data_file=.././start.data"],
+     r"--set [^:]*: output\.data_file: \"\.\./\./start\.data\" is the data file this run starts from "
+     r"\(system\.data_file\) \(\.\./start\.data\)"),
+    ("trajectory = the data file in",
+     ["--set", "system.data_file=../start.data", "--set", "output.trajectory=../start.data"],
+     r"--set [^:]*: output\.trajectory: \"\.\./start\.data\" is the data file this run starts from"),
+    ("trajectory = the restart checkpoint",
+     ["--restart", "../ckpt.h5", "--set", "output.trajectory=../ckpt.h5"],
+     r"--set [^:]*: output\.trajectory: \"\.\./ckpt\.h5\" is the checkpoint this run restarts from "
+     r"\(--restart\) \(\.\./ckpt\.h5\)"),
 ]
 
 
 def attempt(k):
     os.makedirs(r.path(f"case{k}"))
-    return r.run(2, *CASES[k][1], expect_rc=None, cwd=f"case{k}")
+    extra = list(CASES[k][1])
+    deck = None
+    if extra[:1] == ["--deck"]:
+        deck, extra = extra[1], extra[2:]
+    return r.run(2, *extra, expect_rc=None, cwd=f"case{k}", deck=deck)
 
 
 with ThreadPoolExecutor(max_workers=4) as pool:
@@ -94,6 +128,9 @@ for (name, extra, expect), (out, err, rc) in zip(CASES, results):
 
 # Nothing was lost: the files the failed runs met are intact, nothing was backed up or left.
 r.check(open(r.path("ckpt.h5"), "rb").read() == ckpt, "checkpoint untouched by failed runs")
+for name, content in inputs.items():
+    r.check(open(r.path(name), "rb").read() == content, f"input {name} untouched by failed runs")
+r.check(os.path.islink(r.path("deck_link.toml")), "the link to the deck is still a link")
 left = [os.path.join(d, n) for d, _, names in os.walk(args.workdir) for n in names
         if n.startswith("#") or n.endswith(".tmp")]
 r.check(not left, f"no backups or temporary files left: {left}")

@@ -32,13 +32,14 @@ class Runner:
         self.args = args
         self.failures = 0
 
-    def run(self, ranks, *extra, expect_rc=0, cwd=None):
+    def run(self, ranks, *extra, expect_rc=0, cwd=None, deck=None, env=None):
         """Runs `scanmd run DECK extra...` on `ranks` ranks in the work directory (or `cwd`
-        inside it); returns stdout, stderr and the exit status."""
+        inside it), DECK the test's deck unless `deck` is given, with `env` added to the
+        environment; returns stdout, stderr and the exit status."""
         cmd = [self.args.mpiexec, "-n", str(ranks), *self.args.pre.split(), self.args.exe, "run",
-               self.args.deck, *extra]
+               deck or self.args.deck, *extra]
         p = subprocess.run(cmd, cwd=self.path(cwd or "."), capture_output=True, text=True,
-                           timeout=120)
+                           timeout=120, env={**os.environ, **(env or {})})
         out = p.stdout + p.stderr
         if expect_rc is not None and p.returncode != expect_rc:
             sys.exit(f"FAIL: {' '.join(cmd)}\nexit {p.returncode}, expected {expect_rc}\n{out}")

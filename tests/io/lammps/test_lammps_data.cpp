@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
@@ -508,3 +509,52 @@ TEST(DeckDataFile, WrongType) {
 }
 
 }  // namespace
+
+namespace issue15 {
+
+// Issue 15, items 2 and 6: counts the file cannot hold, more atom types than a run may have,
+// files that are not data files at all, and the reader in memory (the fuzz target's entry) the
+// same as on disk.
+TEST(LammpsDataErrors, SizesTheFileCannotHoldAreRefusedBeforeAllocating) {
+  const std::string text =
+      "title\n1000000000000 atoms\n1 atom types\n0 9 xlo xhi\n0 9 ylo yhi\n0 9 zlo zhi\n\nAtoms\n"
+      "\n1 1 1 1 1\n";
+  const std::string many = write_file("many.data", text);
+  EXPECT_EQ(error_of(many), many + ":8: the header declares 1000000000000 atoms, but the file's " +
+                                std::to_string(text.size()) +
+                                " bytes cannot hold that many atom lines (at least 10 bytes each)");
+  const std::string types = write_file("types.data", "title\n4 atoms\n2000000000 atom types\n");
+  EXPECT_EQ(error_of(types), types +
+                                 ":3: the number of atom types must be 1..1024 (got "
+                                 "2000000000)");
+  EXPECT_EQ(error_of("/dev/zero"), "/dev/zero: cannot read LAMMPS data file: not a regular file");
+  EXPECT_EQ(error_of(temp_dir().string()),
+            temp_dir().string() + ": cannot read LAMMPS data file: is a folder");
+  const std::string wide = write_file("wide.data", "title\n" + std::string(3 << 20, 'x') + "\n");
+  EXPECT_EQ(error_of(wide), wide + ":2: a line longer than 1 MiB (is this a LAMMPS data file?)");
+}
+
+TEST(LammpsData, ReadFromMemoryAsFromTheFile) {
+  std::ifstream in(kDataDir + "/two_types.data", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const LammpsData a = read_lammps_data(kDataDir + "/two_types.data");
+  const LammpsData b = scanmd::io::parse_lammps_data(text, "mem.data");
+  ASSERT_EQ(a.atoms.size(), b.atoms.size());
+  EXPECT_EQ(a.masses, b.masses);
+  EXPECT_EQ(a.atom_types, b.atom_types);
+  for (std::size_t i = 0; i < a.atoms.size(); ++i) {
+    EXPECT_EQ(a.atoms[i].id, b.atoms[i].id);
+    EXPECT_EQ(a.atoms[i].x, b.atoms[i].x);
+    EXPECT_EQ(a.atoms[i].vz, b.atoms[i].vz);
+  }
+  // The last line may lack its newline; an empty text is an empty file.
+  EXPECT_NO_THROW(scanmd::io::parse_lammps_data(text.substr(0, text.size() - 1), "mem.data"));
+  try {
+    scanmd::io::parse_lammps_data("", "mem.data");
+    ADD_FAILURE() << "an empty text was accepted";
+  } catch (const DataFileError& e) {
+    EXPECT_STREQ(e.what(), "mem.data:1: the file is empty (expected a LAMMPS data file)");
+  }
+}
+
+}  // namespace issue15
