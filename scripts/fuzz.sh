@@ -6,7 +6,7 @@
 #
 # Corpora: build-fuzz/corpus/<target> (grows across runs), seeded by the committed
 # tests/fuzz/regressions/<target>/ (inputs that once failed: kept forever) and by the project's
-# own decks (inputs/, tests/) and data files (tests/io/lammps/data/). A failure (crash, leak,
+# own decks (inputs/, tests/) and data files (tests/io/lammps/data/, tests/fuzz/seeds/). A failure (crash, leak,
 # undefined behaviour, a broken property, more than 10 s on one input) leaves its input in
 # build-fuzz/crashes/ and the script exits 1: reproduce it with `build-fuzz/fuzz_<target>
 # <file>`, fix it, and add the file to tests/fuzz/regressions/<target>/ (replayed by the ordinary
@@ -55,7 +55,7 @@ n=0
 while IFS= read -r -d '' f; do
   cp "$f" "$out/seeds/deck/$((n++))_$(basename "$f")"
 done < <(find inputs tests -name '*.toml' -print0)
-cp tests/io/lammps/data/* "$out/seeds/lammps_data/"
+cp tests/io/lammps/data/* tests/fuzz/seeds/lammps_data/* "$out/seeds/lammps_data/"
 
 pids=()
 for t in "${targets[@]}"; do

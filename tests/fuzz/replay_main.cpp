@@ -1,7 +1,8 @@
 // Replays fuzz inputs through a fuzz target's LLVMFuzzerTestOneInput without libFuzzer: the
 // ordinary (GCC, and sanitizer) test build runs every file of the committed corpora this way
 // (tests fuzz.replay.<target>), so each crash the fuzzer once found stays fixed.
-// Usage: fuzz_replay_<target> FILE_OR_FOLDER...   (folders: every regular file in them, sorted)
+// Usage: fuzz_replay_<target> FILE_OR_FOLDER...   (folders: every regular file in them but dot
+// files, sorted)
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -19,8 +20,9 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const fs::path p(argv[i]);
     if (fs::is_directory(p)) {
-      for (const auto& e : fs::directory_iterator(p))
-        if (e.is_regular_file()) files.push_back(e.path());
+      for (const auto& e : fs::directory_iterator(p))  // (dot files: .gitkeep)
+        if (e.is_regular_file() && !e.path().filename().string().starts_with("."))
+          files.push_back(e.path());
     } else if (fs::is_regular_file(p)) {
       files.push_back(p);
     } else {
