@@ -495,9 +495,9 @@ double Simulation::analytic_import() const {
 
 std::uint64_t Simulation::state_hash() const {
   // Record: id, x, y, z, vx, vy, vz as raw 64-bit patterns, hashed in id order with FNV-1a
-  // (64 bit) on rank 0, broadcast. The records are gathered in rounds of ids [lo, hi), each
-  // about one rank's share, so no rank ever holds all of them: at the end of a run this was the
-  // peak of resident memory (56 B per particle on rank 0). Ids are unique, so rounds in
+  // (64 bit) on rank 0, broadcast. The records are gathered in rounds of ids [lo, hi), so no
+  // rank ever holds all of them: at the end of a run this was the peak of resident memory
+  // (56 B per particle on rank 0). Ids are unique, so rounds in
   // ascending id ranges, each sorted, give the order of one global sort.
   struct Record {
     std::uint64_t w[7];
@@ -527,14 +527,16 @@ std::uint64_t Simulation::state_hash() const {
     for (const std::uint32_t i : by_id) absorb(record(i));
     return hash;
   }
-  // Ids are 1..N (checked by the census), so rounds cut [1, N] into P equal ranges.
-  const long long P = comm_.size(), N = n_total_;
+  // Ids are 1..N (checked by the census), so rounds cut [1, N] into equal ranges: at least
+  // one per rank, and at most 65 536 records (3.5 MiB) each on rank 0.
+  const long long N = n_total_;
+  const long long rounds = std::max<long long>(comm_.size(), (N + 65535) / 65536);
   std::size_t at = 0;
   std::vector<Record> mine;
-  for (long long round = 0; round < P; ++round) {
-    const std::uint64_t hi = static_cast<std::uint64_t>(1 + N * (round + 1) / P);
+  for (long long round = 0; round < rounds; ++round) {
+    const auto hi = static_cast<std::uint64_t>(1 + static_cast<__int128>(N) * (round + 1) / rounds);
     mine.clear();
-    for (; at < by_id.size() && (p.id[by_id[at]] < hi || round == P - 1); ++at)
+    for (; at < by_id.size() && (p.id[by_id[at]] < hi || round == rounds - 1); ++at)
       mine.push_back(record(by_id[at]));
     std::vector<Record> chunk = comm_.gatherv<Record>(mine, 0);
     if (comm_.rank() == 0) {
