@@ -59,7 +59,7 @@ class CellList {
   std::size_t cell_count() const { return std::size_t(dims_.x) * dims_.y * dims_.z; }
   int flat(Int3 c) const { return c.x + dims_.x * (c.y + dims_.y * c.z); }
   const CellGrid& grid() const { return grid_; }
-  Vec3 box_length() const { return length_; }  // for binning positions x + shift·L
+  Vec3 box_length() const { return length_; }        // for binning positions x + shift·L
   double box_volume() const { return box_volume_; }  // of the rank's box [lo, hi)
   // Cell of particle i, from its flat key (the binning positions are not kept: the neighbour
   // list computes them in cell order, so one copy exists, 24 B per particle less).

@@ -68,9 +68,9 @@ fixed::Wide VelocityVerlet::final_integrate(ParticleStore& p, std::uint64_t step
     bool over = false;
 #pragma omp for schedule(static) nowait
     for (std::size_t i = 0; i < n; ++i)
-      mine += fixed::to_fixed(langevin_kick(p.v[i], p.f[i], dtf_[p.type[i]], 0.5 * dt_, l,
-                                            p.type[i], p.id[i], step),
-                              over);
+      mine += fixed::to_fixed(
+          langevin_kick(p.v[i], p.f[i], dtf_[p.type[i]], 0.5 * dt_, l, p.type[i], p.id[i], step),
+          over);
 #pragma omp critical(scanmd_integrate)
     {
       work += mine;

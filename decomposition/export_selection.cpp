@@ -2,7 +2,6 @@
 
 #include <omp.h>
 
-
 namespace scanmd {
 
 ExportSelector::ExportSelector(const RankGrid& grid, const Box& box, Method method,

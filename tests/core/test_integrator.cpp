@@ -6,8 +6,8 @@
 #include <omp.h>
 
 #include <bit>
-#include <limits>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -80,7 +80,8 @@ TEST(IntegratorThreads, SameBitsAsOneThread) {
     int crossed = 0;
     for (std::size_t i = 0; i < one.p.n_owned; ++i) crossed += one.p.image[i].x != 0;
     EXPECT_GT(crossed, 0) << "some particles wrap";
-    for (const int threads : {2, 3, 4}) expect_same_bits(one, integrate(threads, langevin, start, box), threads);
+    for (const int threads : {2, 3, 4})
+      expect_same_bits(one, integrate(threads, langevin, start, box), threads);
   }
 }
 
