@@ -74,7 +74,9 @@ class Handle {
     if (id_ < 0) return;
     if (Close(std::exchange(id_, H5I_INVALID_HID)) < 0) {
       H5Eclear2(H5E_DEFAULT);
-      if constexpr (Close == &H5Fclose) mark_hdf5_damaged();  // a file HDF5 cannot let go of
+      // (a run-time comparison: with sanitizers GCC does not take the addresses of two library
+      // functions as constants)
+      if (Close == &H5Fclose) mark_hdf5_damaged();  // a file HDF5 cannot let go of
     }
   }
   // Gives up ownership: the caller closes the identifier.
