@@ -173,7 +173,7 @@ struct OutputSection {
 // variables SCANMD_CUDA_NL_FILL and SCANMD_CUDA_REBUILD override them).
 struct CudaTuning {
   NeighborFill fill = NeighborFill::SegmentedScan;
-  bool local_rebuild = true;  // one rank: rebuilds after the first stay on the device
+  bool device_rebuild = true;  // rebuilds on the device; false: through the host (for comparison)
 };
 
 // Lattice starts: where the lattice's sites are kept (LAMMPS `region` + `create_atoms`), in σ, in

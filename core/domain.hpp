@@ -29,6 +29,7 @@ class Domain {
 
   // The census every later rebuild is checked against (collective).
   void take_census(const ParticleStore& p) { census_ = Census::take(comm_, p); }
+  const Census& census() const { return census_; }
   // Migrate → census check → cell order → halo plan; `p` then holds the owned particles in
   // cell order and the ghosts of the new plan. Collective.
   ImportCounts redistribute(ParticleStore& p, long long step, Timers& timers);
@@ -49,6 +50,7 @@ class Domain {
   CellGrid cell_grid() const { return CellGrid::make(lo(), hi(), r_, r_); }
   double import_cutoff() const { return r_; }
   const Box& box() const { return box_; }
+  const GridCuts& cuts() const { return grid_.cuts(); }
 
  private:
   const Communicator& comm_;

@@ -9,20 +9,31 @@
 
 namespace scanmd {
 
-Census Census::take(const Communicator& comm, const ParticleStore& p) {
-  Wide local[3] = {static_cast<Wide>(p.n_owned), 0, 0};
+Census Census::local(const ParticleStore& p) {
+  Census c{static_cast<long long>(p.n_owned), 0, 0};
   for (std::size_t i = 0; i < p.n_owned; ++i) {
     const Wide id = static_cast<Wide>(p.id[i]);
-    local[1] += id;
-    local[2] += id * id;
+    c.id_sum += id;
+    c.id_sq_sum += id * id;
   }
-  comm.sum(std::span<Wide>(local, 3));
-  return {static_cast<long long>(local[0]), local[1], local[2]};
+  return c;
+}
+
+Census Census::sum(const Communicator& comm, Census local) {
+  Wide w[3] = {static_cast<Wide>(local.count), local.id_sum, local.id_sq_sum};
+  comm.sum(std::span<Wide>(w, 3));
+  return {static_cast<long long>(w[0]), w[1], w[2]};
 }
 
 void check_census(const Communicator& comm, const ParticleStore& p, const Census& expected,
                   long long step) {
-  const Census now = Census::take(comm, p);
+  check_census(comm, Census::take(comm, p), expected, step, [&] {
+    return std::vector<std::uint64_t>(p.id.begin(), p.id.begin() + p.n_owned);
+  });
+}
+
+void check_census(const Communicator& comm, const Census& now, const Census& expected,
+                  long long step, const std::function<std::vector<std::uint64_t>()>& owned_ids) {
   if (now == expected) return;
 
   // Slow path: gather every (id, rank) on rank 0 and find the culprit.
@@ -31,8 +42,9 @@ void check_census(const Communicator& comm, const ParticleStore& p, const Census
     int rank;
     bool operator<(const Owner& o) const { return id != o.id ? id < o.id : rank < o.rank; }
   };
-  std::vector<Owner> mine(p.n_owned);
-  for (std::size_t i = 0; i < p.n_owned; ++i) mine[i] = {p.id[i], comm.rank()};
+  const std::vector<std::uint64_t> ids = owned_ids();
+  std::vector<Owner> mine(ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) mine[i] = {ids[i], comm.rank()};
   std::vector<Owner> owners = comm.gatherv<Owner>(mine, 0);
   std::string message;
   if (comm.rank() == 0) {

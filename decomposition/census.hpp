@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "base/particles.hpp"
 #include "base/communicator.hpp"
@@ -15,7 +17,12 @@ struct Census {
   Wide id_sum = 0;
   Wide id_sq_sum = 0;
 
-  static Census take(const Communicator& comm, const ParticleStore& p);
+  // Global census of the owned particles (collective): local() summed over the ranks.
+  static Census take(const Communicator& comm, const ParticleStore& p) {
+    return sum(comm, local(p));
+  }
+  static Census local(const ParticleStore& p);
+  static Census sum(const Communicator& comm, Census local);
   bool operator==(const Census&) const = default;
 };
 
@@ -23,5 +30,9 @@ struct Census {
 // particle id; the same message on every rank) when `now` differs from `expected`.
 void check_census(const Communicator& comm, const ParticleStore& p, const Census& expected,
                   long long step);
+// The same check on a global census `now` summed elsewhere (the CUDA backend reduces on the
+// device); `owned_ids` gives this rank's ids, called on every rank when the sums differ only.
+void check_census(const Communicator& comm, const Census& now, const Census& expected,
+                  long long step, const std::function<std::vector<std::uint64_t>()>& owned_ids);
 
 }  // namespace scanmd

@@ -103,6 +103,8 @@ struct GridCuts {
   SCANMD_HD Vec3 length() const { return {x.len, y.len, z.len}; }
   SCANMD_HD bool equal() const { return x.equal && y.equal && z.equal; }
   SCANMD_HD Int3 box_of(Vec3 q) const { return {x.box_of(q.x), y.box_of(q.y), z.box_of(q.z)}; }
+  // The rank of box c (x fastest; RankGrid::rank_of).
+  SCANMD_HD int rank_of(Int3 c) const { return c.x + x.n * (c.y + y.n * c.z); }
   SCANMD_HD Vec3 lo(Int3 c) const { return {x.lo(c.x), y.lo(c.y), z.lo(c.z)}; }
   SCANMD_HD Vec3 hi(Int3 c) const { return {x.hi(c.x), y.hi(c.y), z.hi(c.z)}; }
   const AxisCuts& axis(int a) const { return a == 0 ? x : (a == 1 ? y : z); }

@@ -11,8 +11,8 @@
 namespace scanmd {
 
 namespace {
-constexpr int kTagMigrate = 101;
-constexpr int kTagGhosts = 102;
+constexpr int kTagMigrate = HaloExchange::kMigrateTag;
+constexpr int kTagGhosts = HaloExchange::kGhostTag;
 constexpr int kTagForward = HaloExchange::kForwardTag;
 constexpr int kTagReverse = HaloExchange::kReverseTag;
 }  // namespace

@@ -37,6 +37,7 @@ struct ImportCounts {
   long long tower = 0;   // neutral territory only
   long long plate = 0;
   long long bytes_per_step = 0;  // bytes this rank sends per step (forward + reverse)
+  long long device_to_host_bytes = 0;  // CUDA backend: bytes the rebuild copied off the device
 };
 
 class HaloExchange {
@@ -63,7 +64,9 @@ class HaloExchange {
   const ExchangePlan& plan() const { return plan_; }
   const std::vector<std::uint32_t>& export_index() const { return export_index_; }
 
-  // Message tags of the forward and reverse exchanges.
+  // Message tags of the migration, the ghost records, the forward and reverse exchanges.
+  static constexpr int kMigrateTag = 101;
+  static constexpr int kGhostTag = 102;
   static constexpr int kForwardTag = 103;
   static constexpr int kReverseTag = 104;
 

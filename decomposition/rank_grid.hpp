@@ -37,7 +37,7 @@ class RankGrid {
   Int3 coord_of(int rank) const {
     return {rank % dims_.x, (rank / dims_.x) % dims_.y, rank / (dims_.x * dims_.y)};
   }
-  int rank_of(Int3 c) const { return c.x + dims_.x * (c.y + dims_.y * c.z); }
+  int rank_of(Int3 c) const { return cuts_.rank_of(c); }
 
   // Grid coordinate of the box holding a wrapped position.
   Int3 box_of(Vec3 x) const { return cuts_.box_of(x); }

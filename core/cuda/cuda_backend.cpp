@@ -21,6 +21,7 @@
 #include "core/cuda/device_flags.hpp"
 #include "core/cuda/device_halo.hpp"
 #include "core/cuda/device_memory.hpp"
+#include "core/cuda/device_migration.hpp"
 #include "core/cuda/device_neighbor_list.hpp"
 #include "core/cuda/device_particles.hpp"
 #include "core/cuda/device_selection.hpp"
@@ -34,9 +35,8 @@ namespace {
 
 using namespace cuda_step;
 
-// SCANMD_CUDA_REBUILD=host|device applied to `configured`; never on several ranks.
-bool resolve_local_rebuild(bool configured, const Communicator& comm) {
-  if (comm.size() != 1) return false;
+// SCANMD_CUDA_REBUILD=host|device applied to `configured` (cuda.device_rebuild).
+bool resolve_device_rebuild(bool configured) {
   const char* env = std::getenv("SCANMD_CUDA_REBUILD");
   if (env == nullptr || *env == '\0') return configured;
   const std::string_view v(env);
@@ -62,7 +62,7 @@ class CudaBackend final : public StepBackend {
         mass_(s.species.mass.front()),
         half_skin_(0.5 * s.config.neighbor.skin),
         full_shell_(s.config.decomposition.method == Method::FullShell),
-        local_rebuild_(resolve_local_rebuild(s.config.cuda.local_rebuild, s.comm)),
+        device_rebuild_(resolve_device_rebuild(s.config.cuda.device_rebuild)),
         domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()),
         geometry_(
             ExportSelector(s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff())
@@ -70,10 +70,12 @@ class CudaBackend final : public StepBackend {
         cells_(domain_.cell_grid(), s.box.length),
         list_(resolve_fill(s.config.cuda.fill)),
         halo_(s.comm, s.config.decomposition.method, mpi_cuda_aware()),
+        migration_(s.comm, mpi_cuda_aware()),
         description_(fmt::format(
             "CUDA on {}; MPI: {}; neighbour fill: {}; rebuilds: {}", device_name(device),
             mpi_path_name(mpi_cuda_aware()), fill_description(list_.fill()),
-            local_rebuild_ ? "on the device (one rank)" : "migration and halo plan on the host")) {
+            device_rebuild_ ? "on the device"
+                            : "migration and halo plan on the host (SCANMD_CUDA_REBUILD=host)")) {
     if (types_ > 1) {  // per-type tables in device memory; one species passes scalars
       const std::vector<double> dtf = half_kick_factors(dt_, s.species.mass);
       ensure(pair_table_, s.species.lj.size());
@@ -103,7 +105,7 @@ class CudaBackend final : public StepBackend {
     host_ = std::move(owned);
     domain_.take_census(host_);
     host_current_ = true;
-    built_on_device_ = false;
+    on_device_ = false;
   }
 
   bool kick_drift(std::uint64_t step) override {
@@ -134,24 +136,17 @@ class CudaBackend final : public StepBackend {
 
   ImportCounts rebuild(long long step) override {
     step_now_ = step;
-    if (local_rebuild_ && built_on_device_) return rebuild_on_device();
-    {
-      ScopedTimer t(timers_, Phase::Migrate);
-      refresh_host();
-    }
-    const ImportCounts counts = domain_.redistribute(host_, step, timers_);
     synchronize();
-    ScopedTimer t(timers_, Phase::Neigh);
-    particles_.upload(host_, stream());
-    halo_.set_plan(domain_.halo(), particles_, stream());
-    build_lists();
-    built_on_device_ = true;
+    const std::uint64_t d2h_before = transfers().d2h;
+    ImportCounts counts = device_rebuild_ ? rebuild_on_device(step) : rebuild_through_host(step);
+    counts.device_to_host_bytes = static_cast<long long>(transfers().d2h - d2h_before);
     return counts;
   }
 
   void set_grid(const RankGrid& grid, const PairRule& rule) override {
     domain_.set_grid(grid);
-    geometry_ = ExportSelector(grid, box_, domain_.halo().method(), domain_.import_cutoff()).geometry();
+    geometry_ =
+        ExportSelector(grid, box_, domain_.halo().method(), domain_.import_cutoff()).geometry();
     rule_ = rule;
     cells_.set_grid(domain_.cell_grid());
   }
@@ -298,9 +293,19 @@ class CudaBackend final : public StepBackend {
     host_current_ = true;
   }
 
-  // One rank: nothing migrates and every ghost is a periodic image of an own particle.
-  ImportCounts rebuild_on_device() {
-    synchronize();
+  // The rebuild on the device (see cuda_backend.hpp); only counts and message buffers cross to
+  // the host.
+  ImportCounts rebuild_on_device(long long step) {
+    if (!on_device_) {  // after load(): the owned particles go up once
+      particles_.upload(host_, stream());
+      on_device_ = true;
+    }
+    {
+      ScopedTimer t(timers_, Phase::Migrate);
+      if (comm_.size() > 1)
+        migration_.migrate(particles_, domain_.cuts(), domain_.coord(), scratch_, stream());
+      check_census(step);
+    }
     {
       // Owned particles in cell order, as the host rebuild sorts them: neighbours stay close in
       // memory, and the layout stays the host's.
@@ -308,17 +313,56 @@ class CudaBackend final : public StepBackend {
       particles_.permute_owned(
           cells_.order_owned(particles_, scratch_, flags_.device(), stream()), stream());
     }
-    std::uint32_t m = 0;
+    ImportCounts counts;
     {
       ScopedTimer t(timers_, Phase::Plan);
       flags_.reset(&flags_.device()->tower, 2, stream());  // tower, plate
-      m = halo_.make_self_images(particles_, geometry_, scratch_, flags_.device(), stream());
+      counts = halo_.make_plan(particles_, geometry_, domain_.coord(), scratch_,
+                               flags_.device(), stream());
       particles_.mark_built(stream());
     }
     ScopedTimer t(timers_, Phase::Neigh);
+    build_lists();  // synchronises: the tallies are in the mirror
+    counts.tower = static_cast<long long>(flags_.host().tower);
+    counts.plate = static_cast<long long>(flags_.host().plate);
+    host_current_ = false;
+    return counts;
+  }
+
+  // The census of the owned particles by device reductions (exact 128-bit integer sums); on a
+  // mismatch the ids come to the host to name the culprit.
+  void check_census(long long step) {
+    flags_.reset(&flags_.device()->census_count, 5, stream());
+    launch_census(particles_.id.data(), particles_.n_owned, flags_.device(), stream());
+    check_errors();
+    const DeviceFlags& h = flags_.host();
+    const Census local{static_cast<long long>(h.census_count), wide(h.census_id),
+                       wide(h.census_id_sq)};
+    scanmd::check_census(comm_, Census::sum(comm_, local), domain_.census(), step, [&] {
+      std::vector<std::uint64_t> ids;
+      download(ids, particles_.id.data(), particles_.n_owned, stream());
+      check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (census ids)");
+      ids.resize(particles_.n_owned);
+      return ids;
+    });
+  }
+
+  // The rebuild through the host (SCANMD_CUDA_REBUILD=host, cuda.device_rebuild = false): the
+  // owned particles come down, Domain migrates them and makes the halo plan as on the host
+  // backend, and everything goes back up with the plan.
+  ImportCounts rebuild_through_host(long long step) {
+    {
+      ScopedTimer t(timers_, Phase::Migrate);
+      refresh_host();
+    }
+    const ImportCounts counts = domain_.redistribute(host_, step, timers_);
+    ScopedTimer t(timers_, Phase::Neigh);
+    particles_.upload(host_, stream());
+    halo_.set_plan(domain_.halo(), particles_, stream());
     build_lists();
-    return {static_cast<long long>(m), static_cast<long long>(flags_.host().tower),
-            static_cast<long long>(flags_.host().plate), 0};
+    on_device_ = true;
+    host_current_ = true;  // owned particles as on the device (ghosts too)
+    return counts;
   }
 
   // Binning and list build; raises errors; books their device times.
@@ -347,7 +391,7 @@ class CudaBackend final : public StepBackend {
   PairImages images_;
   double dt_, mass_, half_skin_;
   bool full_shell_;
-  bool local_rebuild_;
+  bool device_rebuild_;
   Stream stream_;
   DeviceFlagsMirror flags_;
   EventTimer events_;
@@ -360,11 +404,11 @@ class CudaBackend final : public StepBackend {
   DeviceCellList cells_;
   DeviceNeighborList list_;
   DeviceHalo halo_;
+  DeviceMigration migration_;
   std::string description_;
-  ParticleStore host_;        // owned particles for host rebuilds and readers; ghosts of the
-                              // last host rebuild
+  ParticleStore host_;        // owned particles for readers and host rebuilds
   bool host_current_ = true;  // host_ holds the device's owned state
-  bool built_on_device_ = false;
+  bool on_device_ = false;    // the particles are on the device (after the first rebuild)
   // The step now (from rebuild(step) and kick_drift(step − 1)) and the step of the last force
   // call: a force overflow surfaces at a later synchronisation, and is reported at its own step.
   long long step_now_ = 0, force_step_ = 0;

@@ -12,11 +12,18 @@
 //
 // Every step: kick_drift (half kick + drift + wrap + the skin/2 test in one kernel, one flag back
 // to the host), forward, compute_forces (four threads per list row, int64 atomics), reverse,
-// kick. Rebuild steps: the owned particles come back to the host, Domain (core/domain.hpp)
-// migrates them and builds the halo plan as on the host backend, and they go back with the plan;
-// cells and list are built on the device. On a single rank the rebuilds after the first stay on
-// the device altogether (owned particles sorted by cell, ghosts made with the host's export
-// rule), unless SCANMD_CUDA_REBUILD=host or CudaTuning::local_rebuild says otherwise.
+// kick. Rebuild steps stay on the device on any number of ranks, each phase the host's
+// algorithm as scan primitives (kernels/cuda), so the particle layout is the host's:
+//   migrate   DeviceMigration: destinations, counting sort by rank, leavers exchanged
+//   census    count, Σ id, Σ id² by device reductions (a lost or duplicated id is named)
+//   order     owned particles into cell order (DeviceCellList::order_owned)
+//   plan      DeviceHalo::make_plan: export selection with the shared rule, counting sort by
+//             destination, ghost records exchanged and appended
+//   lists     DeviceCellList + DeviceNeighborList
+// Only counts (P + 1 offsets per exchange, a few flags) and the remote message parts cross to
+// the host; ImportCounts::device_to_host_bytes says how many bytes per rebuild. The path of the
+// first version (owned particles down, Domain migrates and plans on the host, everything back
+// up) is kept behind SCANMD_CUDA_REBUILD=host / CudaTuning::device_rebuild for comparison.
 //
 // Built only with SCANMD_WITH_CUDA; a build without it gets no_cuda.cpp, whose
 // make_cuda_backend throws.

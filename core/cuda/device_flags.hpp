@@ -37,9 +37,7 @@ class DeviceFlagsMirror {
   }
   // The device flags into the mirror; waits for the stream.
   void fetch(cudaStream_t stream) {
-    check(cudaMemcpyAsync(mirror_.data(), flags_.data(), sizeof(DeviceFlags),
-                          cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync flags");
+    copy_d2h(mirror_.data(), flags_.data(), 1, stream);
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   }
 

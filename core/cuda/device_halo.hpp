@@ -1,11 +1,10 @@
 // core/cuda/device_halo.hpp — the halo plan of one rank executed on device data, the sibling of
 // HaloExchange's forward() and reverse() (decomposition/halo_exchange.hpp).
 //
-// The plan comes from a host rebuild (set_plan: HaloExchange's ExchangePlan and export index),
-// or, on a single rank, is made on the device (make_self_images: every ghost a periodic image of
-// an own particle, count → exclusive scan → fill with the host's export rule, visit_exports).
-// Send buffer entry k is owned particle export_index[k]; ghosts sit in receive order behind the
-// owned particles.
+// The plan is made on the device (make_plan: export selection, ghost records exchanged, ghosts
+// appended; ghosts.cu), or comes from a host rebuild (set_plan: HaloExchange's ExchangePlan and
+// export index; SCANMD_CUDA_REBUILD=host). Send buffer entry k is owned particle
+// export_index[k]; ghosts sit in receive order behind the owned particles.
 //
 //   forward   pack x[export_index] → send buffer; the self part goes straight into the ghost
 //             slots; remote parts → MPI → ghost slots
@@ -20,6 +19,7 @@
 #include <vector>
 
 #include "base/communicator.hpp"
+#include "core/cuda/device_exchange.hpp"
 #include "core/cuda/device_memory.hpp"
 #include "core/cuda/device_particles.hpp"
 #include "core/cuda/launch.hpp"
@@ -34,11 +34,13 @@ class DeviceHalo {
 
   // The plan of the host rebuild that made p's ghosts.
   void set_plan(const HaloExchange& halo, const DeviceParticles& p, cudaStream_t stream);
-  // One rank: ghosts of p's owned particles made on the device, p resized for them and the plan
-  // set to its self part. flags->tower / plate count the imported kinds (the caller resets them).
-  // Returns the ghost count. Synchronises.
-  std::uint32_t make_self_images(DeviceParticles& p, const ExportGeometry& geometry,
-                                 Scratch& scratch, DeviceFlags* flags, cudaStream_t stream);
+  // The halo plan of p's owned particles (box `coord` of geometry's grid) made on the device,
+  // as HaloExchange::build makes it: export entries by destination rank, ghost records
+  // exchanged, ghosts appended to p in receive order. flags->tower / plate count the imported
+  // kinds (the caller resets them and reads them after a synchronisation). Returns the counts
+  // (ghosts, bytes per step; tower and plate 0). Collective; synchronises.
+  ImportCounts make_plan(DeviceParticles& p, const ExportGeometry& geometry, Int3 coord,
+                         Scratch& scratch, DeviceFlags* flags, cudaStream_t stream);
 
   bool remote() const { return !sends_.empty() || !recvs_.empty(); }
   bool reverse_needed() const { return reverse_; }
@@ -68,8 +70,16 @@ class DeviceHalo {
   DeviceBuffer<Fix3> send_f_;
   PinnedBuffer<Vec3> h_send_x_, h_recv_x_;
   PinnedBuffer<Fix3> h_back_f_, h_send_f_;
-  // make_self_images: images per owned particle and their exclusive scan.
-  DeviceBuffer<std::uint32_t> images_, image_offsets_;
+  // make_plan: entries per owned particle and their scan; the entries; their order by
+  // destination; the ghost records sent and received.
+  DeviceBuffer<std::uint32_t> counts_, entry_offsets_;
+  DeviceBuffer<std::uint32_t> dest_, particle_, perm_, dest_offsets_;
+  DeviceBuffer<Int3> entry_shift_;
+  DeviceBuffer<ImportKind> entry_kind_;
+  DeviceBuffer<GhostRecord> send_ghosts_, recv_ghosts_;
+  DeviceExchange<GhostRecord> ghost_exchange_;
+  std::vector<std::uint32_t> h_dest_offsets_;
+  std::vector<std::size_t> send_offsets_;
 };
 
 }  // namespace scanmd::cuda_step

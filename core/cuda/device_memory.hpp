@@ -9,12 +9,15 @@
 //   Scratch       the caller-owned scratch every kernels/cuda primitive takes (256-byte aligned,
 //                 as cudaMalloc returns it), grown to the largest request
 //   copy_*, upload, download, read_one   cudaMemcpyAsync on the stream; read_one synchronises
+//   Transfers     bytes copied device → host and host → device by the calls above, counted per
+//                 process: the CUDA backend reports what a rebuild moves (no full download)
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -25,6 +28,17 @@ namespace scanmd::cuda_step {
 
 using kernels::cuda::check;
 using kernels::cuda::DeviceBuffer;
+
+// Bytes copied between device and host memory by this process through the helpers below (the
+// backend's only copies; kernels/cuda's own reads of one bad index on error paths are not
+// counted).
+struct Transfers {
+  std::uint64_t d2h = 0, h2d = 0;
+};
+inline Transfers& transfers() {
+  static Transfers t;
+  return t;
+}
 
 class Stream {
  public:
@@ -58,12 +72,14 @@ void copy_d2d(T* to, const T* from, std::size_t n, cudaStream_t stream) {
 template <class T>
 void copy_d2h(T* h, const T* d, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
+  transfers().d2h += n * sizeof(T);
   check(cudaMemcpyAsync(h, d, n * sizeof(T), cudaMemcpyDeviceToHost, stream),
         "cudaMemcpyAsync D2H");
 }
 template <class T>
 void copy_h2d(T* d, const T* h, std::size_t n, cudaStream_t stream) {
   if (n == 0) return;
+  transfers().h2d += n * sizeof(T);
   check(cudaMemcpyAsync(d, h, n * sizeof(T), cudaMemcpyHostToDevice, stream),
         "cudaMemcpyAsync H2D");
 }

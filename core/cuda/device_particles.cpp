@@ -43,8 +43,7 @@ void DeviceParticles::upload(const ParticleStore& p, cudaStream_t stream) {
 }
 
 void DeviceParticles::download_owned(ParticleStore& p, cudaStream_t stream) const {
-  if (p.n_owned != n_owned)
-    throw std::logic_error("backend cuda: host store and device disagree on the owned count");
+  p.resize(n_owned, n_owned);
   download(p.id, id.data(), n_owned, stream);
   download(p.type, type.data(), n_owned, stream);
   download(p.x, x.data(), n_owned, stream);
@@ -67,21 +66,39 @@ void DeviceParticles::resize_ghosts(std::uint32_t m, cudaStream_t stream) {
   zero_forces(stream);
 }
 
-void DeviceParticles::permute_owned(const std::uint32_t* order, cudaStream_t stream) {
-  ensure(sorted_id_, n_owned);
-  ensure(sorted_type_, n_owned);
-  ensure(sorted_x_, n_owned);
-  ensure(sorted_v_, n_owned);
-  ensure(sorted_image_, n_owned);
-  const OwnedArrays current{id.data(), type.data(), x.data(), v.data(), image.data()};
+void DeviceParticles::keep_owned(const std::uint32_t* order, std::uint32_t count,
+                                 cudaStream_t stream) {
+  ensure(sorted_id_, count);
+  ensure(sorted_type_, count);
+  ensure(sorted_x_, count);
+  ensure(sorted_v_, count);
+  ensure(sorted_image_, count);
   const OwnedArrays sorted{sorted_id_.data(), sorted_type_.data(), sorted_x_.data(),
                            sorted_v_.data(), sorted_image_.data()};
-  launch_gather_owned(order, n_owned, current, sorted, stream);
-  copy_d2d(id.data(), sorted_id_.data(), n_owned, stream);
-  copy_d2d(type.data(), sorted_type_.data(), n_owned, stream);
-  copy_d2d(x.data(), sorted_x_.data(), n_owned, stream);
-  copy_d2d(v.data(), sorted_v_.data(), n_owned, stream);
-  copy_d2d(image.data(), sorted_image_.data(), n_owned, stream);
+  launch_gather_owned(order, count, owned_arrays(), sorted, stream);
+  copy_d2d(id.data(), sorted_id_.data(), count, stream);
+  copy_d2d(type.data(), sorted_type_.data(), count, stream);
+  copy_d2d(x.data(), sorted_x_.data(), count, stream);
+  copy_d2d(v.data(), sorted_v_.data(), count, stream);
+  copy_d2d(image.data(), sorted_image_.data(), count, stream);
+  n_owned = n = count;
+}
+
+void DeviceParticles::append_owned(const MigrantRecord* records, std::uint32_t m,
+                                   cudaStream_t stream) {
+  const std::size_t total = std::size_t{n_owned} + m;
+  check_size(total);
+  grow_keeping(id, total, n_owned, stream);
+  grow_keeping(type, total, n_owned, stream);
+  grow_keeping(x, total, n_owned, stream);
+  grow_keeping(v, total, n_owned, stream);
+  grow_keeping(image, total, n_owned, stream);
+  ensure(home, total);  // set for every owned particle after the migration
+  ensure(shift, total);
+  ensure(x_build, total);  // set after the build
+  ensure(f, total);
+  launch_unpack_migrants(records, m, n_owned, owned_arrays(), stream);
+  n_owned = n = static_cast<std::uint32_t>(total);
 }
 
 void DeviceParticles::zero_forces(cudaStream_t stream) {

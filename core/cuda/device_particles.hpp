@@ -11,6 +11,7 @@
 
 #include "base/particles.hpp"
 #include "core/cuda/device_memory.hpp"
+#include "core/cuda/launch.hpp"
 
 namespace scanmd::cuda_step {
 
@@ -27,13 +28,23 @@ struct DeviceParticles {
 
   // All of p (owned and ghosts), forces zeroed.
   void upload(const ParticleStore& p, cudaStream_t stream);
-  // id, type, x, v, image and f of the owned particles into p (p.n_owned must match). Synchronises.
+  // id, type, x, v, image and f of the owned particles into p, which is resized to them (no
+  // ghosts). Synchronises.
   void download_owned(ParticleStore& p, cudaStream_t stream) const;
   // Room for m ghosts behind the owned particles, which stay where they are; forces zeroed.
   void resize_ghosts(std::uint32_t m, cudaStream_t stream);
   // Owned particles into the order `order` (new slot k takes old slot order[k]), as
   // ParticleStore::permute_owned does on the host.
-  void permute_owned(const std::uint32_t* order, cudaStream_t stream);
+  void permute_owned(const std::uint32_t* order, cudaStream_t stream) {
+    keep_owned(order, n_owned, stream);
+  }
+  // Only `count` owned particles, slot k taking old slot order[k] (migration: the stayers);
+  // ghost slots dropped.
+  void keep_owned(const std::uint32_t* order, std::uint32_t count, cudaStream_t stream);
+  // m owned particles from records appended behind the owned ones (migration: the arrivals);
+  // ghost slots dropped.
+  void append_owned(const MigrantRecord* records, std::uint32_t m, cudaStream_t stream);
+  OwnedArrays owned_arrays() { return {id.data(), type.data(), x.data(), v.data(), image.data()}; }
   // x_build = x for the owned particles (after a build).
   void mark_built(cudaStream_t stream) { copy_d2d(x_build.data(), x.data(), n_owned, stream); }
   void zero_forces(cudaStream_t stream);

@@ -1,20 +1,21 @@
-// core/cuda/ghosts.cu — ghost images of a single rank's own particles, made on the device.
+// core/cuda/ghosts.cu — export selection and ghost creation of a rebuild, on the device: the
+// host's ExportSelector::select and HaloExchange::build (decomposition/) as scan primitives.
 //
-// With one rank (grid 1×1×1) a rebuild needs no migration (every particle stays) and its halo
-// is made of periodic images of its own particles only, so it can stay on the device. The
-// choice is the host's ExportSelector::select for that case, the same function (visit_exports,
-// decomposition/export_selection.hpp) on the grid of one box: for owned particle i, every shift
-// S ≠ 0 from image_range(x) per axis (several per side in a box shorter than 2R), the image
-// q = x + S·L with home H = S (the owner's box 0 plus S·grid) is imported when
-// ImportRegion::classify(q, H) says so. Count → exclusive scan → fill, as on the host:
-//   count   images[i] = number of imported images of i (and the tower / plate tallies)
-//   scan    offsets (kernels/cuda exclusive scan; the total is the ghost count m)
-//   fill    entry e = offset[i] + c: export_index[e] = i, ghost slot n_owned + e gets id, the
-//           wrapped x (as every ghost carries its owner's coordinates), home S and shift S
-// Entries come in particle order and, per particle, in the host's (Sx, Sy, Sz) loop order, so
-// for the same owned order the ghost layout is the host's.
-// Before that, gather_owned puts the owned particles into cell order, as the host rebuild does
-// (same cell geometry, same stable counting sort): the layouts of both backends stay equal.
+// The rule is the host's own function, visit_exports (decomposition/export_selection.hpp): for
+// owned particle i of box `coord`, every periodic image S from image_range per axis and every
+// box X within R of it that ImportRegion::classify says imports it. Count → scan → fill →
+// counting sort → pack, as on the host:
+//   count   counts[i] = export entries of i
+//   scan    offsets (kernels/cuda exclusive scan; the total is the entry count m)
+//   fill    entry offsets[i] + c = i's c-th (rank of X, S, kind): particle order, and per
+//           particle the host's visit order (Sx, Sy, Sz, then Xz, Xy, Xx)
+//   sort    stable counting sort of the entries by destination rank (kernels/cuda): the host's
+//           send order
+//   pack    export_index[k] and the ghost record of send entry k
+// After the exchange (device_halo.cpp), unpack writes the received records into the ghost slots
+// behind the owned particles, in receive order, and tallies the imported kinds. For the same
+// owned order the ghost layout is the host's, so both backends bin and list the same particles
+// in the same order.
 #include <cuda_runtime.h>
 
 #include "core/cuda/device_math.cuh"
@@ -32,38 +33,60 @@ unsigned blocks_for(std::uint64_t n) {
 }
 
 __global__ void __launch_bounds__(kThreads)
-    count_images_kernel(GhostArgs a, std::uint32_t* images) {
+    count_exports_kernel(ExportArgs a, std::uint32_t* counts) {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= a.n_owned) return;
-  unsigned long long tower = 0, plate = 0;
-  images[i] = visit_exports(a.geometry, a.x[i], Int3{0, 0, 0},
-                            [&](std::uint32_t, Int3, Int3, Int3, ImportKind kind) {
-                              tower += kind == ImportKind::Tower;
-                              plate += kind == ImportKind::Plate;
-                            });
-  if (tower) atomicAdd(&a.flags->tower, tower);
-  if (plate) atomicAdd(&a.flags->plate, plate);
+  counts[i] = visit_exports(a.geometry, a.x[i], a.coord,
+                            [](std::uint32_t, Int3, Int3, Int3, ImportKind) {});
 }
 
 __global__ void __launch_bounds__(kThreads)
-    fill_ghosts_kernel(GhostArgs a, const std::uint32_t* offsets, std::uint32_t* export_index) {
+    fill_exports_kernel(ExportArgs a, const std::uint32_t* offsets, std::uint32_t* dest,
+                        std::uint32_t* particle, Int3* shift, ImportKind* kind) {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= a.n_owned) return;
-  const Vec3 x = a.x[i];
-  const std::uint64_t id = a.id[i];
-  const std::uint32_t type = a.type[i];
   const std::uint32_t base = offsets[i];
-  visit_exports(a.geometry, x, Int3{0, 0, 0},
-                [&](std::uint32_t c, Int3 S, Int3 home, Int3, ImportKind) {
+  visit_exports(a.geometry, a.x[i], a.coord,
+                [&](std::uint32_t c, Int3 S, Int3, Int3 X, ImportKind k) {
                   const std::uint32_t e = base + c;
-                  const std::uint64_t g = std::uint64_t{a.n_owned} + e;
-                  export_index[e] = static_cast<std::uint32_t>(i);
-                  a.id[g] = id;
-                  a.type[g] = type;
-                  a.x[g] = x;
-                  a.home[g] = home;
-                  a.shift[g] = S;
+                  dest[e] = static_cast<std::uint32_t>(a.geometry.cuts.rank_of(X));
+                  particle[e] = static_cast<std::uint32_t>(i);
+                  shift[e] = S;
+                  kind[e] = k;
                 });
+}
+
+__global__ void __launch_bounds__(kThreads) pack_ghosts_kernel(PackGhostArgs a) {
+  const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (k >= a.m) return;
+  const std::uint32_t e = a.perm[k];
+  const std::uint32_t i = a.particle[e];
+  const Int3 S = a.shift[e];
+  a.export_index[k] = i;
+  a.send[k] = {a.id[i], a.type[i], a.x[i], a.coord + S * a.dims, S, a.kind[e]};
+}
+
+__global__ void __launch_bounds__(kThreads)
+    unpack_ghosts_kernel(const GhostRecord* recv, std::uint32_t m, GhostSlots g,
+                         DeviceFlags* flags) {
+  const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  unsigned long long tower = 0, plate = 0;
+  if (k < m) {
+    const GhostRecord r = recv[k];
+    g.id[k] = r.id;
+    g.type[k] = r.type;
+    g.x[k] = r.x;
+    g.home[k] = r.home;
+    g.shift[k] = r.shift;
+    tower = r.kind == ImportKind::Tower;
+    plate = r.kind == ImportKind::Plate;
+  }
+  tower = warp_sum_u64(tower);
+  plate = warp_sum_u64(plate);
+  if ((threadIdx.x & 31u) == 0) {
+    if (tower) atomicAdd(&flags->tower, tower);
+    if (plate) atomicAdd(&flags->plate, plate);
+  }
 }
 
 __global__ void __launch_bounds__(kThreads)
@@ -88,17 +111,32 @@ void launch_gather_owned(const std::uint32_t* order, std::uint32_t n_owned, Owne
   kernels::cuda::check(cudaGetLastError(), "gather_owned_kernel launch");
 }
 
-void launch_count_images(const GhostArgs& a, std::uint32_t* images, cudaStream_t stream) {
+void launch_count_exports(const ExportArgs& a, std::uint32_t* counts, cudaStream_t stream) {
   if (a.n_owned == 0) return;
-  count_images_kernel<<<blocks_for(a.n_owned), kThreads, 0, stream>>>(a, images);
-  kernels::cuda::check(cudaGetLastError(), "count_images_kernel launch");
+  count_exports_kernel<<<blocks_for(a.n_owned), kThreads, 0, stream>>>(a, counts);
+  kernels::cuda::check(cudaGetLastError(), "count_exports_kernel launch");
 }
 
-void launch_fill_ghosts(const GhostArgs& a, const std::uint32_t* offsets,
-                        std::uint32_t* export_index, cudaStream_t stream) {
+void launch_fill_exports(const ExportArgs& a, const std::uint32_t* offsets, std::uint32_t* dest,
+                         std::uint32_t* particle, Int3* shift, ImportKind* kind,
+                         cudaStream_t stream) {
   if (a.n_owned == 0) return;
-  fill_ghosts_kernel<<<blocks_for(a.n_owned), kThreads, 0, stream>>>(a, offsets, export_index);
-  kernels::cuda::check(cudaGetLastError(), "fill_ghosts_kernel launch");
+  fill_exports_kernel<<<blocks_for(a.n_owned), kThreads, 0, stream>>>(a, offsets, dest, particle,
+                                                                      shift, kind);
+  kernels::cuda::check(cudaGetLastError(), "fill_exports_kernel launch");
+}
+
+void launch_pack_ghosts(const PackGhostArgs& a, cudaStream_t stream) {
+  if (a.m == 0) return;
+  pack_ghosts_kernel<<<blocks_for(a.m), kThreads, 0, stream>>>(a);
+  kernels::cuda::check(cudaGetLastError(), "pack_ghosts_kernel launch");
+}
+
+void launch_unpack_ghosts(const GhostRecord* recv, std::uint32_t m, GhostSlots slots,
+                          DeviceFlags* flags, cudaStream_t stream) {
+  if (m == 0) return;
+  unpack_ghosts_kernel<<<blocks_for(m), kThreads, 0, stream>>>(recv, m, slots, flags);
+  kernels::cuda::check(cudaGetLastError(), "unpack_ghosts_kernel launch");
 }
 
 }  // namespace scanmd::cuda_step

@@ -37,7 +37,10 @@ struct DeviceFlags {
   unsigned long long virial[2];      // Σ r·F, units 2^-40               (reset per force call)
   unsigned long long kinetic[2];     // Σ m v², units 2^-40              (reset per kinetic sum)
   unsigned long long max_terms;      // most list entries of one particle (reset per build)
-  unsigned long long tower, plate;   // single-rank ghosts: imported kinds (reset per build)
+  unsigned long long tower, plate;   // ghosts received: imported kinds (reset per build)
+  unsigned long long census_count;   // owned particles          (reset per census)
+  unsigned long long census_id[2];   // Σ id, 128 bits           (reset per census)
+  unsigned long long census_id_sq[2];  // Σ id², 128 bits       (reset per census)
   unsigned long long bad_position;   // owned index: non-finite or outside [0, L) after the drift
   unsigned long long bad_cell;       // particle index: far outside the local domain when binned
   unsigned long long pair_overflow;  // neighbour-list entry whose pair term does not fit
@@ -155,22 +158,55 @@ void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_on
                       cudaStream_t stream);
 
 // ---- ghosts.cu ---------------------------------------------------------------------------------
-// Single-rank rebuild: periodic images of the rank's own particles (see ghosts.cu).
-struct GhostArgs {
-  std::uint64_t* id;  // owned [0, n_owned) read, ghost slots [n_owned, n_owned + m) written
+// Export selection and ghost creation of a rebuild on the device (see ghosts.cu): the host's
+// ExportSelector::select and HaloExchange::build as count → scan → fill → counting sort → pack.
+struct ExportArgs {
+  const Vec3* x;  // owned particles
+  std::uint32_t n_owned;
+  ExportGeometry geometry;
+  Int3 coord;  // this rank's box
+};
+// counts[i] = export entries of owned particle i.
+void launch_count_exports(const ExportArgs& a, std::uint32_t* counts, cudaStream_t stream);
+// Entry offsets[i] + c of particle i: its c-th (destination rank, shift, kind), in visit order.
+void launch_fill_exports(const ExportArgs& a, const std::uint32_t* offsets, std::uint32_t* dest,
+                         std::uint32_t* particle, Int3* shift, ImportKind* kind,
+                         cudaStream_t stream);
+// What a ghost is sent as (the host's HaloExchange::GhostRecord).
+struct GhostRecord {
+  std::uint64_t id;
+  std::uint32_t type;
+  Vec3 x;
+  Int3 home;
+  Int3 shift;
+  ImportKind kind;
+};
+// After the counting sort of the entries by destination: export_index[k] = particle[perm[k]],
+// send[k] = the ghost record of entry perm[k] (home = coord + S·dims).
+struct PackGhostArgs {
+  const std::uint32_t* perm;
+  const std::uint32_t* particle;
+  const Int3* shift;
+  const ImportKind* kind;
+  std::uint32_t m;
+  const std::uint64_t* id;
+  const std::uint32_t* type;
+  const Vec3* x;
+  Int3 coord, dims;
+  std::uint32_t* export_index;
+  GhostRecord* send;
+};
+void launch_pack_ghosts(const PackGhostArgs& a, cudaStream_t stream);
+// Ghost slot n_owned + k from recv[k] (forces zeroed); flags->tower / plate count the kinds.
+struct GhostSlots {
+  std::uint64_t* id;
   std::uint32_t* type;
   Vec3* x;
   Int3* home;
   Int3* shift;
-  std::uint32_t n_owned;
-  ExportGeometry geometry;  // of the 1×1×1 grid (ExportSelector::geometry)
-  DeviceFlags* flags;
 };
-// images[i] = imported images of owned particle i; flags->tower / plate += their kinds.
-void launch_count_images(const GhostArgs& a, std::uint32_t* images, cudaStream_t stream);
-// Ghost slots and export_index from the exclusive scan of images.
-void launch_fill_ghosts(const GhostArgs& a, const std::uint32_t* offsets,
-                        std::uint32_t* export_index, cudaStream_t stream);
+void launch_unpack_ghosts(const GhostRecord* recv, std::uint32_t m, GhostSlots slots,
+                          DeviceFlags* flags, cudaStream_t stream);
 
 // Owned particles into cell order (after a counting sort of their cells): out[k] = in[order[k]]
 // for id, type, x, v, image — as ParticleStore::permute_owned does on the host.
@@ -183,6 +219,34 @@ struct OwnedArrays {
 };
 void launch_gather_owned(const std::uint32_t* order, std::uint32_t n_owned, OwnedArrays in,
                          OwnedArrays out, cudaStream_t stream);
+
+// ---- migrate.cu --------------------------------------------------------------------------------
+// Migration and census of a rebuild on the device (see migrate.cu).
+// key[i] = rank of the box holding owned particle i (GridCuts::box_of, RankGrid::rank_of).
+void launch_destinations(const Vec3* x, std::uint32_t n_owned, GridCuts cuts, std::uint32_t* key,
+                         cudaStream_t stream);
+// What a migrating particle is sent as (the host's HaloExchange::MigrantRecord).
+struct MigrantRecord {
+  std::uint64_t id;
+  std::uint32_t type;
+  Vec3 x, v;
+  Int3 image;
+};
+// Leavers in destination order, after the counting sort (perm) of the destinations: send entry k
+// is owned particle perm[k] for k < stay_begin, perm[k + stay_count] after (the stayers' run
+// [stay_begin, stay_begin + stay_count) of perm is skipped).
+void launch_pack_migrants(const std::uint32_t* perm, std::uint32_t leavers,
+                          std::uint32_t stay_begin, std::uint32_t stay_count, OwnedArrays owned,
+                          MigrantRecord* send, cudaStream_t stream);
+// Owned slots [first, first + m) from the records (arrivals).
+void launch_unpack_migrants(const MigrantRecord* recv, std::uint32_t m, std::uint32_t first,
+                            OwnedArrays owned, cudaStream_t stream);
+// home = coord, shift = 0 for the owned particles (their frame after a migration).
+void launch_owned_frame(Int3* home, Int3* shift, std::uint32_t n_owned, Int3 coord,
+                        cudaStream_t stream);
+// flags->census_count / census_id / census_id_sq += n_owned, Σ id, Σ id² (exact integers).
+void launch_census(const std::uint64_t* id, std::uint32_t n_owned, DeviceFlags* flags,
+                   cudaStream_t stream);
 
 // ---- halo.cu -----------------------------------------------------------------------------------
 // The part of a halo plan a rank sends to itself (periodic images of its own particles): send

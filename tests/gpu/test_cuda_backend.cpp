@@ -138,7 +138,7 @@ TEST(CudaBackend, HashEqualsHostMelt864) {
   RecordProperty("state_hash", std::to_string(cuda.hash));
   // On one rank the rebuilds after the first stay on the device; the host path as well.
   SimulationConfig host_rebuilds = cfg;
-  host_rebuilds.cuda.local_rebuild = false;
+  host_rebuilds.cuda.device_rebuild = false;
   expect_same_run(host, run(comm, host_rebuilds, Backend::Cuda));
 }
 
@@ -165,7 +165,7 @@ TEST(CudaBackend, HashEqualsHostAllMethodsAndFills) {
       cfg.potential.shift = m == Method::Midpoint;  // the shifted potential too
       const RunResult host = run(comm, cfg, Backend::Host);
       expect_same_run(host, run(comm, cfg, Backend::Cuda));
-      cfg.cuda.local_rebuild = false;  // one rank: also every rebuild through the host
+      cfg.cuda.device_rebuild = false;  // one rank: also every rebuild through the host
       if (comm.size() == 1) expect_same_run(host, run(comm, cfg, Backend::Cuda));
     }
 }
@@ -186,7 +186,7 @@ TEST(CudaBackend, HashEqualsHostTwoSpecies) {
     const RunResult host = run(comm, cfg, Backend::Host);
     EXPECT_GT(host.rebuilds, 2);
     expect_same_run(host, run(comm, cfg, Backend::Cuda));
-    cfg.cuda.local_rebuild = false;
+    cfg.cuda.device_rebuild = false;
     if (comm.size() == 1) expect_same_run(host, run(comm, cfg, Backend::Cuda));
   }
 }
@@ -210,7 +210,7 @@ TEST(CudaBackend, HashEqualsHostSmallBox) {
       const RunResult host = run(comm, cfg, Backend::Host);
       EXPECT_GT(host.rebuilds, 5);
       expect_same_run(host, run(comm, cfg, Backend::Cuda));
-      cfg.cuda.local_rebuild = false;
+      cfg.cuda.device_rebuild = false;
       if (comm.size() == 1) expect_same_run(host, run(comm, cfg, Backend::Cuda));
     }
 }
