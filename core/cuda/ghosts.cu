@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(kThreads) pack_ghosts_kernel(PackGhostArgs a) 
   const std::uint32_t i = a.particle[e];
   const Int3 S = a.shift[e];
   a.export_index[k] = i;
-  a.send[k] = {a.id[i], a.type[i], a.x[i], a.coord + S * a.dims, S, a.kind[e]};
+  a.send[k] = {a.id[i], a.x[i], a.coord + S * a.dims, S, a.type[i], a.kind[e]};
 }
 
 __global__ void __launch_bounds__(kThreads)

@@ -173,14 +173,15 @@ void launch_fill_exports(const ExportArgs& a, const std::uint32_t* offsets, std:
                          std::uint32_t* particle, Int3* shift, ImportKind* kind,
                          cudaStream_t stream);
 // What a ghost is sent as (the host's HaloExchange::GhostRecord).
-struct GhostRecord {
+struct GhostRecord {  // 64 bytes
   std::uint64_t id;
-  std::uint32_t type;
   Vec3 x;
   Int3 home;
   Int3 shift;
+  std::uint32_t type;
   ImportKind kind;
 };
+static_assert(sizeof(GhostRecord) == 64);
 // After the counting sort of the entries by destination: export_index[k] = particle[perm[k]],
 // send[k] = the ghost record of entry perm[k] (home = coord + S·dims).
 struct PackGhostArgs {
@@ -226,12 +227,13 @@ void launch_gather_owned(const std::uint32_t* order, std::uint32_t n_owned, Owne
 void launch_destinations(const Vec3* x, std::uint32_t n_owned, GridCuts cuts, std::uint32_t* key,
                          cudaStream_t stream);
 // What a migrating particle is sent as (the host's HaloExchange::MigrantRecord).
-struct MigrantRecord {
+struct MigrantRecord {  // 72 bytes
   std::uint64_t id;
-  std::uint32_t type;
   Vec3 x, v;
   Int3 image;
+  std::uint32_t type;
 };
+static_assert(sizeof(MigrantRecord) == 72);
 // Leavers in destination order, after the counting sort (perm) of the destinations: send entry k
 // is owned particle perm[k] for k < stay_begin, perm[k + stay_count] after (the stayers' run
 // [stay_begin, stay_begin + stay_count) of perm is skipped).

@@ -44,7 +44,7 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (k >= leavers) return;
   const std::uint32_t i = perm[k < stay_begin ? k : k + stay_count];
-  send[k] = {o.id[i], o.type[i], o.x[i], o.v[i], o.image[i]};
+  send[k] = {o.id[i], o.x[i], o.v[i], o.image[i], o.type[i]};
 }
 
 __global__ void __launch_bounds__(kThreads)

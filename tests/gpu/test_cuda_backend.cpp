@@ -19,11 +19,17 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/cuda/device_selection.hpp"
+#if defined(SCANMD_TEST_DEVICE_API)  // the backend's internals: a build with CUDA, or the emulator
+#include "core/cuda/device_flags.hpp"
+#include "core/cuda/device_memory.hpp"
+#include "decomposition/census.hpp"
+#endif
 #include "core/simulation.hpp"
 #include "tests/core/test_support.hpp"
 
@@ -266,6 +272,135 @@ TEST(CudaBackend, HashEqualsHostFromParticles) {
   };
   expect_same_run(run_from(Backend::Host), run_from(Backend::Cuda));
 }
+
+// Every method with each thermostat (Langevin on the two-species mixture, a Nosé–Hoover chain):
+// on several ranks the device rebuilds migrate, check the census and make the halo, and the
+// thermostat's kicks see the particles in the order the device left them.
+TEST(CudaBackend, HashEqualsHostMethodsWithThermostats) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  for (Method m : kAllMethods)
+    for (ThermostatStyle style : {ThermostatStyle::Langevin, ThermostatStyle::NoseHoover}) {
+      SCOPED_TRACE(std::string(method_name(m)) + " " +
+                   std::string(name_of<ThermostatStyle>(kThermostatNames, style)));
+      SimulationConfig cfg = melt(6, 40, 5);
+      cfg.decomposition.method = m;
+      cfg.thermostat = {style, 1.1, 0.4, 7, 3};
+      if (style == ThermostatStyle::Langevin) kob_andersen(cfg, {0.8, 0.2});
+      const RunResult host = run(comm, cfg, Backend::Host);
+      EXPECT_GT(host.rebuilds, 2);
+      expect_same_run(host, run(comm, cfg, Backend::Cuda));
+    }
+}
+
+// Load balancing moves the cut planes between rebuilds: the device migration and export
+// selection follow the new cuts (GridCuts by value into the kernels).
+TEST(CudaBackend, HashEqualsHostWithLoadBalancing) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() == 1) GTEST_SKIP() << "load balancing needs several ranks";
+  for (Method m : {Method::HalfShell, Method::NeutralTerritory, Method::Midpoint}) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    SimulationConfig cfg = melt(6, 40, 5);
+    cfg.decomposition.method = m;
+    cfg.decomposition.balance = Balance::Particles;
+    cfg.decomposition.balance_every = 10;
+    cfg.decomposition.balance_tolerance = 1.0;  // every balance step moves the cuts
+    cfg.decomposition.grid = {comm.size(), 1, 1};
+    cfg.region = {RegionStyle::Slab, 0, 0.0, 6.0};  // 60% of x filled: the cuts move
+    const RunResult host = run(comm, cfg, Backend::Host);
+    expect_same_run(host, run(comm, cfg, Backend::Cuda));
+  }
+}
+
+// What a rebuild copies off the device (ImportCounts::device_to_host_bytes): counts, flags and
+// the remote message parts only, never the owned particles. The box is long along x, so that the
+// rank boxes' faces are small against their volume: a rebuild on the device copies less than the
+// positions of the owned particles alone (24 bytes each), while a rebuild through the host
+// (SCANMD_CUDA_REBUILD=host) copies at least id, type, x, v, image and f of every owned particle
+// (96 bytes each) — the measurement tells the two apart. Setup's rebuild is left out: the
+// particles come from the host then.
+TEST(CudaBackend, RebuildCopiesNoParticlesToTheHost) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  const int P = comm.size();
+  SimulationConfig cfg = melt(4, 40, 10);
+  cfg.system.cells = {20 * P, 6, 6};
+  cfg.decomposition.grid = {P, 1, 1};
+  cfg.run.backend = Backend::Cuda;
+  auto per_rebuild = [&](bool device) {
+    SimulationConfig c = cfg;
+    c.cuda.device_rebuild = device;
+    Simulation sim(comm, c);
+    sim.setup();
+    sim.run(std::function<void(const ThermoSample&)>{});
+    // (bytes, owned particles) per rebuild after setup's (where the particles go up)
+    std::vector<std::pair<long long, long long>> out;
+    for (const ImportSnapshot& s : sim.imports())
+      if (s.step > 0)
+        out.emplace_back(s.per_rank_counts[comm.rank()].device_to_host_bytes,
+                       static_cast<long long>(sim.particles().n_owned));
+    EXPECT_GT(sim.rebuilds(), 2);
+    return out;
+  };
+  auto mean_per_particle = [](const std::vector<std::pair<long long, long long>>& v) {
+    double sum = 0;
+    for (const auto& [bytes, owned] : v) sum += static_cast<double>(bytes) / owned;
+    return v.empty() ? 0.0 : sum / v.size();
+  };
+  const auto device = per_rebuild(true), host = per_rebuild(false);
+  if (comm.rank() == 0)
+    std::printf("[ rank 0   ] device to host per rebuild and owned particle: %.1f bytes on the "
+                "device path, %.1f through the host\n",
+                mean_per_particle(device), mean_per_particle(host));
+  for (const auto& [bytes, owned] : device) {
+    EXPECT_GT(bytes, 0) << "the counts cross at least";
+    EXPECT_LT(bytes, 24 * owned) << "a device rebuild copied " << bytes << " bytes for " << owned
+                                 << " owned particles";
+  }
+  for (const auto& [bytes, owned] : host)
+    EXPECT_GE(bytes, 96 * owned * 9 / 10) << "the host path downloads every owned particle";
+}
+
+#if defined(SCANMD_TEST_DEVICE_API)
+// The census on the device: count, Σ id and Σ id² as exact 128-bit sums, equal to the host's
+// Census::local for ids up to 2^63 (the carries of both words), and different when one id is
+// duplicated in place of another.
+TEST(CudaCensus, DeviceSumsEqualHost) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  using namespace cuda_step;
+  ParticleStore p;
+  std::uint64_t state = 12345;
+  for (int i = 0; i < 1000; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    p.push_owned(i % 3 == 0 ? (state >> 1) : static_cast<std::uint64_t>(i + 1), 0, {}, {}, {},
+                 {});
+  }
+  auto device_census = [](const std::vector<std::uint64_t>& ids) {
+    Stream stream;
+    DeviceFlagsMirror flags;
+    DeviceBuffer<std::uint64_t> d(ids.size());
+    d.copy_from_host(ids);
+    flags.reset(&flags.device()->census_count, 5, stream.get());
+    launch_census(d.data(), static_cast<std::uint32_t>(ids.size()), flags.device(), stream.get());
+    flags.fetch(stream.get());
+    const DeviceFlags& h = flags.host();
+    return Census{static_cast<long long>(h.census_count), wide(h.census_id),
+                  wide(h.census_id_sq)};
+  };
+  std::vector<std::uint64_t> ids(p.id.begin(), p.id.end());
+  const Census host = Census::local(p);
+  EXPECT_TRUE(device_census(ids) == host);
+  ids[500] = ids[501];  // a duplicate in place of a lost particle
+  const Census bad = device_census(ids);
+  EXPECT_EQ(bad.count, host.count);
+  EXPECT_FALSE(bad == host);
+}
+#endif
 
 // ---- the neighbour list -------------------------------------------------------------------
 
