@@ -89,6 +89,27 @@ std::string import_summary_line(const Simulation& sim, const Communicator& comm)
                      lo, hi, sim.analytic_import());
 }
 
+std::string device_transfer_line(const Simulation& sim, const Communicator& comm) {
+  if (sim.backend() != Backend::Cuda || sim.imports().empty()) return {};
+  long long rebuilds = 0, sum = 0, most = 0;
+  for (const ImportSnapshot& s : sim.imports()) {
+    if (s.step == sim.imports().front().step) continue;  // setup: the particles come from the host
+    const long long b = s.per_rank_counts[comm.rank()].device_to_host_bytes;
+    ++rebuilds;
+    sum += b;
+    most = std::max(most, b);
+  }
+  const long long owned = comm.sum(static_cast<long long>(sim.particles().n_owned));
+  sum = comm.sum(sum);
+  most = comm.max(most);
+  if (rebuilds == 0) return {};
+  const double mean = static_cast<double>(sum) / (static_cast<double>(rebuilds) * comm.size());
+  return fmt::format(
+      "device to host per rebuild and rank: mean {:.0f} B, max {} B ({:.2f} B per owned "
+      "particle; counts, flags and message buffers)",
+      mean, most, owned > 0 ? mean * comm.size() / static_cast<double>(owned) : 0.0);
+}
+
 std::vector<TimingRow> timing_table(const Simulation& sim, const Communicator& comm,
                                     double loop_seconds, double output_seconds) {
   const Timers& t = sim.timers();

@@ -41,6 +41,12 @@ std::string load_line(const Simulation& sim, const Communicator& comm);
 // The `import:` line of the run (DESIGN.md §4; format fixed by issue 4).
 std::string import_summary_line(const Simulation& sim, const Communicator& comm);
 
+// CUDA backend: what its rebuilds after setup copied from the device to the host, per rank
+// (ImportCounts::device_to_host_bytes: counts, flags and message buffers): mean and max per
+// rebuild, and per owned particle. Empty for the host backend or without such rebuilds.
+// Collective.
+std::string device_transfer_line(const Simulation& sim, const Communicator& comm);
+
 double peak_memory_mib();
 
 // Per-rank import counts at every rebuild as CSV (step,rank,ghosts,tower,plate,

@@ -369,6 +369,8 @@ int run_command(const RunOptions& options) {
     for (const std::string& line :
          end_of_run_report(*sim, comm, loop, sim->step() - first_step, timing))
       spdlog::info("{}", line);
+    if (const std::string line = device_transfer_line(*sim, comm); !line.empty())
+      spdlog::debug("{}", line);
     output->finish(*sim, timing, stopped);
     if (!deck.output.imports.empty()) {
       on_root(comm, [&] { write_import_csv(*sim, deck.output.imports); });  // errors: on all

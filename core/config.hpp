@@ -170,10 +170,11 @@ struct OutputSection {
 };
 
 // Not deck keys: choices of the CUDA backend that tests and benchmarks pin down (the environment
-// variables SCANMD_CUDA_NL_FILL and SCANMD_CUDA_REBUILD override them).
+// variables SCANMD_CUDA_NL_FILL, SCANMD_CUDA_REBUILD and SCANMD_CUDA_FUSE override them).
 struct CudaTuning {
   NeighborFill fill = NeighborFill::SegmentedScan;
   bool device_rebuild = true;  // rebuilds on the device; false: through the host (for comparison)
+  bool fuse = true;  // memsets of the step fused into its kernels; false: separate (for comparison)
 };
 
 // Lattice starts: where the lattice's sites are kept (LAMMPS `region` + `create_atoms`), in σ, in

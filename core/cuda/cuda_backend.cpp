@@ -36,6 +36,16 @@ namespace {
 using namespace cuda_step;
 
 // SCANMD_CUDA_REBUILD=host|device applied to `configured` (cuda.device_rebuild).
+// SCANMD_CUDA_FUSE=0|1 applied to `configured` (cuda.fuse).
+bool resolve_fuse(bool configured) {
+  const char* env = std::getenv("SCANMD_CUDA_FUSE");
+  if (env == nullptr || *env == '\0') return configured;
+  const std::string_view v(env);
+  if (v == "1") return true;
+  if (v == "0") return false;
+  throw std::runtime_error(fmt::format("SCANMD_CUDA_FUSE={}: expected 0 or 1", v));
+}
+
 bool resolve_device_rebuild(bool configured) {
   const char* env = std::getenv("SCANMD_CUDA_REBUILD");
   if (env == nullptr || *env == '\0') return configured;
@@ -63,6 +73,7 @@ class CudaBackend final : public StepBackend {
         half_skin_(0.5 * s.config.neighbor.skin),
         full_shell_(s.config.decomposition.method == Method::FullShell),
         device_rebuild_(resolve_device_rebuild(s.config.cuda.device_rebuild)),
+        fuse_(resolve_fuse(s.config.cuda.fuse)),
         domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()),
         geometry_(
             ExportSelector(s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff())
@@ -72,10 +83,12 @@ class CudaBackend final : public StepBackend {
         halo_(s.comm, s.config.decomposition.method, mpi_cuda_aware()),
         migration_(s.comm, mpi_cuda_aware()),
         description_(fmt::format(
-            "CUDA on {}; MPI: {}; neighbour fill: {}; rebuilds: {}", device_name(device),
-            mpi_path_name(mpi_cuda_aware()), fill_description(list_.fill()),
+            "CUDA on {}; MPI: {}; neighbour fill: {}; rebuilds: {}; zeroing fused into the step's "
+            "kernels: {}",
+            device_name(device), mpi_path_name(mpi_cuda_aware()), fill_description(list_.fill()),
             device_rebuild_ ? "on the device"
-                            : "migration and halo plan on the host (SCANMD_CUDA_REBUILD=host)")) {
+                            : "migration and halo plan on the host (SCANMD_CUDA_REBUILD=host)",
+            fuse_ ? "yes" : "no (SCANMD_CUDA_FUSE=0)")) {
     if (types_ > 1) {  // per-type tables in device memory; one species passes scalars
       const std::vector<double> dtf = half_kick_factors(dt_, s.species.mass);
       ensure(pair_table_, s.species.lj.size());
@@ -106,11 +119,12 @@ class CudaBackend final : public StepBackend {
     domain_.take_census(host_);
     host_current_ = true;
     on_device_ = false;
+    moved_zero_ = false;
   }
 
   bool kick_drift(std::uint64_t step) override {
     step_now_ = static_cast<long long>(step) + 1;
-    flags_.reset(&flags_.device()->moved, 1, stream());
+    if (!moved_zero_) flags_.reset(&flags_.device()->moved, 1, stream());
     const IntegrateArgs a{particles_.x.data(),
                           particles_.v.data(),
                           particles_.image.data(),
@@ -127,8 +141,11 @@ class CudaBackend final : public StepBackend {
                           particles_.id.data(),
                           langevin_,
                           step,
-                          flags_.device()};
+                          flags_.device(),
+                          fuse_ ? particles_.f.data() : nullptr};
     launch_initial_integrate(a, stream());
+    owned_f_zero_ = fuse_;
+    moved_zero_ = false;
     host_current_ = false;
     synchronize();
     return flags_.host().moved != 0;
@@ -139,6 +156,7 @@ class CudaBackend final : public StepBackend {
     synchronize();
     const std::uint64_t d2h_before = transfers().d2h;
     ImportCounts counts = device_rebuild_ ? rebuild_on_device(step) : rebuild_through_host(step);
+    owned_f_zero_ = ghost_f_zero_ = true;  // both paths zero every force (resize_ghosts, upload)
     counts.device_to_host_bytes = static_cast<long long>(transfers().d2h - d2h_before);
     return counts;
   }
@@ -152,22 +170,27 @@ class CudaBackend final : public StepBackend {
   }
 
   void forward() override {
+    DeviceFlags* fused = fuse_ ? flags_.device() : nullptr;
+    ghost_f_zero_ = totals_zero_ = fuse_;
     if (!halo_.remote()) {
       events_.begin(Phase::Forward, stream());
-      halo_.forward_local(particles_, stream());
+      halo_.forward_local(particles_, fused, stream());
       events_.end(stream());
       return;
     }
     synchronize();
     ScopedTimer t(timers_, Phase::Forward);
-    halo_.forward_remote(particles_, stream());
+    halo_.forward_remote(particles_, fused, stream());
   }
 
   void compute_forces(bool with_energy) override {
     force_step_ = step_now_;
     events_.begin(Phase::Pair, stream());
-    particles_.zero_forces(stream());
-    flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy[2], virial[2]
+    // Zeroed already when the step's kernels did it (fused: kick_drift the owned forces, forward
+    // the ghost forces and the totals); else here.
+    if (!(owned_f_zero_ && ghost_f_zero_)) particles_.zero_forces(stream());
+    if (!totals_zero_) flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy, virial
+    owned_f_zero_ = ghost_f_zero_ = totals_zero_ = false;
     const ForceArgs a{particles_.x.data(),
                       particles_.shift.data(),
                       particles_.id.data(),
@@ -212,8 +235,10 @@ class CudaBackend final : public StepBackend {
                      0.5 * dt_,
                      langevin_,
                      step,
-                     flags_.device()};
+                     flags_.device(),
+                     fuse_};
     launch_final_integrate(a, stream());
+    moved_zero_ = fuse_ && particles_.n_owned > 0;  // (no launch without particles)
     host_current_ = false;
   }
 
@@ -392,6 +417,10 @@ class CudaBackend final : public StepBackend {
   double dt_, mass_, half_skin_;
   bool full_shell_;
   bool device_rebuild_;
+  bool fuse_;  // zeroing fused into the step's kernels (fewer launches per step)
+  // What the last kernels zeroed for the next call (fused): flags->moved (kick), the owned forces
+  // (kick_drift), the ghost forces and the force totals (forward); rebuilds zero all forces.
+  bool moved_zero_ = false, owned_f_zero_ = false, ghost_f_zero_ = false, totals_zero_ = false;
   Stream stream_;
   DeviceFlagsMirror flags_;
   EventTimer events_;

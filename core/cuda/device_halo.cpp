@@ -101,13 +101,14 @@ ImportCounts DeviceHalo::make_plan(DeviceParticles& p, const ExportGeometry& geo
   return counts;
 }
 
-void DeviceHalo::forward_local(DeviceParticles& p, cudaStream_t stream) {
+void DeviceHalo::forward_local(DeviceParticles& p, DeviceFlags* fused, cudaStream_t stream) {
   launch_pack_positions(p.x.data(), export_index_.data(), m_, self_, send_x_.data(),
-                        p.x.data() + p.n_owned, stream);
+                        p.x.data() + p.n_owned, p.f.data() + p.n_owned, p.n - p.n_owned, fused,
+                        stream);
 }
 
-void DeviceHalo::forward_remote(DeviceParticles& p, cudaStream_t stream) {
-  forward_local(p, stream);
+void DeviceHalo::forward_remote(DeviceParticles& p, DeviceFlags* fused, cudaStream_t stream) {
+  forward_local(p, fused, stream);
   Vec3* ghosts = p.x.data() + p.n_owned;
   if (cuda_aware_) {
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (forward pack)");

@@ -46,10 +46,11 @@ class DeviceHalo {
   bool reverse_needed() const { return reverse_; }
   const std::uint32_t* export_index() const { return export_index_.data(); }
 
-  // Forward exchange without other ranks (asynchronous).
-  void forward_local(DeviceParticles& p, cudaStream_t stream);
+  // Forward exchange without other ranks (asynchronous). `fused` not null: the pack kernel also
+  // zeroes the ghost forces and fused->pairs, energy, virial (the force call's zeroing).
+  void forward_local(DeviceParticles& p, DeviceFlags* fused, cudaStream_t stream);
   // Forward exchange with other ranks; returns with the ghosts in place (synchronises).
-  void forward_remote(DeviceParticles& p, cudaStream_t stream);
+  void forward_remote(DeviceParticles& p, DeviceFlags* fused, cudaStream_t stream);
   // Reverse exchange without other ranks (asynchronous).
   void reverse_local(DeviceParticles& p, DeviceFlags* flags, cudaStream_t stream);
   // Reverse exchange with other ranks; returns with the owners' sums done (synchronises).

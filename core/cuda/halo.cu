@@ -4,7 +4,9 @@
 //           host packs it. The entries a rank sends to itself (periodic images of its own
 //           particles) go straight into their ghost slots too, so a single rank never leaves
 //           the device; the remote parts cross to the host (or go to MPI directly when it is
-//           CUDA-aware) in device_halo.cpp.
+//           CUDA-aware) in device_halo.cpp. Fused (CudaTuning::fuse): the same kernel zeroes
+//           the ghost forces and the force call's totals, which would otherwise be two memsets
+//           of compute_forces (fewer launches per step for small systems).
 // reverse   f[export_index[k]] += force on the ghost of entry k: read from the ghost slot for
 //           self entries, from `recv` (what the other ranks sent back) otherwise. Several
 //           entries can name one owned particle, hence atomics; each add is checked for int64
@@ -29,8 +31,17 @@ unsigned blocks_for(std::uint64_t n) {
 
 __global__ void __launch_bounds__(kThreads)
     pack_positions_kernel(const Vec3* x, const std::uint32_t* export_index, std::uint32_t m,
-                          SelfPart self, Vec3* send, Vec3* ghost_x) {
+                          SelfPart self, Vec3* send, Vec3* ghost_x, Fix3* ghost_f,
+                          std::uint32_t ghosts, DeviceFlags* fused) {
   const std::uint32_t k = blockIdx.x * kThreads + threadIdx.x;
+  if (fused != nullptr) {
+    if (k < ghosts) ghost_f[k] = Fix3{0, 0, 0};
+    if (k == 0) {
+      fused->pairs = 0;
+      fused->energy[0] = fused->energy[1] = 0;
+      fused->virial[0] = fused->virial[1] = 0;
+    }
+  }
   if (k >= m) return;
   const Vec3 xk = x[export_index[k]];
   send[k] = xk;
@@ -56,10 +67,12 @@ __global__ void __launch_bounds__(kThreads)
 }  // namespace
 
 void launch_pack_positions(const Vec3* x, const std::uint32_t* export_index, std::uint32_t m,
-                           SelfPart self, Vec3* send, Vec3* ghost_x, cudaStream_t stream) {
-  if (m == 0) return;
-  pack_positions_kernel<<<blocks_for(m), kThreads, 0, stream>>>(x, export_index, m, self, send,
-                                                                ghost_x);
+                           SelfPart self, Vec3* send, Vec3* ghost_x, Fix3* ghost_f,
+                           std::uint32_t ghosts, DeviceFlags* fused, cudaStream_t stream) {
+  const std::uint32_t threads = fused != nullptr ? (m > ghosts ? m : ghosts) : m;
+  if (threads == 0 && fused == nullptr) return;
+  pack_positions_kernel<<<blocks_for(threads > 0 ? threads : 1), kThreads, 0, stream>>>(
+      x, export_index, m, self, send, ghost_x, ghost_f, ghosts, fused);
   kernels::cuda::check(cudaGetLastError(), "pack_positions_kernel launch");
 }
 

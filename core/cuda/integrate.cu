@@ -52,6 +52,7 @@ __global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateAr
     a.x[i] = x;
     a.v[i] = v;
     a.image[i] = image;
+    if (a.zero_f) a.zero_f[i] = Fix3{0, 0, 0};  // read above (a.f is the same array)
     if (!inside_box(x, a.box.length)) atomic_min_index(&a.flags->bad_position, i);
     moved = moved_beyond_limit(x, a.x_build[i], a.box, a.moved_sq, a.images);
   }
@@ -65,6 +66,7 @@ __global__ void __launch_bounds__(kThreads) initial_integrate_kernel(IntegrateAr
 
 __global__ void __launch_bounds__(kThreads) final_integrate_kernel(KickArgs a) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (a.reset_moved && i == 0) a.flags->moved = 0;
   __int128 work = 0;
   if (i < a.n_owned) {
     Vec3 vi = a.v[i];

@@ -67,6 +67,7 @@ struct IntegrateArgs {
   LangevinView langevin;    // inactive (drag null): plain velocity Verlet
   std::uint64_t step;       // Langevin counter of this kick
   DeviceFlags* flags;
+  Fix3* zero_f;             // fused: f[i] zeroed once the half kick has read it; null: kept
 };
 // verlet_initial + wrap + position check + moved_beyond_limit (flags->moved).
 void launch_initial_integrate(const IntegrateArgs& a, cudaStream_t stream);
@@ -90,6 +91,7 @@ struct KickArgs {
   LangevinView langevin;
   std::uint64_t step;
   DeviceFlags* flags;
+  bool reset_moved;  // fused: flags->moved = 0 for the next kick_drift (block 0, thread 0)
 };
 void launch_final_integrate(const KickArgs& a, cudaStream_t stream);
 // v ← factor · v (Nosé–Hoover).
@@ -256,9 +258,12 @@ void launch_census(const std::uint64_t* id, std::uint32_t n_owned, DeviceFlags* 
 struct SelfPart {
   std::uint32_t send_offset, recv_offset, count;
 };
-// send[k] = x[export_index[k]] for k < m; self entries also straight into ghost_x.
+// send[k] = x[export_index[k]] for k < m; self entries also straight into ghost_x. Fused (the
+// force call's zeroing, when `fused` is not null): ghost_f[k] = 0 for k < ghosts, and the force
+// call's totals fused->pairs, energy, virial = 0.
 void launch_pack_positions(const Vec3* x, const std::uint32_t* export_index, std::uint32_t m,
-                           SelfPart self, Vec3* send, Vec3* ghost_x, cudaStream_t stream);
+                           SelfPart self, Vec3* send, Vec3* ghost_x, Fix3* ghost_f,
+                           std::uint32_t ghosts, DeviceFlags* fused, cudaStream_t stream);
 // f[export_index[k]] += (self entry ? ghost_f[recv slot] : recv[k]), overflow-checked.
 void launch_sum_ghost_forces(Fix3* f, const Fix3* ghost_f, const Fix3* recv,
                              const std::uint32_t* export_index, std::uint32_t m, SelfPart self,

@@ -108,6 +108,13 @@ inline Config config(dim3 grid, dim3 block, std::size_t shared_bytes = 0,
 // error cudaGetLastError() returns, as a failed launch does.
 void run_grid(const Config& c, const char* kernel, const std::function<void()>& body);
 
+// What the program asked of the device so far (tests count the operations of a time step):
+// kernel launches, memsets and copies (cudaMemset*, cudaMemcpy*).
+struct OpCounts {
+  unsigned long long launches = 0, memsets = 0, copies = 0;
+};
+OpCounts op_counts();
+
 }  // namespace scanmd_emu
 
 #define threadIdx (::scanmd_emu::g_thread->idx)

@@ -319,7 +319,16 @@ const std::uint64_t* warp_exchange(unsigned mask, std::uint64_t value) {
   return warp.result[generation % 2];
 }
 
+namespace {
+OpCounts g_ops;
+}  // namespace
+
+OpCounts op_counts() {
+  return g_ops;
+}
+
 void run_grid(const Config& c, const char* kernel, const std::function<void()>& body) {
+  ++g_ops.launches;
   const std::uint64_t threads = std::uint64_t{c.block.x} * c.block.y * c.block.z;
   const std::uint64_t blocks = std::uint64_t{c.grid.x} * c.grid.y * c.grid.z;
   if (blocks == 0 || threads == 0 || threads > 1024 || c.block.z > 64 || c.grid.y > 65535 ||
@@ -460,6 +469,7 @@ cudaError_t cudaFreeHost(void* p) {
   return cudaFree(p);
 }
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind) {
+  ++scanmd_emu::g_ops.copies;
   if (bytes > 0 && (dst == nullptr || src == nullptr)) return fail_with(cudaErrorInvalidValue);
   if (bytes > 0) std::memmove(dst, src, bytes);
   return cudaSuccess;
@@ -469,6 +479,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
   return cudaMemcpy(dst, src, bytes, kind);
 }
 cudaError_t cudaMemset(void* p, int value, std::size_t bytes) {
+  ++scanmd_emu::g_ops.memsets;
   if (bytes > 0 && p == nullptr) return fail_with(cudaErrorInvalidValue);
   if (bytes > 0) std::memset(p, value, bytes);
   return cudaSuccess;

@@ -30,6 +30,14 @@
 #include "core/cuda/device_memory.hpp"
 #include "decomposition/census.hpp"
 #endif
+#if defined(SCANMD_TEST_EMU)
+namespace scanmd_emu {  // tests/emu/cuda_emu.hpp: what the emulated device was asked to do
+struct OpCounts {
+  unsigned long long launches = 0, memsets = 0, copies = 0;
+};
+OpCounts op_counts();
+}  // namespace scanmd_emu
+#endif
 #include "core/simulation.hpp"
 #include "tests/core/test_support.hpp"
 
@@ -363,6 +371,47 @@ TEST(CudaBackend, RebuildCopiesNoParticlesToTheHost) {
   }
   for (const auto& [bytes, owned] : host)
     EXPECT_GE(bytes, 96 * owned * 9 / 10) << "the host path downloads every owned particle";
+}
+
+// The step's zeroing fused into its kernels (CudaTuning::fuse, SCANMD_CUDA_FUSE): the same bits
+// with and without, and on the emulator, which counts what the device was asked to do, three
+// operations fewer per ordinary step (the memsets of the skin flag, the forces and the force
+// totals).
+TEST(CudaBackend, FusedStepSameBitsFewerOperations) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  for (Method m : {Method::HalfShell, Method::FullShell}) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    SimulationConfig cfg = melt(6, 60, 20);
+    cfg.decomposition.method = m;
+    const RunResult host = run(comm, cfg, Backend::Host);
+    [[maybe_unused]] long long ops[2] = {0, 0};
+    for (const bool fuse : {false, true}) {
+      cfg.cuda.fuse = fuse;
+#if defined(SCANMD_TEST_EMU)
+      const scanmd_emu::OpCounts before = scanmd_emu::op_counts();
+#endif
+      expect_same_run(host, run(comm, cfg, Backend::Cuda));
+#if defined(SCANMD_TEST_EMU)
+      const scanmd_emu::OpCounts after = scanmd_emu::op_counts();
+      ops[fuse] = static_cast<long long>((after.launches - before.launches) +
+                                         (after.memsets - before.memsets) +
+                                         (after.copies - before.copies));
+#endif
+    }
+#if defined(SCANMD_TEST_EMU)
+    // Every step without a rebuild saves three; the first step after setup has no fused kick
+    // before it (one fewer); rebuild steps save the skin flag's.
+    const long long ordinary = cfg.run.steps - (host.rebuilds - 1);
+    EXPECT_GE(ops[0] - ops[1], 3 * ordinary - 1)
+        << "unfused " << ops[0] << " operations, fused " << ops[1];
+    if (comm.rank() == 0)
+      std::printf("[ rank 0   ] %s: %lld device operations unfused, %lld fused, over %lld steps\n",
+                  std::string(method_name(m)).c_str(), ops[0], ops[1],
+                  static_cast<long long>(cfg.run.steps));
+#endif
+  }
 }
 
 #if defined(SCANMD_TEST_DEVICE_API)
