@@ -106,7 +106,7 @@ std::string device_transfer_line(const Simulation& sim, const Communicator& comm
   const double mean = static_cast<double>(sum) / (static_cast<double>(rebuilds) * comm.size());
   return fmt::format(
       "device to host per rebuild and rank: mean {:.0f} B, max {} B ({:.2f} B per owned "
-      "particle; counts, flags and message buffers)",
+      "particle)",
       mean, most, owned > 0 ? mean * comm.size() / static_cast<double>(owned) : 0.0);
 }
 

@@ -28,12 +28,16 @@
 #   env       GPU, driver, gpu_probe, `scanmd info`
 #   kernels   kernels/ tests (scan, segmented scan, compaction, counting sort) on the GPU
 #   gpu       tests/gpu: gpu_sim on 1 rank (host vs CUDA: state hash, thermo and force bits,
-#             neighbour lists, all methods, both fills, errors) and the comparisons on 2 ranks
+#             neighbour lists, all methods, both fills, errors), the comparisons on 2 ranks, and
+#             on 3 and 4 ranks every method with and without thermostats, load balancing and
+#             the device-to-host bytes of a rebuild (the ranks share the GPU)
 #   compare   `scanmd run` host vs `--backend cuda`, `state hash:` lines side by side: 864 and
-#             32 000 atoms, 1 and 2 ranks, half shell and neutral territory
+#             32 000 atoms, 1 to 4 ranks, half shell, neutral territory and midpoint
 #   sanitize  compute-sanitizer memcheck and racecheck on gpu_sim's CudaSanitize.* run
 #   bench     bench/md/run.sh: 64 000 / 1 M / 8 M MDPairLJ, steps/s, particle-steps/s, phases,
-#             vs the HOOMD-blue anchor and the targets; neighbour-list placement comparison
+#             vs the HOOMD-blue anchor and the targets; neighbour-list placement comparison;
+#             bench/md/ranks.sh: rebuilds on the device vs through the host on 2 ranks (speed,
+#             bytes per rebuild), fused vs unfused step zeroing (steps/s at 4 000 and 64 000)
 #   kbench    kernels/ benchmarks (ours vs CUB vs copy bandwidth)
 #
 # Usage:
@@ -46,6 +50,7 @@
 # sanitize ~2-4 min, bench ~2-3 min, kbench ~1-2 min. If one 600 s call is too short, split it:
 #   SECTIONS="env kernels gpu compare sanitize" bash scripts/gpu-check.sh run
 #   SECTIONS="bench kbench" bash scripts/gpu-check.sh run
+# (bench alone may need its own call: bench/md/run.sh ~3 min, bench/md/ranks.sh ~3-5 min.)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -286,7 +291,11 @@ do_run() {
       gpu)
         step "gpu_sim (1 rank)" 300 "$dist/gpu_sim" --gtest_color=no
         step "gpu_sim (2 ranks)" 300 "${mpirun[@]}" "$dist/gpu_sim" --gtest_color=no \
-          --gtest_filter='CudaBackend.HashEquals*:CudaNeighborList.*'
+          --gtest_filter='CudaBackend.HashEquals*:CudaBackend.RebuildCopies*:CudaNeighborList.*'
+        for np in 3 4; do
+          step "gpu_sim ($np ranks)" 300 "$dist/openmpi/bin/mpirun" -np $np "$dist/gpu_sim" --gtest_color=no \
+            --gtest_filter='CudaBackend.HashEqualsHostMelt864:CudaBackend.HashEqualsHostAllMethodsAndFills:CudaBackend.HashEqualsHostMethodsWithThermostats:CudaBackend.HashEqualsHostWithLoadBalancing:CudaBackend.RebuildCopiesNoParticlesToTheHost'
+        done
         ;;
       compare)
         compare_hash melt864 1 "$ROOT/tests/gpu/melt_864.toml"
@@ -294,6 +303,8 @@ do_run() {
         compare_hash melt864-np2-nt 2 "$ROOT/tests/gpu/melt_864.toml" --set decomposition.method=neutral-territory
         compare_hash melt32000 1 "$ROOT/tests/gpu/melt_864.toml" --set 'system.cells=[20,20,20]'
         compare_hash melt32000-np2 2 "$ROOT/tests/gpu/melt_864.toml" --set 'system.cells=[20,20,20]'
+        compare_hash melt32000-np3-mid 3 "$ROOT/tests/gpu/melt_864.toml" --set 'system.cells=[20,20,20]' --set decomposition.method=midpoint
+        compare_hash melt32000-np4-nt 4 "$ROOT/tests/gpu/melt_864.toml" --set 'system.cells=[20,20,20]' --set decomposition.method=neutral-territory
         ;;
       sanitize)
         if [[ -f $dist/sanitizer.tar.gz ]] && ! command -v compute-sanitizer >/dev/null &&
@@ -307,6 +318,8 @@ do_run() {
       bench)
         step "bench/md" 360 env SCANMD="$dist/scanmd" NEIGHBORS="$dist/bench_md_neighbors" \
           LOGDIR="$work/bench-md" bash "$ROOT/bench/md/run.sh"
+        step "bench/md/ranks" 400 env SCANMD="$dist/scanmd" MPIRUN="$dist/openmpi/bin/mpirun" \
+          LOGDIR="$work/bench-ranks" bash "$ROOT/bench/md/ranks.sh"
         ;;
       kbench)
         step bench_kernels_cuda 150 "$dist/bench_kernels_cuda" --benchmark_color=false --benchmark_min_time=0.1
