@@ -27,9 +27,8 @@ Census Census::sum(const Communicator& comm, Census local) {
 
 void check_census(const Communicator& comm, const ParticleStore& p, const Census& expected,
                   long long step) {
-  check_census(comm, Census::take(comm, p), expected, step, [&] {
-    return std::vector<std::uint64_t>(p.id.begin(), p.id.begin() + p.n_owned);
-  });
+  check_census(comm, Census::take(comm, p), expected, step,
+               [&] { return std::vector<std::uint64_t>(p.id.begin(), p.id.begin() + p.n_owned); });
 }
 
 void check_census(const Communicator& comm, const Census& now, const Census& expected,

@@ -14,8 +14,6 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "core/domain.hpp"
-#include "core/integrator.hpp"
 #include "core/cuda/device_cell_list.hpp"
 #include "core/cuda/device_errors.hpp"
 #include "core/cuda/device_flags.hpp"
@@ -27,6 +25,8 @@
 #include "core/cuda/device_selection.hpp"
 #include "core/cuda/device_timing.hpp"
 #include "core/cuda/launch.hpp"
+#include "core/domain.hpp"
+#include "core/integrator.hpp"
 #include "decomposition/export_selection.hpp"
 
 namespace scanmd {
@@ -342,8 +342,8 @@ class CudaBackend final : public StepBackend {
     {
       ScopedTimer t(timers_, Phase::Plan);
       flags_.reset(&flags_.device()->tower, 2, stream());  // tower, plate
-      counts = halo_.make_plan(particles_, geometry_, domain_.coord(), scratch_,
-                               flags_.device(), stream());
+      counts = halo_.make_plan(particles_, geometry_, domain_.coord(), scratch_, flags_.device(),
+                               stream());
       particles_.mark_built(stream());
     }
     ScopedTimer t(timers_, Phase::Neigh);

@@ -31,9 +31,8 @@ void DeviceHalo::set_plan(const HaloExchange& halo, const DeviceParticles& p,
   upload(export_index_.data(), export_index, m_, stream);
 }
 
-ImportCounts DeviceHalo::make_plan(DeviceParticles& p, const ExportGeometry& geometry,
-                                   Int3 coord, Scratch& scratch, DeviceFlags* flags,
-                                   cudaStream_t stream) {
+ImportCounts DeviceHalo::make_plan(DeviceParticles& p, const ExportGeometry& geometry, Int3 coord,
+                                   Scratch& scratch, DeviceFlags* flags, cudaStream_t stream) {
   const std::uint32_t n = p.n_owned;
   const auto P = static_cast<std::uint32_t>(comm_.size());
   // 1. Export entries: count → exclusive scan → fill, in particle order.
@@ -81,10 +80,10 @@ ImportCounts DeviceHalo::make_plan(DeviceParticles& p, const ExportGeometry& geo
   const auto g = static_cast<std::uint32_t>(plan.recv_total);
   p.resize_ghosts(g, stream);
   const std::uint32_t o = p.n_owned;
-  launch_unpack_ghosts(recv_ghosts_.data(), g,
-                       {p.id.data() + o, p.type.data() + o, p.x.data() + o, p.home.data() + o,
-                        p.shift.data() + o},
-                       flags, stream);
+  launch_unpack_ghosts(
+      recv_ghosts_.data(), g,
+      {p.id.data() + o, p.type.data() + o, p.x.data() + o, p.home.data() + o, p.shift.data() + o},
+      flags, stream);
 
   sends_ = plan.sends;
   recvs_ = plan.recvs;

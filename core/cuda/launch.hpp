@@ -67,7 +67,7 @@ struct IntegrateArgs {
   LangevinView langevin;    // inactive (drag null): plain velocity Verlet
   std::uint64_t step;       // Langevin counter of this kick
   DeviceFlags* flags;
-  Fix3* zero_f;             // fused: f[i] zeroed once the half kick has read it; null: kept
+  Fix3* zero_f;  // fused: f[i] zeroed once the half kick has read it; null: kept
 };
 // verlet_initial + wrap + position check + moved_beyond_limit (flags->moved).
 void launch_initial_integrate(const IntegrateArgs& a, cudaStream_t stream);

@@ -38,9 +38,8 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 __global__ void __launch_bounds__(kThreads)
-    pack_migrants_kernel(const std::uint32_t* perm, std::uint32_t leavers,
-                         std::uint32_t stay_begin, std::uint32_t stay_count, OwnedArrays o,
-                         MigrantRecord* send) {
+    pack_migrants_kernel(const std::uint32_t* perm, std::uint32_t leavers, std::uint32_t stay_begin,
+                         std::uint32_t stay_count, OwnedArrays o, MigrantRecord* send) {
   const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (k >= leavers) return;
   const std::uint32_t i = perm[k < stay_begin ? k : k + stay_count];

@@ -350,7 +350,7 @@ TEST(CudaBackend, RebuildCopiesNoParticlesToTheHost) {
     for (const ImportSnapshot& s : sim.imports())
       if (s.step > 0)
         out.emplace_back(s.per_rank_counts[comm.rank()].device_to_host_bytes,
-                       static_cast<long long>(sim.particles().n_owned));
+                         static_cast<long long>(sim.particles().n_owned));
     EXPECT_GT(sim.rebuilds(), 2);
     return out;
   };
@@ -361,9 +361,10 @@ TEST(CudaBackend, RebuildCopiesNoParticlesToTheHost) {
   };
   const auto device = per_rebuild(true), host = per_rebuild(false);
   if (comm.rank() == 0)
-    std::printf("[ rank 0   ] device to host per rebuild and owned particle: %.1f bytes on the "
-                "device path, %.1f through the host\n",
-                mean_per_particle(device), mean_per_particle(host));
+    std::printf(
+        "[ rank 0   ] device to host per rebuild and owned particle: %.1f bytes on the "
+        "device path, %.1f through the host\n",
+        mean_per_particle(device), mean_per_particle(host));
   for (const auto& [bytes, owned] : device) {
     EXPECT_GT(bytes, 0) << "the counts cross at least";
     EXPECT_LT(bytes, 24 * owned) << "a device rebuild copied " << bytes << " bytes for " << owned
@@ -395,9 +396,9 @@ TEST(CudaBackend, FusedStepSameBitsFewerOperations) {
       expect_same_run(host, run(comm, cfg, Backend::Cuda));
 #if defined(SCANMD_TEST_EMU)
       const scanmd_emu::OpCounts after = scanmd_emu::op_counts();
-      ops[fuse] = static_cast<long long>((after.launches - before.launches) +
-                                         (after.memsets - before.memsets) +
-                                         (after.copies - before.copies));
+      ops[fuse] =
+          static_cast<long long>((after.launches - before.launches) +
+                                 (after.memsets - before.memsets) + (after.copies - before.copies));
 #endif
     }
 #if defined(SCANMD_TEST_EMU)
@@ -426,8 +427,7 @@ TEST(CudaCensus, DeviceSumsEqualHost) {
   std::uint64_t state = 12345;
   for (int i = 0; i < 1000; ++i) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
-    p.push_owned(i % 3 == 0 ? (state >> 1) : static_cast<std::uint64_t>(i + 1), 0, {}, {}, {},
-                 {});
+    p.push_owned(i % 3 == 0 ? (state >> 1) : static_cast<std::uint64_t>(i + 1), 0, {}, {}, {}, {});
   }
   auto device_census = [](const std::vector<std::uint64_t>& ids) {
     Stream stream;
@@ -438,8 +438,7 @@ TEST(CudaCensus, DeviceSumsEqualHost) {
     launch_census(d.data(), static_cast<std::uint32_t>(ids.size()), flags.device(), stream.get());
     flags.fetch(stream.get());
     const DeviceFlags& h = flags.host();
-    return Census{static_cast<long long>(h.census_count), wide(h.census_id),
-                  wide(h.census_id_sq)};
+    return Census{static_cast<long long>(h.census_count), wide(h.census_id), wide(h.census_id_sq)};
   };
   std::vector<std::uint64_t> ids(p.id.begin(), p.id.end());
   const Census host = Census::local(p);
