@@ -23,7 +23,6 @@ void DeviceHalo::set_plan(const HaloExchange& halo, const DeviceParticles& p,
     throw std::logic_error("backend cuda: self part of the halo plan is not symmetric");
   sends_ = plan.sends;
   recvs_ = plan.recvs;
-  recv_total_ = plan.recv_total;
   self_ = {static_cast<std::uint32_t>(plan.self_send.offset),
            static_cast<std::uint32_t>(plan.self_recv.offset),
            static_cast<std::uint32_t>(plan.self_send.count)};
@@ -87,7 +86,6 @@ ImportCounts DeviceHalo::make_plan(DeviceParticles& p, const ExportGeometry& geo
 
   sends_ = plan.sends;
   recvs_ = plan.recvs;
-  recv_total_ = plan.recv_total;
   self_ = {static_cast<std::uint32_t>(plan.self_send.offset),
            static_cast<std::uint32_t>(plan.self_recv.offset),
            static_cast<std::uint32_t>(plan.self_send.count)};
@@ -108,23 +106,9 @@ void DeviceHalo::forward_local(DeviceParticles& p, DeviceFlags* fused, cudaStrea
 
 void DeviceHalo::forward_remote(DeviceParticles& p, DeviceFlags* fused, cudaStream_t stream) {
   forward_local(p, fused, stream);
-  Vec3* ghosts = p.x.data() + p.n_owned;
-  if (cuda_aware_) {
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (forward pack)");
-    comm_.exchange(sends_, recvs_, reinterpret_cast<const std::byte*>(send_x_.data()),
-                   reinterpret_cast<std::byte*>(ghosts), sizeof(Vec3), HaloExchange::kForwardTag);
-    return;
-  }
-  h_send_x_.ensure(m_);
-  h_recv_x_.ensure(recv_total_);
-  copy_d2h(h_send_x_.data(), send_x_.data(), m_, stream);
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (forward pack)");
-  comm_.exchange(sends_, recvs_, reinterpret_cast<const std::byte*>(h_send_x_.data()),
-                 reinterpret_cast<std::byte*>(h_recv_x_.data()), sizeof(Vec3),
-                 HaloExchange::kForwardTag);
-  for (const MessagePart& part : recvs_)
-    copy_h2d(ghosts + part.offset, h_recv_x_.data() + part.offset, part.count, stream);
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (forward unpack)");
+  // Received straight into the ghost slots: they are laid out in receive order.
+  forward_exchange_.remote(comm_, sends_, recvs_, send_x_.data(), p.x.data() + p.n_owned,
+                           HaloExchange::kForwardTag, cuda_aware_, stream);
 }
 
 void DeviceHalo::reverse_local(DeviceParticles& p, DeviceFlags* flags, cudaStream_t stream) {
@@ -133,22 +117,10 @@ void DeviceHalo::reverse_local(DeviceParticles& p, DeviceFlags* flags, cudaStrea
 }
 
 void DeviceHalo::reverse_remote(DeviceParticles& p, DeviceFlags* flags, cudaStream_t stream) {
-  const Fix3* ghost_f = p.f.data() + p.n_owned;
-  if (cuda_aware_) {
-    comm_.exchange(recvs_, sends_, reinterpret_cast<const std::byte*>(ghost_f),
-                   reinterpret_cast<std::byte*>(send_f_.data()), sizeof(Fix3),
-                   HaloExchange::kReverseTag);
-  } else {
-    h_back_f_.ensure(recv_total_);
-    h_send_f_.ensure(m_);
-    copy_d2h(h_back_f_.data(), ghost_f, recv_total_, stream);
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (reverse)");
-    comm_.exchange(recvs_, sends_, reinterpret_cast<const std::byte*>(h_back_f_.data()),
-                   reinterpret_cast<std::byte*>(h_send_f_.data()), sizeof(Fix3),
-                   HaloExchange::kReverseTag);
-    for (const MessagePart& part : sends_)
-      copy_h2d(send_f_.data() + part.offset, h_send_f_.data() + part.offset, part.count, stream);
-  }
+  // The plan backwards: ghost forces (receive order) to the ranks that sent the ghosts, into
+  // the send-buffer layout of their export entries.
+  reverse_exchange_.remote(comm_, recvs_, sends_, p.f.data() + p.n_owned, send_f_.data(),
+                           HaloExchange::kReverseTag, cuda_aware_, stream);
   reverse_local(p, flags, stream);
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (reverse)");
 }

@@ -63,14 +63,13 @@ class DeviceHalo {
   bool reverse_;
   bool cuda_aware_;
   std::vector<MessagePart> sends_, recvs_;  // remote parts of the plan
-  std::size_t recv_total_ = 0;
   std::uint32_t m_ = 0;  // export entries (send buffer length)
   SelfPart self_{0, 0, 0};
   DeviceBuffer<std::uint32_t> export_index_;
   DeviceBuffer<Vec3> send_x_;
   DeviceBuffer<Fix3> send_f_;
-  PinnedBuffer<Vec3> h_send_x_, h_recv_x_;
-  PinnedBuffer<Fix3> h_back_f_, h_send_f_;
+  DeviceExchange<Vec3> forward_exchange_;
+  DeviceExchange<Fix3> reverse_exchange_;
   // make_plan: entries per owned particle and their scan; the entries; their order by
   // destination; the ghost records sent and received.
   DeviceBuffer<std::uint32_t> counts_, entry_offsets_;
