@@ -43,7 +43,10 @@ namespace {
 void wide_sum_op(void* in, void* inout, int* len, MPI_Datatype*) {
   auto* a = static_cast<const Wide*>(in);
   auto* b = static_cast<Wide*>(inout);
-  for (int i = 0; i < *len; ++i) b[i] += a[i];
+  // Modulo 2^128 (the census's sums of squared ids may wrap; signed overflow would be UB).
+  for (int i = 0; i < *len; ++i)
+    b[i] = static_cast<Wide>(static_cast<unsigned __int128>(b[i]) +
+                             static_cast<unsigned __int128>(a[i]));
 }
 
 template <class T>

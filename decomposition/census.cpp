@@ -10,13 +10,15 @@
 namespace scanmd {
 
 Census Census::local(const ParticleStore& p) {
-  Census c{static_cast<long long>(p.n_owned), 0, 0};
+  // Sums modulo 2^128 in unsigned arithmetic: ids are any uint64, so id² and the sums may wrap
+  // (the same on every rank and backend; signed overflow would be undefined).
+  unsigned __int128 sum = 0, sq = 0;
   for (std::size_t i = 0; i < p.n_owned; ++i) {
-    const Wide id = static_cast<Wide>(p.id[i]);
-    c.id_sum += id;
-    c.id_sq_sum += id * id;
+    const unsigned __int128 id = p.id[i];
+    sum += id;
+    sq += id * id;
   }
-  return c;
+  return {static_cast<long long>(p.n_owned), static_cast<Wide>(sum), static_cast<Wide>(sq)};
 }
 
 Census Census::sum(const Communicator& comm, Census local) {

@@ -1,5 +1,5 @@
 // "Nothing is lost": after every migration the global particle count and id set must be the
-// ones the run started with. The cheap test (count, Σid, Σid² in 128-bit integers) runs on
+// ones the run started with. The cheap test (count, Σid, Σid² modulo 2^128) runs on
 // every rebuild; only when it fails are all ids gathered to find and name the culprit.
 #pragma once
 

@@ -51,22 +51,24 @@ __device__ __forceinline__ unsigned long long warp_sum_u64(unsigned long long v)
   return v;  // lane 0
 }
 
-__device__ __forceinline__ __int128 shfl_down_wide(__int128 v, int delta) {
+template <class Wide128>
+__device__ __forceinline__ Wide128 shfl_down_wide(Wide128 v, int delta) {
   const unsigned __int128 u = static_cast<unsigned __int128>(v);
   const unsigned long long lo =
       __shfl_down_sync(kFullMask, static_cast<unsigned long long>(u), delta);
   const unsigned long long hi =
       __shfl_down_sync(kFullMask, static_cast<unsigned long long>(u >> 64), delta);
-  return static_cast<__int128>((static_cast<unsigned __int128>(hi) << 64) | lo);
+  return static_cast<Wide128>((static_cast<unsigned __int128>(hi) << 64) | lo);
 }
 
 // Sum over the block (blockDim.x == kThreads, a multiple of 32); valid in thread 0. Starts with
-// a barrier so that consecutive calls may reuse the shared slots.
-template <int kThreads>
-__device__ __forceinline__ __int128 block_sum_wide(__int128 v) {
+// a barrier so that consecutive calls may reuse the shared slots. Wide128: __int128, or
+// unsigned __int128 for sums that may wrap (the census).
+template <int kThreads, class Wide128 = __int128>
+__device__ __forceinline__ Wide128 block_sum_wide(Wide128 v) {
   static_assert(kThreads % 32 == 0 && kThreads <= 1024);
   constexpr int kWarps = kThreads / 32;
-  __shared__ __int128 s_warp[kWarps];
+  __shared__ Wide128 s_warp[kWarps];
   const int lane = static_cast<int>(threadIdx.x & 31u);
   const int warp = static_cast<int>(threadIdx.x >> 5);
 #pragma unroll
@@ -74,9 +76,9 @@ __device__ __forceinline__ __int128 block_sum_wide(__int128 v) {
   __syncthreads();
   if (lane == 0) s_warp[warp] = v;
   __syncthreads();
-  __int128 total = 0;
+  Wide128 total = 0;
   if (warp == 0) {
-    total = lane < kWarps ? s_warp[lane] : static_cast<__int128>(0);
+    total = lane < kWarps ? s_warp[lane] : static_cast<Wide128>(0);
 #pragma unroll
     for (int d = 16; d > 0; d >>= 1) total += shfl_down_wide(total, d);
   }

@@ -71,9 +71,9 @@ __global__ void __launch_bounds__(kThreads)
 __global__ void __launch_bounds__(kThreads)
     census_kernel(const std::uint64_t* id, std::uint32_t n_owned, DeviceFlags* flags) {
   const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  __int128 sum = 0, sq = 0;
+  unsigned __int128 sum = 0, sq = 0;  // modulo 2^128, as Census::local
   if (i < n_owned) {
-    sum = static_cast<__int128>(id[i]);
+    sum = id[i];
     sq = sum * sum;
   }
   sum = block_sum_wide<kThreads>(sum);
@@ -82,8 +82,8 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * kThreads;
     const std::uint64_t count = n_owned - first < kThreads ? n_owned - first : kThreads;
     atomicAdd(&flags->census_count, static_cast<unsigned long long>(count));
-    atomic_add_wide(flags->census_id, sum);
-    atomic_add_wide(flags->census_id_sq, sq);
+    atomic_add_wide(flags->census_id, static_cast<__int128>(sum));
+    atomic_add_wide(flags->census_id_sq, static_cast<__int128>(sq));
   }
 }
 

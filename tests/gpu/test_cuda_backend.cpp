@@ -416,9 +416,9 @@ TEST(CudaBackend, FusedStepSameBitsFewerOperations) {
 }
 
 #if defined(SCANMD_TEST_DEVICE_API)
-// The census on the device: count, Σ id and Σ id² as exact 128-bit sums, equal to the host's
-// Census::local for ids up to 2^63 (the carries of both words), and different when one id is
-// duplicated in place of another.
+// The census on the device: count, Σ id and Σ id² as exact sums modulo 2^128, equal to the
+// host's Census::local for ids up to 2^64 − 1 (the carries of both words, and wrapping sums),
+// and different when one id is duplicated in place of another.
 TEST(CudaCensus, DeviceSumsEqualHost) {
   if (const std::string why = no_gpu_reason(); !why.empty())
     GTEST_SKIP() << "no CUDA device: " << why;
@@ -427,7 +427,7 @@ TEST(CudaCensus, DeviceSumsEqualHost) {
   std::uint64_t state = 12345;
   for (int i = 0; i < 1000; ++i) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
-    p.push_owned(i % 3 == 0 ? (state >> 1) : static_cast<std::uint64_t>(i + 1), 0, {}, {}, {}, {});
+    p.push_owned(i % 3 == 0 ? state : static_cast<std::uint64_t>(i + 1), 0, {}, {}, {}, {});
   }
   auto device_census = [](const std::vector<std::uint64_t>& ids) {
     Stream stream;
