@@ -18,12 +18,16 @@ namespace scanmd {
 
 namespace {
 
-// Bytes per particle of the structures sized by owned + ghost particles, and per owned one.
-constexpr double kStoreBytes = 144.0 * 9.0 / 8.0;  // ParticleStore, grown by an eighth
-constexpr double kCellListBytes = 88.0;     // binning position, cell, key, order, sort scratch
-constexpr double kListScratchBytes = 56.0;  // ranks, cell-order positions, homes, counts
-constexpr double kHaloBytes = 32.0;         // export lists, ghost records (per owned)
-constexpr double kListEntryBytes = 4.0 * 9.0 / 8.0;
+// Bytes per particle of the structures (README "Memory per particle"), grown by an eighth where
+// the arrays keep that slack.
+constexpr double kOwnedStoreBytes = 144.0 * 9.0 / 8.0;  // id, type, x, v, image, f, home, shift,
+                                                        // x_build
+constexpr double kGhostStoreBytes = 84.0 * 9.0 / 8.0;   // id, type, x, f, home, shift
+constexpr double kCellListBytes = 10.0;     // cell key and order per particle (owned + ghosts)
+constexpr double kListScratchBytes = 46.0;  // the list build's arrays per particle, freed after it
+constexpr double kHaloBytes = 8.0;          // export index and send buffers (per owned)
+constexpr double kRowBytes = 8.0;           // list row offsets (per owned)
+constexpr double kListEntryBytes = 4.0;     // capacity beyond the entries is never touched
 constexpr double kCellBytes = 8.0;
 constexpr double kHashRecordBytes = 56.0;
 constexpr double kOutputRowBytes = 160.0;
@@ -174,15 +178,19 @@ MemoryEstimate estimate_rank_memory(const SimulationConfig& c, const RankGrid& g
   e.cells = std::min(e.cells, kMaxCellsPerRank);
 
   const double all = e.owned + e.ghosts;
-  double bytes = kLibraryBytes + all * (kStoreBytes + kCellListBytes + kListScratchBytes) +
-                 e.owned * kHaloBytes + e.list_entries * kListEntryBytes + e.cells * kCellBytes;
-  // At the end of the run: the state hash's records (gathered onto rank 0), output blocks.
+  // Resident from the first build on: the particles, their cells, the halo plan and the list.
+  double bytes = kLibraryBytes + e.owned * kOwnedStoreBytes + e.ghosts * kGhostStoreBytes +
+                 all * kCellListBytes + e.owned * (kHaloBytes + kRowBytes) +
+                 e.list_entries * kListEntryBytes + e.cells * kCellBytes;
+  // On top of that, one at a time: the list build's arrays (freed after each build), or at the
+  // end of the run the state hash's records (rank 0 receives rounds of at most 65 536 records)
+  // and the output blocks, or at the start a data file's particles.
   double end = e.owned * kHashRecordBytes;
-  if (rank == 0 && P > 1) end += particles * kHashRecordBytes;
+  if (rank == 0 && P > 1) end += std::min(particles, 65536.0) * kHashRecordBytes;
   if (!c.output.trajectory.empty() || !c.output.checkpoint.empty())
     end += particles / P * kOutputRowBytes;
   if (rank == 0 && !c.output.data_file.empty()) end += particles * kDataFileAtomBytes;
-  bytes += end + start_particles * kStartParticleBytes;
+  bytes += std::max({all * kListScratchBytes, end, start_particles * kStartParticleBytes});
   // A tenth more for what the terms above leave out (allocator rounding, thread scratch).
   e.bytes = kLibraryBytes + 1.1 * (bytes - kLibraryBytes);
   e.cell_bytes = 1.1 * e.cells * kCellBytes;

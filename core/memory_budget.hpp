@@ -8,20 +8,21 @@
 //               liquid is counted full
 //   ghosts      ρ·V_import(method, b, R), the analytic import volume of DESIGN.md §4
 //   list        owned · ρ·(4/3)πR³ entries (half of them, or all for full shell), 4 bytes
-//               each plus the eighth of slack the build keeps
-//   per particle (owned + ghosts) · 306 B: the particle store (144 B + an eighth), cell list
-//               and its sort (88 B), list-build scratch (56 B); owned · 32 B of halo plan
+//               each (capacity beyond them is never touched), 8 B of row offsets per owned
+//   particles   the particle store (owned 144 B, ghosts 84 B, + an eighth), cell key and
+//               order (10 B per owned + ghost), halo plan (8 B per owned)
 //   cells       the padded box in cells of edge R/2, 8 B each (offsets, histogram), at most
 //               the 2^30 a rank may hold (more is the cell-count check's error)
-//   end of run  the state hash's records (56 B per owned particle; rank 0 gathers all N when
-//               there are several ranks), the output blocks of a trajectory or checkpoint
-//               (160 B per row of this rank's block), a data file gathered on rank 0 (80 B per
-//               particle)
+// and, on top, the largest of what is held only for a while:
+//   list build  46 B per owned + ghost particle, freed after each build
+//   end of run  the state hash's records (56 B per owned particle; rank 0 receives rounds of
+//               at most 65 536), the output blocks of a trajectory or checkpoint (160 B per row
+//               of this rank's block), a data file gathered on rank 0 (80 B per particle)
 //   start       a data file's particles, held by every rank until setup (72 B each)
 //   libraries   25 MiB per process (MPI, HDF5, the executable)
-// and a tenth more for allocator rounding and scratch. The sizes follow the structures and the
-// README's heaptrack table; the estimate lands within about 5% of the measured peak resident
-// memory (4000 to 256 000 particles, 1 and 2 ranks; test app.memory_estimate).
+// and a tenth more for allocator rounding and scratch. The sizes are the README's table
+// ("Memory per particle", valgrind massif); the estimate stays above the measured peak resident
+// memory, by 10-30% (32 000 to 500 000 particles, 1 and 2 ranks; test app.memory_estimate).
 //
 // Available to a node: MemAvailable of /proc/meminfo, lowered to the room left under any cgroup
 // memory limit of this process (v2: memory.max − memory.current + its reclaimable file cache,
