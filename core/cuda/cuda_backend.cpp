@@ -35,25 +35,15 @@ namespace {
 
 using namespace cuda_step;
 
-// SCANMD_CUDA_REBUILD=host|device applied to `configured` (cuda.device_rebuild).
-// SCANMD_CUDA_FUSE=0|1 applied to `configured` (cuda.fuse).
-bool resolve_fuse(bool configured) {
-  const char* env = std::getenv("SCANMD_CUDA_FUSE");
+// A switch from the environment applied to `configured`: `name`=`on` or `off`; unset or empty
+// keeps `configured`; anything else is an error naming both choices.
+bool env_switch(const char* name, bool configured, std::string_view on, std::string_view off) {
+  const char* env = std::getenv(name);
   if (env == nullptr || *env == '\0') return configured;
   const std::string_view v(env);
-  if (v == "1") return true;
-  if (v == "0") return false;
-  throw std::runtime_error(fmt::format("SCANMD_CUDA_FUSE={}: expected 0 or 1", v));
-}
-
-bool resolve_device_rebuild(bool configured) {
-  const char* env = std::getenv("SCANMD_CUDA_REBUILD");
-  if (env == nullptr || *env == '\0') return configured;
-  const std::string_view v(env);
-  if (v == "device") return true;
-  if (v == "host") return false;
-  throw std::runtime_error(
-      fmt::format("SCANMD_CUDA_REBUILD={}: expected \"device\" or \"host\"", v));
+  if (v == on) return true;
+  if (v == off) return false;
+  throw std::runtime_error(fmt::format("{}={}: expected \"{}\" or \"{}\"", name, v, on, off));
 }
 
 class CudaBackend final : public StepBackend {
@@ -72,8 +62,9 @@ class CudaBackend final : public StepBackend {
         mass_(s.species.mass.front()),
         half_skin_(0.5 * s.config.neighbor.skin),
         full_shell_(s.config.decomposition.method == Method::FullShell),
-        device_rebuild_(resolve_device_rebuild(s.config.cuda.device_rebuild)),
-        fuse_(resolve_fuse(s.config.cuda.fuse)),
+        device_rebuild_(
+            env_switch("SCANMD_CUDA_REBUILD", s.config.cuda.device_rebuild, "device", "host")),
+        fuse_(env_switch("SCANMD_CUDA_FUSE", s.config.cuda.fuse, "1", "0")),
         domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()),
         geometry_(
             ExportSelector(s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff())

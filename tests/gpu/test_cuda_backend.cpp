@@ -20,6 +20,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -372,6 +373,31 @@ TEST(CudaBackend, RebuildCopiesNoParticlesToTheHost) {
   }
   for (const auto& [bytes, owned] : host)
     EXPECT_GE(bytes, 96 * owned * 9 / 10) << "the host path downloads every owned particle";
+}
+
+// The comparison switches from the environment: a value that is neither choice is an error that
+// names the variable and both choices, not a silent default.
+TEST(CudaBackend, BadSwitchValuesAreErrors) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  SimulationConfig cfg = melt(4, 1, 1);
+  cfg.run.backend = Backend::Cuda;
+  for (const auto& [name, value, expected] :
+       {std::array<const char*, 3>{"SCANMD_CUDA_FUSE", "yes", "expected \"1\" or \"0\""},
+        std::array<const char*, 3>{"SCANMD_CUDA_REBUILD", "gpu",
+                                   "expected \"device\" or \"host\""}}) {
+    setenv(name, value, 1);
+    try {
+      Simulation sim(comm, cfg);
+      ADD_FAILURE() << name << "=" << value << " was accepted";
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(std::string(name) + "=" + value), std::string::npos) << what;
+      EXPECT_NE(what.find(expected), std::string::npos) << what;
+    }
+    unsetenv(name);
+  }
 }
 
 // The step's zeroing fused into its kernels (CudaTuning::fuse, SCANMD_CUDA_FUSE): the same bits
