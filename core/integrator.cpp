@@ -6,10 +6,35 @@
 // costs more than the loop).
 #include "core/integrator.hpp"
 
+#include <algorithm>
+
 namespace scanmd {
 
 namespace {
 constexpr std::size_t kParallelFrom = 4096;
+
+// Σ term(i, first_bad) over i < n on the threads: each term a particle's thermostat work,
+// converted to fixed point (`overflow` set when one does not fit). A term may lower first_bad,
+// its thread's first bad particle; `bad` becomes the lowest of them. Returns the summed work.
+template <class Term>
+fixed::Wide thread_work(std::size_t n, std::size_t& bad, bool& overflow, Term&& term) {
+  fixed::Wide work = 0;
+#pragma omp parallel if (n >= kParallelFrom)
+  {
+    fixed::Wide mine = 0;
+    bool over = false;
+    std::size_t first_bad = n;
+#pragma omp for schedule(static) nowait
+    for (std::size_t i = 0; i < n; ++i) mine += fixed::to_fixed(term(i, first_bad), over);
+#pragma omp critical(scanmd_integrate)
+    {
+      work += mine;
+      overflow = overflow || over;
+      bad = std::min(bad, first_bad);
+    }
+  }
+  return work;
+}
 }  // namespace
 
 fixed::Wide VelocityVerlet::initial_integrate(ParticleStore& p, const Box& box,
@@ -26,28 +51,15 @@ fixed::Wide VelocityVerlet::initial_integrate(ParticleStore& p, const Box& box,
     return 0;
   }
   const LangevinView l = view();
-  fixed::Wide work = 0;
   bool overflow = false;
-#pragma omp parallel if (n >= kParallelFrom)
-  {
-    fixed::Wide mine = 0;
-    bool over = false;
-    std::size_t first_bad = n;
-#pragma omp for schedule(static) nowait
-    for (std::size_t i = 0; i < n; ++i) {
-      mine += fixed::to_fixed(
-          verlet_initial_langevin(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]],
-                                  box.length, l, p.type[i], p.id[i], step),
-          over);
-      if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
-    }
-#pragma omp critical(scanmd_integrate)
-    {
-      work += mine;
-      overflow = overflow || over;
-      bad = std::min(bad, first_bad);
-    }
-  }
+  const fixed::Wide work =
+      thread_work(n, bad, overflow, [&](std::size_t i, std::size_t& first_bad) {
+        const double w =
+            verlet_initial_langevin(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]],
+                                    box.length, l, p.type[i], p.id[i], step);
+        if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
+        return w;
+      });
   check_positions(p, bad);
   return checked(work, overflow);
 }
@@ -60,23 +72,11 @@ fixed::Wide VelocityVerlet::final_integrate(ParticleStore& p, std::uint64_t step
     return 0;
   }
   const LangevinView l = view();
-  fixed::Wide work = 0;
   bool overflow = false;
-#pragma omp parallel if (n >= kParallelFrom)
-  {
-    fixed::Wide mine = 0;
-    bool over = false;
-#pragma omp for schedule(static) nowait
-    for (std::size_t i = 0; i < n; ++i)
-      mine += fixed::to_fixed(
-          langevin_kick(p.v[i], p.f[i], dtf_[p.type[i]], 0.5 * dt_, l, p.type[i], p.id[i], step),
-          over);
-#pragma omp critical(scanmd_integrate)
-    {
-      work += mine;
-      overflow = overflow || over;
-    }
-  }
+  std::size_t bad = n;  // (no position check in the second half kick)
+  const fixed::Wide work = thread_work(n, bad, overflow, [&](std::size_t i, std::size_t&) {
+    return langevin_kick(p.v[i], p.f[i], dtf_[p.type[i]], 0.5 * dt_, l, p.type[i], p.id[i], step);
+  });
   return checked(work, overflow);
 }
 
