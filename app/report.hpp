@@ -43,8 +43,8 @@ std::string import_summary_line(const Simulation& sim, const Communicator& comm)
 
 // CUDA backend: what its rebuilds after setup copied from the device to the host, per rank
 // (ImportCounts::device_to_host_bytes: counts, flags and message buffers on the device path;
-// the owned particles too through the host): mean and max per rebuild, and per owned particle. Empty for the host backend or without such rebuilds.
-// Collective.
+// the owned particles too through the host): mean and max per rebuild, and per owned
+// particle. Empty for the host backend or without such rebuilds. Collective.
 std::string device_transfer_line(const Simulation& sim, const Communicator& comm);
 
 double peak_memory_mib();

@@ -7,8 +7,8 @@
 // whose extent comes within R of q, ImportRegion::classify decides whether X imports that
 // image (visit_exports, the one copy of the rule). The result is a list of (destination box,
 // particle, shift, kind) entries, in particle order. The real halo exchange (MPI), the virtual
-// decomposition (`scanmd model`, P ranks in one process) and the CUDA backend's single-rank
-// ghosts (core/cuda/ghosts.cu) all run this same code.
+// decomposition (`scanmd model`, P ranks in one process) and the CUDA backend's export
+// selection on the device (core/cuda/ghosts.cu) all run this same code.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +29,7 @@ namespace scanmd {
 // below 0 (xa > k·len − r), 0, S = +k while it lies less than r above len (xa < r − (k−1)·len);
 // a 1e-9·len margin each way. With len >= 2r that is −1 when xa is within r of the upper edge
 // and +1 when within r of the lower edge; shorter boxes have more. Shared by the host selection
-// below and the CUDA backend's single-rank ghost creation.
+// below and the CUDA backend's export selection on the device.
 SCANMD_HD inline void image_range(double xa, double len, double r, int& lo, int& hi) {
   lo = 0;
   while (xa > (1 - lo) * len - r - 1e-9 * len) --lo;

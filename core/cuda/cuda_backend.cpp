@@ -419,7 +419,7 @@ class CudaBackend final : public StepBackend {
   BuildTimes build_times_;
   Scratch scratch_;
   Domain domain_;
-  ExportGeometry geometry_;  // single-rank ghosts
+  ExportGeometry geometry_;  // export selection on the device
   DeviceParticles particles_;
   DeviceCellList cells_;
   DeviceNeighborList list_;

@@ -6,7 +6,8 @@
 //   DeviceParticles     owned + ghosts (device_particles.hpp)
 //   DeviceCellList      binning by counting sort (device_cell_list.hpp)
 //   DeviceNeighborList  count → place → scan → fill (device_neighbor_list.hpp)
-//   DeviceHalo          forward / reverse on device data, single-rank ghosts (device_halo.hpp)
+//   DeviceHalo          the halo plan made on the device; forward / reverse (device_halo.hpp)
+//   DeviceMigration     owned particles to their new ranks (device_migration.hpp)
 //   DeviceFlagsMirror   error flags and sums, raised as exceptions (device_flags, device_errors)
 //   device selection    which GPU, MPI CUDA-awareness (device_selection.hpp)
 //

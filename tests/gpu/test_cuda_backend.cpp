@@ -3,8 +3,8 @@
 // Oracle: the host backend of the same Simulation, same deck, same communicator. DESIGN.md §5
 // promises the same bits, so everything is compared exactly: state hash, every thermo sample
 // (temp, pe, ke, press as doubles), rebuild and pair counts, ghost counts per rebuild, and the
-// fixed-point forces of every particle. On one rank both rebuild paths of the CUDA backend
-// (on the device, and through the host) are compared. The neighbour list must hold the same
+// fixed-point forces of every particle. Both rebuild paths of the CUDA backend (on the device,
+// and through the host: SCANMD_CUDA_REBUILD=host) are compared. The neighbour list must hold the same
 // entries as the host list (a set of (row, neighbour) index pairs; row order may differ).
 // Error paths: overlapping particles (at setup, and arising mid-run: the same message as the
 // host's, distance included, at the step of the force call), a particle that cannot be wrapped
@@ -151,7 +151,7 @@ TEST(CudaBackend, HashEqualsHostMelt864) {
   EXPECT_GT(host.rebuilds, 2);  // the rebuild path runs several times
   expect_same_run(host, cuda);
   RecordProperty("state_hash", std::to_string(cuda.hash));
-  // On one rank the rebuilds after the first stay on the device; the host path as well.
+  // Rebuilds on the device (the default), and through the host as well.
   SimulationConfig host_rebuilds = cfg;
   host_rebuilds.cuda.device_rebuild = false;
   expect_same_run(host, run(comm, host_rebuilds, Backend::Cuda));
@@ -500,9 +500,9 @@ TEST(CudaNeighborList, SameEntriesAsHost) {
       cfg.run.backend = Backend::Cuda;
       Simulation cuda(comm, cfg);
       cuda.setup(particles, 0);
-      // The host's particle layout is the device's (the same host rebuild made both; later
-      // single-rank rebuilds on the device sort and make ghosts as the host does), so the
-      // entries compare as (row, neighbour) index pairs; the order inside a row may differ.
+      // The host's particle layout is the device's (the device rebuild migrates, sorts and
+      // makes ghosts in the host's order, on any rank count), so the entries compare as
+      // (row, neighbour) index pairs; the order inside a row may differ.
       auto compare = [&](const char* when) {
         auto want = host.neighbor_entries();
         auto got = cuda.neighbor_entries();

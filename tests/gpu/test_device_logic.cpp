@@ -5,7 +5,7 @@
 // same functions on the host and rebuild, with the host scan primitives, what the kernels
 // compute around them:
 //   GhostImages.SameAsExportSelector   ghosts.cu's count → exclusive scan → fill around
-//       visit_exports (single-rank ghosts) yields the entries of ExportSelector::select for a
+//       visit_exports (its one-rank case) yields the entries of ExportSelector::select for a
 //       1×1×1 grid, in the same order, every method, including particles placed exactly at and
 //       around the image-shift thresholds; and both equal the brute-force oracle over all
 //       shifts up to ±3 (no pruning by image_range), in a box at least 2R long and in one
