@@ -12,7 +12,7 @@
 
 namespace scanmd {
 
-// How the displacement of a listed pair is found (core/lj.hpp). Minimum: every axis is at least
+// How the displacement of a listed pair is found (pair_displacement below). Minimum: every axis is at least
 // 2R = 2·(cutoff + skin) long, so a pair within R has one image and the minimum image finds it.
 // Explicit: some axis is shorter, a particle can meet several images of another (and its own),
 // and the displacement comes from the images' shifts; a particle that wraps then triggers a
@@ -96,6 +96,36 @@ SCANMD_HD inline bool wrap(Vec3& x, Int3& image, const Vec3& length) {
   const bool b = wrap_coordinate(x.y, image.y, length.y);
   const bool c = wrap_coordinate(x.z, image.z, length.z);
   return a && b && c;
+}
+
+// ---- Pair displacements, the one definition every driver and both backends use.
+//
+// d = x_a − x_b from wrapped coordinates in [0, L), then one conditional ±L per axis (minimum
+// image). Both terms are exact negations when a and b swap, so every rank that computes a pair
+// gets the same bits for it, whichever particle it holds as "i". In a box shorter than 2R along
+// an axis (PairImages::Explicit) a pair can interact through several images, so the shift of the
+// listed images is used instead: x_a − x_b − (S_b − S_a)·L, the same bits as the minimum image
+// whenever that is the listed image (|S_b − S_a| <= 1).
+
+// Minimum image of one component of x_a − x_b, with both in [0, L): |d| < L, so one correction
+// suffices.
+SCANMD_HD inline double minimum_image(double d, double length, double half_length) {
+  if (d > half_length) return d - length;
+  if (d < -half_length) return d + length;
+  return d;
+}
+
+SCANMD_HD inline Vec3 pair_displacement(Vec3 a, Vec3 b, Vec3 length, Vec3 half_length) {
+  return {minimum_image(a.x - b.x, length.x, half_length.x),
+          minimum_image(a.y - b.y, length.y, half_length.y),
+          minimum_image(a.z - b.z, length.z, half_length.z)};
+}
+
+// The displacement of the images x_a + S_a·L and x_b + S_b·L (PairImages::Explicit).
+SCANMD_HD inline Vec3 image_displacement(Vec3 a, Vec3 b, Int3 shift_a, Int3 shift_b, Vec3 length) {
+  return {(a.x - b.x) - (shift_b.x - shift_a.x) * length.x,
+          (a.y - b.y) - (shift_b.y - shift_a.y) * length.y,
+          (a.z - b.z) - (shift_b.z - shift_a.z) * length.z};
 }
 
 }  // namespace scanmd

@@ -35,7 +35,7 @@ KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_
       if (near == 0) continue;
       const __m256i j = _mm256_maskz_loadu_epi32(lanes, c.order + k);
       const __m256i kv = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(k)), lane);
-      // Indices stay below 2^31 (lj_force.cpp's bound), so signed compares are exact.
+      // Indices stay below 2^31 (pair_forces.cpp's bound), so signed compares are exact.
       const __mmask8 rule =
           _mm256_cmpgt_epi32_mask(j, owned_last) | _mm256_cmpgt_epi32_mask(kv, ki);
       const __mmask8 keep = near & rule;

@@ -14,6 +14,7 @@
 #include "base/names.hpp"
 #include "base/vec3.hpp"
 #include "decomposition/method.hpp"
+#include "physics/pair/pair_config.hpp"
 
 namespace scanmd {
 
@@ -75,34 +76,6 @@ struct SystemSection {
   }
   // The mass of type t (0-based).
   double mass_of(int t) const { return mass.size() == 1 ? mass[0] : mass.at(t); }
-};
-
-// How the coefficients of an unlisted pair of unlike types come from those of the like pairs,
-// as LAMMPS `pair_modify mix`: ε_ij = √(ε_i ε_j) in both rules; σ_ij and r_c,ij are √(a_i a_j)
-// (geometric) or (a_i + a_j)/2 (arithmetic, Lorentz–Berthelot). None: every pair is listed.
-enum class Mixing { Geometric, Arithmetic, None };
-
-inline constexpr NamedValue<Mixing> kMixingNames[] = {
-    {Mixing::Geometric, "geometric"}, {Mixing::Arithmetic, "arithmetic"}, {Mixing::None, "none"}};
-
-// One [[potential.pair]] entry: the LJ coefficients of types i and j (1-based, as in LAMMPS
-// `pair_coeff i j ε σ r_c`).
-struct PairCoeffs {
-  std::array<int, 2> types{1, 1};
-  double epsilon = 1.0, sigma = 1.0;
-  std::optional<double> cutoff;  // unset: potential.cutoff
-};
-
-struct PotentialSection {
-  std::string style = "lj";  // Lennard-Jones 12-6
-  // The coefficients of the one pair when `pairs` is empty (one species only).
-  double epsilon = 1.0, sigma = 1.0;
-  double cutoff = 2.5;  // also the cutoff of listed pairs that give none
-  bool shift = false;   // shift U so that U(r_c) = 0, per pair
-  bool tail = false;    // long-range corrections to energy and pressure (LAMMPS pair_modify tail)
-  Mixing mixing = Mixing::Geometric;
-  // [[potential.pair]]: needed when there are several types; every like pair i-i is listed.
-  std::vector<PairCoeffs> pairs;
 };
 
 // Temperature control ([thermostat]).

@@ -1,6 +1,6 @@
 // The fixed-point terms every backend adds up, written once for the host loops and the CUDA
-// kernels (SCANMD_HD): one Lennard-Jones pair (force, energy, virial, and the rank's share of
-// the energy and virial), and one particle's m v².
+// kernels (SCANMD_HD): one pair of any style (force, energy, virial, and the rank's share of
+// the energy and virial) from its evaluator's terms, and one particle's m v².
 //
 // Pair force. For a listed pair with displacement d (minimum image of x_i − x_j) and
 // r² = d·d < r_c²:  fs = fpair · 2^40 (exact: a power of two), F = trunc(fs · d) per component,
@@ -17,8 +17,8 @@
 #include <cstdint>
 
 #include "base/fixed_point.hpp"
-#include "core/lj.hpp"
 #include "base/vec3.hpp"
+#include "physics/pair/pair_style.hpp"
 
 namespace scanmd {
 
@@ -28,15 +28,10 @@ SCANMD_HD inline double pair_term_limit_sq(double max_terms) {
   return limit * limit;
 }
 
-struct PairFixed {
-  Fix3 f;           // force on i (j gets −f)
-  PairTerms terms;  // fpair, energy (double)
-};
-
-// The force term of a pair with r² < r_c²; raises `overflow` when |F| is not below the limit.
-SCANMD_HD inline PairFixed lj_pair_fixed(Vec3 d, double r2, const LJParams& lj, double limit_sq,
-                                         bool& overflow) {
-  const PairTerms t = lj_pair(r2, lj);
+// The force term of a pair with r² < r_c² and terms t = E::eval(r², params); raises `overflow`
+// when |F| is not below the limit.
+SCANMD_HD inline Fix3 pair_force_fixed(Vec3 d, double r2, const PairTerms<double>& t,
+                                       double limit_sq, bool& overflow) {
   // (fpair·2^40)·d == (fpair·d)·2^40 bit for bit: scaling by a power of two is exact.
   const double fs = t.fpair * fixed::kScale;
   const bool ok = fs * fs * r2 < limit_sq;  // |F| < limit, so every component is
@@ -44,16 +39,16 @@ SCANMD_HD inline PairFixed lj_pair_fixed(Vec3 d, double r2, const LJParams& lj, 
   // On overflow the force is zero, not an out-of-range conversion (undefined behaviour, and the
   // sums it would go into overflow too): the caller stops with an error anyway.
   const double s = ok ? fs : 0.0;
-  return {{static_cast<std::int64_t>(s * d.x), static_cast<std::int64_t>(s * d.y),
-           static_cast<std::int64_t>(s * d.z)},
-          t};
+  return {static_cast<std::int64_t>(s * d.x), static_cast<std::int64_t>(s * d.y),
+          static_cast<std::int64_t>(s * d.z)};
 }
 
 // Energy and virial (r·F = fpair r²) of a pair in fixed point.
-SCANMD_HD inline std::int64_t lj_energy_fixed(const PairTerms& t, bool& overflow) {
+SCANMD_HD inline std::int64_t pair_energy_fixed(const PairTerms<double>& t, bool& overflow) {
   return fixed::to_fixed(t.energy, overflow);
 }
-SCANMD_HD inline std::int64_t lj_virial_fixed(const PairTerms& t, double r2, bool& overflow) {
+SCANMD_HD inline std::int64_t pair_virial_fixed(const PairTerms<double>& t, double r2,
+                                                bool& overflow) {
   return fixed::to_fixed(t.fpair * r2, overflow);
 }
 

@@ -12,7 +12,7 @@ HostBackend::HostBackend(const StepSetup& s)
       box_(s.box),
       species_(s.species),
       rule_(s.rule),
-      cutoff_(s.species.max_cutoff),
+      cutoff_(s.species.max_cutoff()),
       half_skin_(0.5 * s.config.neighbor.skin),
       full_shell_(s.config.decomposition.method == Method::FullShell),
       images_(s.images),
@@ -65,8 +65,8 @@ void HostBackend::forward() {
 
 void HostBackend::compute_forces(bool with_energy) {
   ScopedTimer t(timers_, Phase::Pair);
-  forces_ = compute_lj_forces(particles_, neighbors_, species_.table(), box_, images_, full_shell_,
-                              with_energy, kernel_, &force_scratch_);
+  forces_ = compute_pair_forces(particles_, neighbors_, species_.pair, box_, images_, full_shell_,
+                                with_energy, kernel_, &force_scratch_);
 }
 
 void HostBackend::reverse() {
@@ -74,13 +74,17 @@ void HostBackend::reverse() {
   domain_.halo().reverse(particles_);
 }
 
-void HostBackend::kick(std::uint64_t step) { work_ += integrator_.final_integrate(particles_, step); }
+void HostBackend::kick(std::uint64_t step) {
+  work_ += integrator_.final_integrate(particles_, step);
+}
 
 void HostBackend::scale_velocities(double factor) {
   for (std::size_t i = 0; i < particles_.n_owned; ++i) scale_velocity(particles_.v[i], factor);
 }
 
-fixed::Wide HostBackend::twice_kinetic() { return twice_kinetic_fixed(particles_, species_.mass); }
+fixed::Wide HostBackend::twice_kinetic() {
+  return twice_kinetic_fixed(particles_, species_.mass);
+}
 
 NeighborEntries HostBackend::neighbor_entries() {
   NeighborEntries out;

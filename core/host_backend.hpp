@@ -4,15 +4,15 @@
 //   halo        Domain (migration, census, halo plan) and its HaloExchange (forward, reverse)
 //   cells       CellList (counting sort), rebuilt on rebuild steps
 //   list        NeighborList (count → scan → fill, the PairRule of the decomposition)
-//   forces      compute_lj_forces, 64-bit fixed point: the scalar loop or a vector kernel
+//   forces      compute_pair_forces, 64-bit fixed point: the scalar loop or a vector kernel
 //               (core/pair_kernel.hpp), on force_threads() threads
 #pragma once
 
 #include "core/cell_list.hpp"
 #include "core/domain.hpp"
 #include "core/integrator.hpp"
-#include "core/lj_force.hpp"
 #include "core/neighbor_list.hpp"
+#include "core/pair_forces.hpp"
 #include "core/step_backend.hpp"
 #include "kernels/workspace.hpp"
 

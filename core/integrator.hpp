@@ -26,7 +26,6 @@
 #include "base/fixed_point.hpp"
 #include "base/particles.hpp"
 #include "core/langevin.hpp"
-#include "core/lj.hpp"
 #include "core/step_errors.hpp"
 
 namespace scanmd {

@@ -4,34 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
-#include <optional>
 
 #include <fmt/format.h>
 
 namespace scanmd {
 
 namespace {
-
-std::string pair_name(int i, int j) {
-  return fmt::format("[{}, {}]", i, j);
-}
-
-double mix_distance(Mixing m, double a, double b) {
-  return m == Mixing::Arithmetic ? 0.5 * (a + b) : std::sqrt(a * b);
-}
-
-// A pair at its minimum has U = −ε; one pair's energy term must stay below the fixed-point
-// limit 2^62 units of 2^-40 (base/fixed_point.hpp), so an ε at or above 2^22 cannot run at all.
-void check_epsilon(const std::string& key, double epsilon) {
-  constexpr double kMax = 4194304.0;  // 2^22
-  if (!(epsilon < kMax))
-    throw SpeciesError(key, fmt::format("epsilon = {:.6g} is beyond the 64-bit fixed point of the "
-                                        "energies: a pair at its minimum has U = -epsilon, and "
-                                        "one pair's term must stay below 2^22 = 4194304 (LJ "
-                                        "units want epsilon of order 1)",
-                                        epsilon));
-}
 
 std::uint64_t splitmix(std::uint64_t z) {
   z += 0x9e3779b97f4a7c15ull;
@@ -43,7 +21,6 @@ std::uint64_t splitmix(std::uint64_t z) {
 }  // namespace
 
 Species make_species(const SimulationConfig& config) {
-  const PotentialSection& pot = config.potential;
   const int T = config.system.type_count();
   Species s;
   s.types = T;
@@ -66,74 +43,8 @@ Species make_species(const SimulationConfig& config) {
                                      "velocities and kinetic energy cannot be computed exactly",
                                      m, std::numeric_limits<double>::min()));
 
-  std::vector<std::optional<PairCoefficients>> given(static_cast<std::size_t>(T) * T);
-  if (pot.pairs.empty()) {
-    // Several types with one set of coefficients is more likely a forgotten table than meant.
-    if (T > 1)
-      throw SpeciesError("potential.pair",
-                         fmt::format("no coefficients for types [2, 2] and the other pairs of {} "
-                                     "atom types: list them as [[potential.pair]] tables "
-                                     "(types = [i, j], epsilon, sigma, cutoff)",
-                                     T));
-    check_epsilon("potential.epsilon", pot.epsilon);
-    given[0] = PairCoefficients{pot.epsilon, pot.sigma, pot.cutoff};
-  }
-  for (std::size_t k = 0; k < pot.pairs.size(); ++k) {
-    const PairCoeffs& c = pot.pairs[k];
-    const std::string key = fmt::format("potential.pair[{}]", k);
-    for (const int t : c.types)
-      if (t < 1 || t > T)
-        throw SpeciesError(key, fmt::format("types {}: type {} does not exist (types are 1..{})",
-                                            pair_name(c.types[0], c.types[1]), t, T));
-    check_epsilon(key, c.epsilon);
-    const int i = c.types[0] - 1, j = c.types[1] - 1;
-    if (given[i * T + j])
-      throw SpeciesError(
-          key, fmt::format("types {} are given twice", pair_name(c.types[0], c.types[1])));
-    given[i * T + j] = given[j * T + i] =
-        PairCoefficients{c.epsilon, c.sigma, c.cutoff.value_or(pot.cutoff)};
-  }
-  for (int i = 0; i < T; ++i)
-    if (!given[i * T + i])
-      throw SpeciesError("potential.pair",
-                         fmt::format("no coefficients for types {} (every like pair is listed: "
-                                     "add [[potential.pair]] types = {}, epsilon, sigma)",
-                                     pair_name(i + 1, i + 1), pair_name(i + 1, i + 1)));
-  for (int i = 0; i < T; ++i)
-    for (int j = i + 1; j < T; ++j) {
-      if (given[i * T + j]) continue;
-      if (pot.mixing == Mixing::None)
-        throw SpeciesError("potential.pair",
-                           fmt::format("no coefficients for types {} (potential.mixing = \"none\" "
-                                       "needs every pair listed)",
-                                       pair_name(i + 1, j + 1)));
-      const PairCoefficients& a = *given[i * T + i];
-      const PairCoefficients& b = *given[j * T + j];
-      given[i * T + j] = given[j * T + i] = PairCoefficients{
-          std::sqrt(a.epsilon * b.epsilon), mix_distance(pot.mixing, a.sigma, b.sigma),
-          mix_distance(pot.mixing, a.cutoff, b.cutoff)};
-    }
-  for (const auto& g : given) {
-    s.coeffs.push_back(*g);
-    s.lj.push_back(LJParams::make(g->epsilon, g->sigma, g->cutoff, pot.shift));
-    s.max_cutoff = std::max(s.max_cutoff, g->cutoff);
-  }
+  s.pair = PairPotential::make(config.potential, T);
   return s;
-}
-
-TailCorrection Species::tail(const std::vector<long long>& count) const {
-  TailCorrection t;
-  for (int i = 0; i < types; ++i)
-    for (int j = 0; j < types; ++j) {
-      const PairCoefficients& c = pair(i, j);
-      const double sig2 = c.sigma * c.sigma, sig6 = sig2 * sig2 * sig2;
-      const double rc3 = c.cutoff * c.cutoff * c.cutoff, rc6 = rc3 * rc3, rc9 = rc3 * rc6;
-      const double prefactor = 8.0 * std::numbers::pi * static_cast<double>(count[i]) *
-                               static_cast<double>(count[j]) * c.epsilon * sig6 / (9.0 * rc9);
-      t.energy += prefactor * (sig6 - 3.0 * rc6);
-      t.pressure += 2.0 * prefactor * (2.0 * sig6 - 3.0 * rc6);
-    }
-  return t;
 }
 
 std::vector<std::uint64_t> type_counts(const std::vector<double>& fractions, std::uint64_t n) {

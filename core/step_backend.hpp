@@ -31,9 +31,8 @@
 #include "base/particles.hpp"
 #include "base/timers.hpp"
 #include "core/config.hpp"
-#include "core/lj.hpp"
+#include "core/force_totals.hpp"
 #include "core/species.hpp"
-#include "core/lj_force.hpp"  // ForceTotals
 #include "decomposition/halo_exchange.hpp"
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
@@ -47,8 +46,8 @@ struct StepSetup {
   Box box;
   RankGrid grid;
   const Species& species;  // masses and the pair table
-  PairRule rule;  // this rank's pair rule
-  PairImages images;  // how pair displacements are found (base/box.hpp)
+  PairRule rule;           // this rank's pair rule
+  PairImages images;       // how pair displacements are found (base/box.hpp)
   Timers& timers;
 };
 

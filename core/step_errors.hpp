@@ -2,9 +2,8 @@
 // them at once; the CUDA backend from its flags at the next synchronisation), so that a run
 // stops with the same words on either:
 //   bad_position_message    a particle that cannot be wrapped into the box after its drift
-//   pair_overflow_message   a pair whose force or energy leaves the 64-bit fixed-point range,
-//                           with its cause read off the pair: overlapping particles (r well
-//                           inside σ) or an ε too large for the fixed point at that distance
+// (a pair whose force or energy leaves the 64-bit fixed point: PairPotential::overflow_message,
+// whose style reads the cause off the pair.)
 // The caller prefixes the step (and the rank): step_context in core/step_backend.hpp.
 #pragma once
 
@@ -12,15 +11,10 @@
 #include <string>
 
 #include "base/vec3.hpp"
-#include "core/lj.hpp"
 
 namespace scanmd {
 
 // x as the wrap left it (a coordinate that could not be wrapped keeps its value), v its velocity.
 std::string bad_position_message(std::uint64_t id, Vec3 x, Vec3 v);
-
-// The pair (ids i, j) at squared distance r2 with constants lj overflowed.
-std::string pair_overflow_message(std::uint64_t id_i, std::uint64_t id_j, double r2,
-                                  const LJParams& lj);
 
 }  // namespace scanmd

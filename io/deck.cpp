@@ -223,6 +223,8 @@ class Reader {
   }
 
   const toml::node& node() const { return *item_.node; }
+  // The key without its section ("dt" of "run.dt").
+  std::string key() const { return item_.name.substr(item_.name.find('.') + 1); }
 
   double real() const {
     const auto v = node().value<double>();  // integers convert (density = 1 is fine)
@@ -321,12 +323,31 @@ std::vector<double> numbers(const Reader& r, std::string_view expected, bool pos
   return out;
 }
 
-// [[potential.pair]]: an array of tables {types = [i, j], epsilon, sigma[, cutoff]}.
+// The row of kKeys that reads any pair coefficient ("epsilon", "d0", ...: find_key).
+constexpr std::string_view kCoefficientRow = "<coefficient>";
+
+// "epsilon, sigma (lj); ..." for messages.
+std::string coefficients_by_style() {
+  std::string s;
+  for_each_pair_style([&]<class E>() {
+    std::string names;
+    for (const std::string_view c : E::kCoefficients)
+      names += (names.empty() ? "" : ", ") + std::string(c);
+    s += fmt::format("{}{} ({})", s.empty() ? "" : "; ", names, E::kName);
+  });
+  return s;
+}
+
+// [[potential.pair]]: an array of tables {types = [i, j], <the style's coefficients>[, cutoff]}.
+// Which coefficients the style needs, and their ranges, are checked by PairPotential::make (the
+// style may be given after the tables); here: known names, finite numbers, types.
 void read_pairs(Deck& d, const Reader& r) {
   const auto* arr = r.node().as_array();
   if (!arr)
-    r.fail(fmt::format("expected [[potential.pair]] tables (types, epsilon, sigma, cutoff), got {}",
-                       describe(r.node())));
+    r.fail(
+        fmt::format("expected [[potential.pair]] tables (types, the style's coefficients, "
+                    "cutoff), got {}",
+                    describe(r.node())));
   d.potential.pairs.clear();
   std::vector<std::string> at;
   for (std::size_t k = 0; k < arr->size(); ++k) {
@@ -337,7 +358,7 @@ void read_pairs(Deck& d, const Reader& r) {
       return fmt::format("entry {} ({}): {}", k, r.where(e), what);
     };
     PairCoeffs c;
-    bool has_types = false, has_epsilon = false, has_sigma = false;
+    bool has_types = false;
     for (const auto& entry_kv : *t) {
       // (named, not a structured binding: clang 14, the fuzz build's compiler, cannot capture
       // those in the lambda below)
@@ -347,9 +368,8 @@ void read_pairs(Deck& d, const Reader& r) {
         const auto x = v.value<double>();
         if (!x || !(v.is_floating_point() || v.is_integer()) || !std::isfinite(*x))
           r.fail_at(v, fmt::format("{}: expected a number, got {}", key.str(), describe(v)));
-        if (strictly_positive ? !(*x > 0) : !(*x >= 0))
-          r.fail_at(v, fmt::format("{}: must be {} 0 (got {})", key.str(),
-                                   strictly_positive ? ">" : ">=", *x));
+        if (strictly_positive && !(*x > 0))
+          r.fail_at(v, fmt::format("{}: must be > 0 (got {})", key.str(), *x));
         return *x;
       };
       if (key == "types") {
@@ -363,24 +383,17 @@ void read_pairs(Deck& d, const Reader& r) {
           c.types[m] = static_cast<int>(ty);
         }
         has_types = true;
-      } else if (key == "epsilon") {
-        c.epsilon = number(false);
-        has_epsilon = true;
-      } else if (key == "sigma") {
-        c.sigma = number(true);
-        has_sigma = true;
       } else if (key == "cutoff") {
         c.cutoff = number(true);
+      } else if (is_pair_coefficient(key.str())) {
+        c.values[std::string(key.str())] = number(false);
       } else {
         r.fail_at(v, fmt::format("unknown key '{}' in a [[potential.pair]] table (keys: types, "
-                                 "epsilon, sigma, cutoff)",
-                                 key.str()));
+                                 "cutoff, and the coefficients of the pair style: {})",
+                                 key.str(), coefficients_by_style()));
       }
     }
-    if (!has_types || !has_epsilon || !has_sigma)
-      r.fail_at(e, entry(fmt::format("needs {}", !has_types     ? "types = [i, j]"
-                                                 : !has_epsilon ? "epsilon"
-                                                                : "sigma")));
+    if (!has_types) r.fail_at(e, entry("needs types = [i, j]"));
     for (std::size_t m = 0; m < d.potential.pairs.size(); ++m) {
       const auto& o = d.potential.pairs[m].types;
       if ((o[0] == c.types[0] && o[1] == c.types[1]) || (o[0] == c.types[1] && o[1] == c.types[0]))
@@ -470,10 +483,15 @@ const KeySpec kKeys[] = {
   {"region", "radius", false, [](Deck& d, const Reader& r) { d.region.radius = positive(r); }},
 
   {"potential", "style", true, [](Deck& d, const Reader& r) {
-     one_of(r, {"lj"});
-     d.potential.style = "lj"; }},
-  {"potential", "epsilon", false, [](Deck& d, const Reader& r) { d.potential.epsilon = positive(r); }},
-  {"potential", "sigma", false, [](Deck& d, const Reader& r) { d.potential.sigma = positive(r); }},
+     const std::string v = r.string();
+     const std::string_view style = canonical_pair_style(v);
+     if (style.empty())
+       r.fail(fmt::format("must be one of {} (got {})", pair_style_names(), quoted_shown(v)));
+     d.potential.style = std::string(style); }},
+  // Every coefficient name of every style (physics/pair/styles.hpp) reads through this row; the
+  // run's style checks which it needs (PairPotential::make).
+  {"potential", kCoefficientRow, false, [](Deck& d, const Reader& r) {
+     d.potential.coeffs[r.key()] = r.real(); }},
   {"potential", "cutoff", false, [](Deck& d, const Reader& r) { d.potential.cutoff = positive(r); }},
   {"potential", "shift", false, [](Deck& d, const Reader& r) { d.potential.shift = r.boolean(); }},
   {"potential", "tail", false, [](Deck& d, const Reader& r) { d.potential.tail = r.boolean(); }},
@@ -546,8 +564,9 @@ std::string full_name(const KeySpec& k) {
   return fmt::format("{}.{}", k.section, k.key);
 }
 
-// Index into kKeys of "section.key", or -1.
+// Index into kKeys of "section.key", or -1. A pair coefficient of any style is a [potential] key.
 int find_key(std::string_view section, std::string_view key) {
+  if (section == "potential" && is_pair_coefficient(key)) key = kCoefficientRow;
   for (std::size_t i = 0; i < std::size(kKeys); ++i) {
     if (kKeys[i].section == section && kKeys[i].key == key) return static_cast<int>(i);
   }
@@ -560,7 +579,11 @@ bool is_section(std::string_view s) {
 
 std::string unknown_key_message(std::string_view name) {
   std::vector<std::string> all;
-  for (const auto& k : kKeys) all.push_back(full_name(k));
+  for (const auto& k : kKeys)
+    if (k.key != kCoefficientRow) all.push_back(full_name(k));
+  for_each_pair_style([&]<class E>() {
+    for (const std::string_view c : E::kCoefficients) all.push_back(fmt::format("potential.{}", c));
+  });
   std::string msg = fmt::format("unknown key '{}'", shown(name));
   if (const auto s = closest(name, all); !s.empty()) {
     msg += fmt::format("; did you mean '{}'?", s);
@@ -568,8 +591,11 @@ std::string unknown_key_message(std::string_view name) {
     const auto section = name.substr(0, dot);
     std::string keys;  // (an unknown section has none: nothing long is echoed)
     for (const auto& k : kKeys) {
-      if (k.section == section) keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
+      if (k.section == section && k.key != kCoefficientRow)
+        keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
     }
+    if (section == "potential")
+      keys += ", and the coefficients of the pair style: " + coefficients_by_style();
     if (!keys.empty()) msg += fmt::format(" (keys of [{}]: {})", section, keys);
   }
   return msg;
@@ -877,7 +903,8 @@ void check_region(const Deck& deck, const std::vector<Item>& items, const std::s
   const double nearest = lattice.constant / std::sqrt(2.0);
   if (nearest < 0.5)
     fail("system.density", fmt::format("fcc neighbours would be {:.4g} sigma apart, closer than "
-                                       "0.5 sigma", nearest));
+                                       "0.5 sigma",
+                                       nearest));
   if (g.style == RegionStyle::Box) return;
   const Vec3 L = lattice.box().length;
   const double len[3] = {L.x, L.y, L.z};
@@ -947,16 +974,23 @@ std::string Deck::to_toml() const {
   s += "\n[potential]\n";
   s += fmt::format("style = {}\n", toml_quote(potential.style));
   if (potential.pairs.empty()) {  // with a pair table they are not used (an error if given)
-    s += fmt::format("epsilon = {}\n", toml_float(potential.epsilon));
-    s += fmt::format("sigma = {}\n", toml_float(potential.sigma));
+    CoefficientValues one = potential.coeffs;
+    for (const std::string_view name : pair_style_coefficients(potential.style)) {
+      const double d = pair_coefficient_default(potential.style, name);
+      if (!std::isnan(d)) one.try_emplace(std::string(name), d);
+    }
+    for (const std::string_view name : pair_style_coefficients(potential.style))
+      if (const auto it = one.find(name); it != one.end())
+        s += fmt::format("{} = {}\n", name, toml_float(it->second));
   }
   s += fmt::format("cutoff = {}\n", toml_float(potential.cutoff));
   s += fmt::format("shift = {}\n", toml_bool(potential.shift));
   s += fmt::format("tail = {}\n", toml_bool(potential.tail));
   s += fmt::format("mixing = {}\n", toml_quote(name_of<Mixing>(kMixingNames, potential.mixing)));
   for (const PairCoeffs& c : potential.pairs) {
-    s += fmt::format("\n[[potential.pair]]\ntypes = [{}, {}]\nepsilon = {}\nsigma = {}\n",
-                     c.types[0], c.types[1], toml_float(c.epsilon), toml_float(c.sigma));
+    s += fmt::format("\n[[potential.pair]]\ntypes = [{}, {}]\n", c.types[0], c.types[1]);
+    for (const auto& [name, value] : c.values)
+      s += fmt::format("{} = {}\n", name, toml_float(value));
     if (c.cutoff) s += fmt::format("cutoff = {}\n", toml_float(*c.cutoff));
   }
   s += "\n[neighbor]\n";
@@ -1075,12 +1109,19 @@ Deck parse_deck(std::string_view text, const std::string& path,
     kKeys[it.spec].apply(deck, r);
     deck.where[it.name] = r.where(*it.node);
   }
-  if (!deck.potential.pairs.empty())
+  if (!deck.potential.pairs.empty()) {
     for (const auto& it : items)
-      if (it.name == "potential.epsilon" || it.name == "potential.sigma")
+      if (kKeys[it.spec].key == kCoefficientRow)
         Reader(path, it).fail(
             "is not used when [[potential.pair]] tables are given: give it "
             "per pair");
+  } else {
+    // The style's defaults of the one pair's coefficients, written out (the resolved deck).
+    for (const std::string_view name : pair_style_coefficients(deck.potential.style)) {
+      const double d = pair_coefficient_default(deck.potential.style, name);
+      if (!std::isnan(d)) deck.potential.coeffs.try_emplace(std::string(name), d);
+    }
+  }
   // A data file brings its own box and types: checked by the run once the file is read.
   if (deck.system.data_file.empty()) {
     check_species(deck);
@@ -1095,97 +1136,14 @@ Deck parse_deck(std::string_view text, const std::string& path,
   return deck;
 }
 
-namespace {
-
-// The species' scales, once make_species has built them (its own checks passed):
-//   representable  for each pair with ε > 0, σ¹² and the force constants 48εσ¹², 24εσ⁶, 4εσ¹²,
-//                  4εσ⁶ are normal finite doubles (σ = 1e-300 has σ¹² = 0: the potential would
-//                  vanish; σ = 1e30 has σ¹² = inf);
-//   time step      run.dt is at most the Lennard-Jones time unit τ = σ·√(m/ε) of every pair
-//                  (m the lighter mass): a longer step carries particles through the repulsive
-//                  core in one step, where the force jumps by orders of magnitude, so such a run
-//                  can only end in overlapping particles or non-finite positions (velocity
-//                  Verlet is unstable well before, near 0.2 τ; LJ runs use 0.005 τ).
-// Throws SpeciesError naming the key most likely at fault.
-void check_scales(const Deck& deck, const Species& s) {
-  const PotentialSection& pot = deck.potential;
-  // The key of pair (i, j) (0-based types): its [[potential.pair]] entry, or the single-species
-  // keys, or "potential.pair" for a pair mixed from the like pairs.
-  auto pair_key = [&](int i, int j, bool sigma) -> std::string {
-    if (pot.pairs.empty()) return sigma ? "potential.sigma" : "potential.epsilon";
-    for (std::size_t k = 0; k < pot.pairs.size(); ++k) {
-      const auto& t = pot.pairs[k].types;
-      if ((t[0] == i + 1 && t[1] == j + 1) || (t[0] == j + 1 && t[1] == i + 1))
-        return fmt::format("potential.pair[{}]", k);
-    }
-    return "potential.pair";
-  };
-  auto normal = [](double x) { return std::isnormal(x); };
-  // Like pairs first (the ones a deck lists), then the unlike ones.
-  std::vector<std::pair<int, int>> pairs;
-  for (int i = 0; i < s.types; ++i) pairs.emplace_back(i, i);
-  for (int i = 0; i < s.types; ++i)
-    for (int j = i + 1; j < s.types; ++j) pairs.emplace_back(i, j);
-  for (const auto& [i, j] : pairs) {
-    const PairCoefficients& c = s.pair(i, j);
-    if (!(c.epsilon > 0.0)) continue;  // no interaction, nothing to overflow
-    const LJParams& lj = s.lj[static_cast<std::size_t>(i * s.types + j)];
-    const long double s12 = std::pow(static_cast<long double>(c.sigma), 12.0L);
-    const std::string types =
-        s.types == 1 ? std::string() : fmt::format(" (types {}-{})", i + 1, j + 1);
-    if (!normal(static_cast<double>(s12)))
-      throw SpeciesError(
-          pair_key(i, j, true),
-          fmt::format("sigma = {}{}: sigma^12 = {:.3Lg} {}, so the force constants "
-                      "48 epsilon sigma^12 and 24 epsilon sigma^6 would {}; sigma must lie "
-                      "between 2.3e-26 and 4.9e+25 (LJ units want sigma of order 1)",
-                      c.sigma, types, s12,
-                      s12 < 1 ? "is below the smallest normal double" : "overflows a double",
-                      s12 < 1 ? "vanish (no force at all)" : "be infinite"));
-    for (const double k : {lj.lj1, lj.lj2, lj.lj3, lj.lj4})
-      if (!normal(k))
-        throw SpeciesError(
-            pair_key(i, j, false),
-            fmt::format("epsilon = {} with sigma = {}{}: the force constant 48 epsilon "
-                        "sigma^12 = {:.3g} is not a normal double (the potential would {}); "
-                        "LJ units want epsilon of order 1",
-                        c.epsilon, c.sigma, types, lj.lj1,
-                        std::isfinite(k) ? "vanish" : "be infinite"));
-  }
-  const double dt = deck.run.dt;
-  for (const auto& [i, j] : pairs) {
-    const PairCoefficients& c = s.pair(i, j);
-    if (!(c.epsilon > 0.0)) continue;
-    const double m = std::min(s.mass[i], s.mass[j]);
-    const double tau = c.sigma * std::sqrt(m / c.epsilon);
-    if (dt <= tau) continue;
-    // Blame the value furthest from the LJ units in the direction that shortens τ or
-    // lengthens the step: dt (typically 0.005), the mass, σ, ε (typically 1).
-    const std::pair<double, std::string> scores[] = {
-        {std::log10(dt / 0.005), "run.dt"},
-        {-std::log10(m), "system.mass"},
-        {-std::log10(c.sigma), pair_key(i, j, true)},
-        {0.5 * std::log10(c.epsilon), pair_key(i, j, false)}};
-    const auto worst =
-        std::max_element(std::begin(scores), std::end(scores),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-    throw SpeciesError(
-        worst->second,
-        fmt::format("run.dt = {} is {:.3g} times the Lennard-Jones time unit tau = sigma "
-                    "sqrt(m/epsilon) = {:.3g} of types {}-{} (sigma = {}, m = {}, epsilon = "
-                    "{}): particles would cross the repulsive core within one step, so the run "
-                    "can only end in overlapping particles or non-finite positions; run.dt must "
-                    "be at most tau (LJ runs use about 0.005 tau)",
-                    dt, dt / tau, tau, i + 1, j + 1, c.sigma, m, c.epsilon));
-  }
-}
-
-}  // namespace
-
 void check_species(const Deck& deck, const std::string& types_from,
                    const std::string& masses_from) {
   try {
-    check_scales(deck, make_species(deck));
+    // The style's own checks of its coefficients run in make_species; then run.dt against the
+    // style's time unit of every pair (a longer step carries particles through the repulsive
+    // core in one step: the run can only end in overlapping particles or non-finite positions).
+    const Species s = make_species(deck);
+    s.pair.check_time_step(deck.run.dt, s.mass);
   } catch (const SpeciesError& e) {
     std::string key = e.key();
     auto w = deck.where.find(key);

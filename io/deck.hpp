@@ -39,9 +39,9 @@ class DeckError : public std::runtime_error {
 // at fault and where it was given; `types_from` says where the count came from when it is not
 // the deck's (e.g. "the data file melt.data"); `masses_from` names the file the masses came from
 // when they did not come from the deck (a data file's Masses section), so that a mass at fault
-// blames that file. Also refuses scales that can only overflow (check_scales in deck.cpp): a σ
-// or ε whose force constants are not normal doubles, and a run.dt longer than the Lennard-Jones
-// time unit τ = σ√(m/ε) of some pair. Called by parse_deck for lattice starts, and by the run
+// blames that file. The pair style checks its own coefficients (e.g. LJ: a σ or ε whose force
+// constants are not normal doubles), and run.dt may not exceed the style's time unit of any
+// pair (LJ: τ = σ√(m/ε)). Called by parse_deck for lattice starts, and by the run
 // once a data file has been read.
 void check_species(const Deck& deck, const std::string& types_from = {},
                    const std::string& masses_from = {});

@@ -5,11 +5,10 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "base/particles.hpp"
 #include "core/cell_list.hpp"
 #include "core/load_balance.hpp"
-#include "core/lj.hpp"
 #include "core/neighbor_list.hpp"
-#include "base/particles.hpp"
 #include "decomposition/export_selection.hpp"
 #include "kernels/counting_sort.hpp"
 #include "kernels/workspace.hpp"
@@ -85,7 +84,7 @@ Evaluation evaluate(std::span<const Vec3> positions, const Box& box, Method meth
   for (int r = 0; r < P; ++r) ev.imports[r] = ghost_offsets[r + 1] - ghost_offsets[r];
   if (!count_pairs) return ev;
 
-  const LJParams lj = LJParams::make(1.0, 1.0, cutoff, false);  // only the cutoff is used
+  const double cutoff_sq = cutoff * cutoff;
   ParticleStore store;
   CellList cells;
   NeighborList list;
@@ -118,7 +117,7 @@ Evaluation evaluate(std::span<const Vec3> positions, const Box& box, Method meth
         const std::uint32_t j = nbr[k];  // the listed images (any box length)
         const Vec3 d =
             image_displacement(store.x[i], store.x[j], store.shift[i], store.shift[j], box.length);
-        pairs += d.x * d.x + d.y * d.y + d.z * d.z < lj.cutoff_sq;
+        pairs += d.x * d.x + d.y * d.y + d.z * d.z < cutoff_sq;
       }
     ev.pairs[r] = pairs;
   }

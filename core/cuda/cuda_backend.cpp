@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string_view>
+#include <variant>
 
 #include "core/cuda/device_cell_list.hpp"
 #include "core/cuda/device_errors.hpp"
@@ -35,6 +36,15 @@ namespace {
 
 using namespace cuda_step;
 
+// The pair constants of style E on the device: the one species' pair by value, several species'
+// table in device memory.
+template <class E>
+struct DeviceStyleTable {
+  typename E::Params one{};
+  DeviceBuffer<typename E::Params> table;
+};
+using DevicePairTables = over_pair_styles_t<std::variant, DeviceStyleTable>;
+
 // A switch from the environment applied to `configured`: `name`=`on` or `off`; unset or empty
 // keeps `configured`; anything else is an error naming both choices.
 bool env_switch(const char* name, bool configured, std::string_view on, std::string_view off) {
@@ -53,8 +63,7 @@ class CudaBackend final : public StepBackend {
       : comm_(s.comm),
         timers_(s.timers),
         box_(s.box),
-        lj_(s.species.lj.front()),
-        host_pair_table_(s.species.lj),
+        potential_(s.species.pair),
         types_(static_cast<std::uint32_t>(s.species.types)),
         rule_(s.rule),
         images_(s.images),
@@ -82,14 +91,22 @@ class CudaBackend final : public StepBackend {
             fuse_ ? "yes" : "no (SCANMD_CUDA_FUSE=0)")) {
     if (types_ > 1) {  // per-type tables in device memory; one species passes scalars
       const std::vector<double> dtf = half_kick_factors(dt_, s.species.mass);
-      ensure(pair_table_, s.species.lj.size());
       ensure(dtf_of_, dtf.size());
       ensure(mass_of_, dtf.size());
-      upload(pair_table_.data(), s.species.lj, s.species.lj.size(), stream());
       upload(dtf_of_.data(), dtf, dtf.size(), stream());
       upload(mass_of_.data(), s.species.mass, dtf.size(), stream());
       check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (species tables)");
     }
+    potential_.visit([&]<class E>(const StyleTable<E>& t) {
+      DeviceStyleTable<E> d;
+      d.one = t.params.front();
+      if (types_ > 1) {
+        ensure(d.table, t.params.size());
+        upload(d.table.data(), t.params, t.params.size(), stream());
+        check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (pair table)");
+      }
+      pair_tables_ = std::move(d);
+    });
     const ThermostatSection& t = s.config.thermostat;
     if (t.style == ThermostatStyle::Langevin) {
       std::vector<double> drag, noise;
@@ -182,23 +199,27 @@ class CudaBackend final : public StepBackend {
     if (!(owned_f_zero_ && ghost_f_zero_)) particles_.zero_forces(stream());
     if (!totals_zero_) flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy, virial
     owned_f_zero_ = ghost_f_zero_ = totals_zero_ = false;
-    const ForceArgs a{particles_.x.data(),
-                      particles_.shift.data(),
-                      particles_.id.data(),
-                      particles_.type.data(),
-                      list_.offsets(),
-                      list_.neighbors(),
-                      particles_.f.data(),
-                      particles_.n,
-                      particles_.n_owned,
-                      box_.length,
-                      box_.half_length,
-                      images_,
-                      lj_,
-                      PairTable{pair_table_.data(), types_},
-                      list_.limit_sq(),
-                      flags_.device()};
-    launch_lj_forces(a, with_energy, full_shell_, stream());
+    std::visit(
+        [&]<class E>(const DeviceStyleTable<E>& pair) {
+          const ForceArgs<E> a{particles_.x.data(),
+                               particles_.shift.data(),
+                               particles_.id.data(),
+                               particles_.type.data(),
+                               list_.offsets(),
+                               list_.neighbors(),
+                               particles_.f.data(),
+                               particles_.n,
+                               particles_.n_owned,
+                               box_.length,
+                               box_.half_length,
+                               images_,
+                               pair.one,
+                               PairTable<E>{pair.table.data(), types_},
+                               list_.limit_sq(),
+                               flags_.device()};
+          launch_pair_forces(a, with_energy, full_shell_, stream());
+        },
+        pair_tables_);
     events_.end(stream());
     host_current_ = false;
   }
@@ -297,7 +318,7 @@ class CudaBackend final : public StepBackend {
   void raise_errors() {
     raise_device_errors(flags_.host(),
                         {particles_, list_, halo_.export_index(), box_, images_, comm_.rank(),
-                         comm_.size(), force_step_, PairTable{host_pair_table_.data(), types_}},
+                         comm_.size(), force_step_, potential_},
                         stream());
   }
 
@@ -326,8 +347,8 @@ class CudaBackend final : public StepBackend {
       // Owned particles in cell order, as the host rebuild sorts them: neighbours stay close in
       // memory, and the layout stays the host's.
       ScopedTimer t(timers_, Phase::Neigh);
-      particles_.permute_owned(
-          cells_.order_owned(particles_, scratch_, flags_.device(), stream()), stream());
+      particles_.permute_owned(cells_.order_owned(particles_, scratch_, flags_.device(), stream()),
+                               stream());
     }
     ImportCounts counts;
     {
@@ -396,10 +417,9 @@ class CudaBackend final : public StepBackend {
   const Communicator& comm_;
   Timers& timers_;
   Box box_;
-  LJParams lj_;            // one species: its pair
-  std::vector<LJParams> host_pair_table_;  // every pair, for error messages
-  std::uint32_t types_;    // several: the device tables below
-  DeviceBuffer<LJParams> pair_table_;
+  PairPotential potential_;       // the style and every pair (host: the words of errors)
+  std::uint32_t types_;           // several: the device tables below
+  DevicePairTables pair_tables_;  // the pair constants on the device
   DeviceBuffer<double> dtf_of_, mass_of_;
   DeviceBuffer<double> drag_, noise_;  // Langevin γ1, γ2 per type
   LangevinView langevin_;              // inactive unless the thermostat is Langevin

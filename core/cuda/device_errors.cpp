@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/lj.hpp"
 #include "core/step_backend.hpp"
 #include "core/step_errors.hpp"
 
@@ -29,14 +28,14 @@ void raise_device_errors(const DeviceFlags& h, const ErrorSources& at, cudaStrea
                        ? image_displacement(xi, xj, read_one(p.shift.data() + i, stream),
                                             read_one(p.shift.data() + j, stream), at.box.length)
                        : pair_displacement(xi, xj, at.box.length, at.box.half_length);
-    const LJParams& lj = at.pair_table.types > 1
-                             ? at.pair_table.of(read_one(p.type.data() + i, stream),
-                                                read_one(p.type.data() + j, stream))
-                             : at.pair_table.params[0];
+    const bool typed = at.potential.types() > 1;
+    const std::uint32_t ti = typed ? read_one(p.type.data() + i, stream) : 0;
+    const std::uint32_t tj = typed ? read_one(p.type.data() + j, stream) : 0;
     throw std::overflow_error(step_context(at.force_step, at.rank, at.ranks) + ": " +
-                              pair_overflow_message(read_one(p.id.data() + i, stream),
-                                                    read_one(p.id.data() + j, stream),
-                                                    d.x * d.x + d.y * d.y + d.z * d.z, lj));
+                              at.potential.overflow_message(read_one(p.id.data() + i, stream),
+                                                            read_one(p.id.data() + j, stream),
+                                                            d.x * d.x + d.y * d.y + d.z * d.z, ti,
+                                                            tj));
   }
   if (h.sum_overflow != kNone) {
     const std::uint32_t i = read_one(at.export_index + h.sum_overflow, stream);

@@ -11,7 +11,7 @@
 #include "core/cuda/device_neighbor_list.hpp"
 #include "core/cuda/device_particles.hpp"
 #include "core/cuda/launch.hpp"
-#include "core/lj.hpp"
+#include "physics/pair/pair_potential.hpp"
 
 namespace scanmd::cuda_step {
 
@@ -24,7 +24,7 @@ struct ErrorSources {
   PairImages images;
   int rank, ranks;
   long long force_step;  // the step of the last force call: its overflows are reported at it
-  PairTable pair_table;  // host copy of the pair constants (the message reads the pair's ε, σ)
+  const PairPotential& potential;  // the words of a pair overflow
 };
 
 // Throws std::overflow_error or std::runtime_error when `flags` holds an error; else returns.

@@ -1,9 +1,10 @@
-// core/cuda/forces.cu — Lennard-Jones forces over the CSR neighbour list, in 64-bit fixed point.
+// core/cuda/forces.cu — pair forces of any style over the CSR neighbour list, in 64-bit fixed
+// point: the CUDA driver of the evaluators of physics/pair/styles.hpp.
 //
 // Four threads per row i (owned + ghost rows; rows the rule gives nothing are empty), lane l
 // taking the row's entries l, l + 4, ...: coalesced index loads and enough threads to fill the
 // GPU at 64 000 particles. For each listed j within r_c: the pair term of core/fixed_terms.hpp
-// (the host's function), F summed into the lane's register accumulator and −F atomically into
+// (the host's functions: the style's eval, then pair_force_fixed), F summed into the lane's register accumulator and −F atomically into
 // j; the lane's total is added atomically into i at the end (i may also be some other row's j).
 // Integer atomics are associative, so the result is bit-identical to the host loop's whatever the
 // schedule. Overflow: the per-pair bound of the host (limit_sq from max_terms) keeps every
@@ -18,6 +19,7 @@
 #include "core/cuda/launch.hpp"
 #include "core/fixed_terms.hpp"
 #include "kernels/cuda/api.hpp"
+#include "physics/pair/styles.hpp"
 
 namespace scanmd::cuda_step {
 
@@ -27,10 +29,10 @@ constexpr int kThreads = 128;
 constexpr int kRowLanes = 4;  // threads per row: entries k, k + 4, ... (coalesced, 4x the threads)
 
 // kTyped: several species, each pair's constants from the table by the two types; else the one
-// pair of ForceArgs::lj (no type loads). kExplicit: small boxes, the displacement from the
-// images' shifts (core/lj.hpp's image_displacement), else the minimum image (no shift loads).
-template <bool kEnergy, bool kOwnedShares, bool kTyped, bool kExplicit>
-__global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
+// pair of ForceArgs::one (no type loads). kExplicit: small boxes, the displacement from the
+// images' shifts (base/box.hpp's image_displacement), else the minimum image (no shift loads).
+template <class E, bool kEnergy, bool kOwnedShares, bool kTyped, bool kExplicit>
+__global__ void __launch_bounds__(kThreads) pair_force_kernel(ForceArgs<E> a) {
   const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
   const std::uint64_t i = t / kRowLanes;
   const unsigned lane = static_cast<unsigned>(t % kRowLanes);
@@ -41,7 +43,7 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
     if (begin < end) {
       const Vec3 xi = a.x[i];
       const Int3 si = kExplicit ? a.shift[i] : Int3{0, 0, 0};
-      const LJParams* row = kTyped ? a.table.params + a.type[i] * a.table.types : &a.lj;
+      const typename E::Params* row = kTyped ? a.table.params + a.type[i] * a.table.types : &a.one;
       // Wrapping unsigned sums of this lane's share of the row: the same bits as the signed
       // sums, which the bound keeps in range (a share has at most max_terms terms too).
       unsigned long long fx = 0, fy = 0, fz = 0;
@@ -50,23 +52,24 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
         const Vec3 d = kExplicit ? image_displacement(xi, a.x[j], si, a.shift[j], a.length)
                                  : pair_displacement(xi, a.x[j], a.length, a.half_length);
         const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
-        const LJParams& lj = kTyped ? row[a.type[j]] : *row;
-        if (r2 >= lj.cutoff_sq) continue;
+        const typename E::Params& params = kTyped ? row[a.type[j]] : *row;
+        if (r2 >= params.cutoff_sq) continue;
         ++pairs;
         bool overflow = false;
-        const PairFixed pf = lj_pair_fixed(d, r2, lj, a.limit_sq, overflow);
-        fx += static_cast<unsigned long long>(pf.f.x);
-        fy += static_cast<unsigned long long>(pf.f.y);
-        fz += static_cast<unsigned long long>(pf.f.z);
+        const PairTerms<double> terms = E::eval(r2, params);
+        const Fix3 F = pair_force_fixed(d, r2, terms, a.limit_sq, overflow);
+        fx += static_cast<unsigned long long>(F.x);
+        fy += static_cast<unsigned long long>(F.y);
+        fz += static_cast<unsigned long long>(F.z);
         atomic_add_fixed(&a.f[j].x,
-                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(pf.f.x)));
+                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(F.x)));
         atomic_add_fixed(&a.f[j].y,
-                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(pf.f.y)));
+                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(F.y)));
         atomic_add_fixed(&a.f[j].z,
-                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(pf.f.z)));
+                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(F.z)));
         if constexpr (kEnergy) {
-          const std::int64_t e = lj_energy_fixed(pf.terms, overflow);
-          const std::int64_t w = lj_virial_fixed(pf.terms, r2, overflow);
+          const std::int64_t e = pair_energy_fixed(terms, overflow);
+          const std::int64_t w = pair_virial_fixed(terms, r2, overflow);
           const bool shared = kOwnedShares && j >= a.n_owned;
           const bool i_lower = shared && takes_lower_share(a.id[i], a.id[j], si,
                                                            kExplicit ? a.shift[j] : Int3{0, 0, 0});
@@ -91,34 +94,44 @@ __global__ void __launch_bounds__(kThreads) lj_force_kernel(ForceArgs a) {
   }
 }
 
-template <bool kTyped, bool kExplicit>
-void launch_variant(const ForceArgs& a, unsigned blocks, bool with_energy, bool owned_shares_only,
-                    cudaStream_t stream) {
+template <class E, bool kTyped, bool kExplicit>
+void launch_variant(const ForceArgs<E>& a, unsigned blocks, bool with_energy,
+                    bool owned_shares_only, cudaStream_t stream) {
   if (with_energy && owned_shares_only)
-    lj_force_kernel<true, true, kTyped, kExplicit><<<blocks, kThreads, 0, stream>>>(a);
+    pair_force_kernel<E, true, true, kTyped, kExplicit><<<blocks, kThreads, 0, stream>>>(a);
   else if (with_energy)
-    lj_force_kernel<true, false, kTyped, kExplicit><<<blocks, kThreads, 0, stream>>>(a);
+    pair_force_kernel<E, true, false, kTyped, kExplicit><<<blocks, kThreads, 0, stream>>>(a);
   else
-    lj_force_kernel<false, false, kTyped, kExplicit><<<blocks, kThreads, 0, stream>>>(a);
+    pair_force_kernel<E, false, false, kTyped, kExplicit><<<blocks, kThreads, 0, stream>>>(a);
 }
 
 }  // namespace
 
-void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_only,
-                      cudaStream_t stream) {
+template <class E>
+void launch_pair_forces(const ForceArgs<E>& a, bool with_energy, bool owned_shares_only,
+                        cudaStream_t stream) {
   if (a.n == 0) return;
   const unsigned blocks =
       static_cast<unsigned>((std::uint64_t{a.n} * kRowLanes + kThreads - 1) / kThreads);
   const bool typed = a.table.types > 1, explicit_images = a.images == PairImages::Explicit;
   if (typed && explicit_images)
-    launch_variant<true, true>(a, blocks, with_energy, owned_shares_only, stream);
+    launch_variant<E, true, true>(a, blocks, with_energy, owned_shares_only, stream);
   else if (typed)
-    launch_variant<true, false>(a, blocks, with_energy, owned_shares_only, stream);
+    launch_variant<E, true, false>(a, blocks, with_energy, owned_shares_only, stream);
   else if (explicit_images)
-    launch_variant<false, true>(a, blocks, with_energy, owned_shares_only, stream);
+    launch_variant<E, false, true>(a, blocks, with_energy, owned_shares_only, stream);
   else
-    launch_variant<false, false>(a, blocks, with_energy, owned_shares_only, stream);
-  kernels::cuda::check(cudaGetLastError(), "lj_force_kernel launch");
+    launch_variant<E, false, false>(a, blocks, with_energy, owned_shares_only, stream);
+  kernels::cuda::check(cudaGetLastError(), "pair_force_kernel launch");
 }
+
+// Every style's launcher, instantiated here.
+namespace {
+template <class... E>
+constexpr auto instantiate(std::tuple<E...>*) {
+  return std::tuple{&launch_pair_forces<E>...};
+}
+[[gnu::used]] const auto kInstances = instantiate(static_cast<PairStyles*>(nullptr));
+}  // namespace
 
 }  // namespace scanmd::cuda_step

@@ -14,13 +14,13 @@
 #include <cstdint>
 
 #include "base/box.hpp"
+#include "base/vec3.hpp"
 #include "core/cell_list.hpp"
 #include "core/cuda/neighbor_runs.hpp"
 #include "core/langevin.hpp"
-#include "core/lj.hpp"
-#include "base/vec3.hpp"
 #include "decomposition/export_selection.hpp"
 #include "decomposition/import_rule.hpp"
+#include "physics/pair/pair_style.hpp"
 
 namespace scanmd::cuda_step {
 
@@ -31,22 +31,22 @@ inline constexpr unsigned long long kNone = ~0ull;  // "no offending index"
 // (atomicMin), kNone when none; they are set once at construction and never cleared (the run
 // stops at the first error). 128-bit sums are two words (lo, hi) added with carry.
 struct DeviceFlags {
-  unsigned long long moved;          // some owned particle moved more than skin/2 (reset per step)
-  unsigned long long pairs;          // pairs within the cutoff          (reset per force call)
-  unsigned long long energy[2];      // Σ U, units 2^-40                 (reset per force call)
-  unsigned long long virial[2];      // Σ r·F, units 2^-40               (reset per force call)
-  unsigned long long kinetic[2];     // Σ m v², units 2^-40              (reset per kinetic sum)
-  unsigned long long max_terms;      // most list entries of one particle (reset per build)
-  unsigned long long tower, plate;   // ghosts received: imported kinds (reset per build)
-  unsigned long long census_count;   // owned particles          (reset per census)
-  unsigned long long census_id[2];   // Σ id, 128 bits           (reset per census)
-  unsigned long long census_id_sq[2];  // Σ id², 128 bits       (reset per census)
-  unsigned long long bad_position;   // owned index: non-finite or outside [0, L) after the drift
-  unsigned long long bad_cell;       // particle index: far outside the local domain when binned
-  unsigned long long pair_overflow;  // neighbour-list entry whose pair term does not fit
-  unsigned long long sum_overflow;   // export entry whose reverse force sum overflowed
+  unsigned long long moved;         // some owned particle moved more than skin/2 (reset per step)
+  unsigned long long pairs;         // pairs within the cutoff          (reset per force call)
+  unsigned long long energy[2];     // Σ U, units 2^-40                 (reset per force call)
+  unsigned long long virial[2];     // Σ r·F, units 2^-40               (reset per force call)
+  unsigned long long kinetic[2];    // Σ m v², units 2^-40              (reset per kinetic sum)
+  unsigned long long max_terms;     // most list entries of one particle (reset per build)
+  unsigned long long tower, plate;  // ghosts received: imported kinds (reset per build)
+  unsigned long long census_count;  // owned particles          (reset per census)
+  unsigned long long census_id[2];  // Σ id, 128 bits           (reset per census)
+  unsigned long long census_id_sq[2];   // Σ id², 128 bits       (reset per census)
+  unsigned long long bad_position;      // owned index: non-finite or outside [0, L) after the drift
+  unsigned long long bad_cell;          // particle index: far outside the local domain when binned
+  unsigned long long pair_overflow;     // neighbour-list entry whose pair term does not fit
+  unsigned long long sum_overflow;      // export entry whose reverse force sum overflowed
   unsigned long long kinetic_overflow;  // owned index whose m v² does not fit
-  unsigned long long work[2];  // Langevin work since the start, units 2^-40 (never reset)
+  unsigned long long work[2];           // Langevin work since the start, units 2^-40 (never reset)
 };
 
 // ---- integrate.cu ------------------------------------------------------------------------------
@@ -58,9 +58,9 @@ struct IntegrateArgs {
   const Vec3* x_build;
   const std::uint32_t* type;
   std::uint32_t n_owned;
-  double dt, dtf;         // dtf = dt / 2m of the one species
-  const double* dtf_of;   // several species: dt / 2m per type (then dtf is not used); else null
-  double moved_sq;        // (skin/2)²
+  double dt, dtf;        // dtf = dt / 2m of the one species
+  const double* dtf_of;  // several species: dt / 2m per type (then dtf is not used); else null
+  double moved_sq;       // (skin/2)²
   Box box;
   PairImages images;        // Explicit: a wrap counts as a move (moved_beyond_limit)
   const std::uint64_t* id;  // Langevin: the counter's particle id
@@ -76,9 +76,7 @@ struct PerType {
   double value;
   const double* of;
   const std::uint32_t* type;
-  SCANMD_HD double operator()(std::uint32_t i) const {
-    return of != nullptr ? of[type[i]] : value;
-  }
+  SCANMD_HD double operator()(std::uint32_t i) const { return of != nullptr ? of[type[i]] : value; }
 };
 struct KickArgs {
   Vec3* v;
@@ -139,6 +137,7 @@ void launch_max_terms(const std::uint32_t* terms, std::uint32_t n, DeviceFlags* 
                       cudaStream_t stream);
 
 // ---- forces.cu ---------------------------------------------------------------------------------
+template <class E>
 struct ForceArgs {
   const Vec3* x;
   const Int3* shift;  // image shifts (read with PairImages::Explicit only)
@@ -149,15 +148,17 @@ struct ForceArgs {
   Fix3* f;  // zeroed by the caller
   std::uint32_t n, n_owned;
   Vec3 length, half_length;
-  PairImages images;  // minimum image, or the shifts of the listed images (small boxes)
-  LJParams lj;       // one species: its pair (table not used)
-  PairTable table;   // several species (table.types > 1): by the pair's types, device memory
-  double limit_sq;  // pair_term_limit_sq(max_terms)
+  PairImages images;       // minimum image, or the shifts of the listed images (small boxes)
+  typename E::Params one;  // one species: its pair (table not used)
+  PairTable<E> table;      // several species (table.types > 1): by the pair's types, device memory
+  double limit_sq;         // pair_term_limit_sq(max_terms)
   DeviceFlags* flags;
 };
 // Four threads per row; flags->pairs (and energy, virial when with_energy) accumulate.
-void launch_lj_forces(const ForceArgs& a, bool with_energy, bool owned_shares_only,
-                      cudaStream_t stream);
+// Defined in forces.cu for every style of physics/pair/styles.hpp.
+template <class E>
+void launch_pair_forces(const ForceArgs<E>& a, bool with_energy, bool owned_shares_only,
+                        cudaStream_t stream);
 
 // ---- ghosts.cu ---------------------------------------------------------------------------------
 // Export selection and ghost creation of a rebuild on the device (see ghosts.cu): the host's

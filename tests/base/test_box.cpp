@@ -7,6 +7,8 @@
 //    0 the remainder L − |fmod| is one rounding).
 //  * Constructed cases: L = 8 and dyadic r, so x = k·8 + r is an exact double and the wrap must
 //    give back r and k bit for bit.
+//  * Pair displacements: the minimum image against long double rounding, and exact
+//    antisymmetry (bits), which the cross-rank reproducibility of every pair style relies on.
 //  * The one-step paths of an ordinary drift (x within one box length of [0, L)) are the plain
 //    x − L and x + L, as before: normal runs keep their bits.
 #include <gtest/gtest.h>
@@ -14,6 +16,7 @@
 #include <climits>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <vector>
 
 #include "base/box.hpp"
@@ -127,6 +130,32 @@ TEST(Wrap, WhatCannotBeWrappedIsLeftAndReported) {
   EXPECT_TRUE(wrap_far_coordinate(y, image, L));
   EXPECT_EQ(y, 1.0);
   EXPECT_EQ(image, INT_MAX);
+}
+
+TEST(PairDisplacement, MinimumImageIsExactAndAntisymmetric) {
+  const Vec3 L{7.3, 9.1, 11.7};
+  const Vec3 H{0.5 * L.x, 0.5 * L.y, 0.5 * L.z};
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  using LD = long double;
+  const auto min_image = [](LD d, LD len) { return d - len * std::nearbyint(d / len); };
+  for (int k = 0; k < 20000; ++k) {
+    const Vec3 a{u(rng) * L.x, u(rng) * L.y, u(rng) * L.z};
+    const Vec3 b{u(rng) * L.x, u(rng) * L.y, u(rng) * L.z};
+    const Vec3 d = pair_displacement(a, b, L, H);
+    const Vec3 e = pair_displacement(b, a, L, H);
+    ASSERT_EQ(d.x, -e.x);
+    ASSERT_EQ(d.y, -e.y);
+    ASSERT_EQ(d.z, -e.z);
+    const double got[3] = {d.x, d.y, d.z};
+    const double da[3] = {a.x - b.x, a.y - b.y, a.z - b.z};
+    const double len[3] = {L.x, L.y, L.z};
+    for (int c = 0; c < 3; ++c) {
+      const LD want = min_image(LD(da[c]), len[c]);
+      ASSERT_LE(std::fabs(got[c]), 0.5 * len[c] * (1 + 1e-15));
+      ASSERT_NEAR(got[c], static_cast<double>(want), 1e-13);
+    }
+  }
 }
 
 }  // namespace

@@ -52,8 +52,7 @@ ForceCase non_cubic() {
 SimulationConfig config_for(const ForceCase& c, bool shift, Method m) {
   SimulationConfig cfg;
   cfg.system.box = c.L;
-  cfg.potential.epsilon = c.lj.epsilon;
-  cfg.potential.sigma = c.lj.sigma;
+  test::set_lj(cfg.potential, c.lj.epsilon, c.lj.sigma);
   cfg.potential.cutoff = c.lj.cutoff;
   cfg.potential.shift = shift;
   cfg.neighbor.skin = 0.3;

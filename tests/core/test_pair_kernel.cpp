@@ -1,8 +1,8 @@
-// tests/core/test_pair_kernel.cpp — the vector pair kernels (core/lj_rows.hpp) and their run-time
-// choice (core/pair_kernel.hpp).
+// tests/core/test_pair_kernel.cpp — the vector pair kernels (core/pair_rows.hpp) and their
+// run-time choice (core/pair_kernel.hpp), for every vector pair style.
 //
-// Oracle: the scalar terms, pair by pair — pair_displacement, lj_pair_fixed (core/lj.hpp,
-// core/fixed_terms.hpp), +F on i and −F on j — over a synthetic CSR list of random rows: lengths
+// Oracle: the scalar terms, pair by pair — pair_displacement, the style's eval and
+// pair_force_fixed (base/box.hpp, core/fixed_terms.hpp), +F on i and −F on j — over a synthetic CSR list of random rows: lengths
 // 0 to 40 (every tail of the 4- and 8-lane loops), neighbours in random order, pairs across the
 // periodic boundary, a third beyond the cutoff. Each kernel this CPU runs must give exactly the
 // oracle's force integers and pair count; a pair whose term is out of range must be reported
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "core/fixed_terms.hpp"
-#include "core/lj_rows.hpp"
 #include "core/pair_kernel.hpp"
+#include "core/pair_rows.hpp"
 #include "tests/core/test_support.hpp"
 
 namespace scanmd {
@@ -57,31 +57,33 @@ Rows random_rows(std::uint64_t seed) {
   return r;
 }
 
-LJRows rows_of(const Rows& r, double limit_sq) {
-  const LJParams lj = LJParams::make(1.0, 1.0, 2.5, false);
+using E = LJCut;
+
+PairRows<E> rows_of(const Rows& r, double limit_sq) {
+  const E::Params lj = E::make({1.0, 1.0}, 2.5, false);
   return {
       r.offsets.data(), r.neighbors.data(), r.x.data(), r.L, {r.L.x / 2, r.L.y / 2, r.L.z / 2}, lj,
       limit_sq};
 }
 
 // The scalar loop's terms, one pair at a time.
-RowsTotals oracle(const LJRows& rows, std::size_t n, std::vector<Fix3>& f) {
+RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f) {
   RowsTotals t;
   for (std::size_t i = 0; i < n; ++i)
     for (std::uint32_t k = rows.offsets[i]; k < rows.offsets[i + 1]; ++k) {
       const std::uint32_t j = rows.neighbors[k];
       const Vec3 d = pair_displacement(rows.x[i], rows.x[j], rows.length, rows.half_length);
       const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
-      if (r2 >= rows.lj.cutoff_sq) continue;
+      if (r2 >= rows.params.cutoff_sq) continue;
       ++t.pairs;
-      const PairFixed pf = lj_pair_fixed(d, r2, rows.lj, rows.limit_sq, t.overflow);
-      f[i].x += pf.f.x, f[i].y += pf.f.y, f[i].z += pf.f.z;
-      f[j].x -= pf.f.x, f[j].y -= pf.f.y, f[j].z -= pf.f.z;
+      const Fix3 F = pair_force_fixed(d, r2, E::eval(r2, rows.params), rows.limit_sq, t.overflow);
+      f[i].x += F.x, f[i].y += F.y, f[i].z += F.z;
+      f[j].x -= F.x, f[j].y -= F.y, f[j].z -= F.z;
     }
   return t;
 }
 
-using Kernel = RowsTotals (*)(const LJRows&, std::size_t, std::size_t, Fix3*);
+using Kernel = RowsTotals (*)(const PairRows<E>&, std::size_t, std::size_t, Fix3*);
 
 struct KernelCase {
   PairKernel kernel;
@@ -96,7 +98,7 @@ TEST_P(VectorKernel, SameBitsAsTheScalarTerms) {
   for (std::uint64_t seed : {11u, 12u, 13u}) {
     const Rows r = random_rows(seed);
     const std::size_t n = r.x.size();
-    const LJRows rows = rows_of(r, pair_term_limit_sq(200));
+    const PairRows<E> rows = rows_of(r, pair_term_limit_sq(200));
     std::vector<Fix3> want(n, Fix3{0, 0, 0}), got(n, Fix3{0, 0, 0});
     const RowsTotals t_want = oracle(rows, n, want);
     ASSERT_FALSE(t_want.overflow);
@@ -129,7 +131,7 @@ TEST_P(VectorKernel, ReportsATermOutOfRange) {
   const std::uint32_t old_first = r.offsets[1];
   for (std::size_t i = 1; i <= n; ++i) r.offsets[i] = r.offsets[i] - old_first + 13;
   r.x[6] = {r.x[0].x + 1e-3, r.x[0].y, r.x[0].z};
-  const LJRows rows = rows_of(r, pair_term_limit_sq(200));
+  const PairRows<E> rows = rows_of(r, pair_term_limit_sq(200));
   std::vector<Fix3> f(n, Fix3{0, 0, 0});
   RowsTotals want_t;
   {
@@ -143,8 +145,8 @@ TEST_P(VectorKernel, ReportsATermOutOfRange) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, VectorKernel,
-                         ::testing::Values(KernelCase{PairKernel::Avx2, lj_rows_avx2},
-                                           KernelCase{PairKernel::Avx512, lj_rows_avx512}),
+                         ::testing::Values(KernelCase{PairKernel::Avx2, pair_rows_avx2<E>},
+                                           KernelCase{PairKernel::Avx512, pair_rows_avx512<E>}),
                          [](const auto& info) { return pair_kernel_name(info.param.kernel); });
 
 // SCANMD_PAIR_KERNEL pins the choice; auto is the widest the CPU runs; a name the CPU cannot run,

@@ -26,14 +26,14 @@ SimulationConfig two_species(Mixing mixing) {
   SimulationConfig c;
   c.system.type_fractions = {0.8, 0.2};
   c.potential.mixing = mixing;
-  c.potential.pairs = {{{1, 1}, 1.0, 1.0, 2.5}, {{2, 2}, 0.5, 0.88, 2.2}};
+  c.potential.pairs = {test::lj_pair({1, 1}, 1.0, 1.0, 2.5), test::lj_pair({2, 2}, 0.5, 0.88, 2.2)};
   return c;
 }
 
 // The Kob–Andersen mixture: every pair listed, r_c = 2.5 σ_αβ.
 SimulationConfig kob_andersen() {
   SimulationConfig c = two_species(Mixing::None);
-  c.potential.pairs.push_back({{1, 2}, 1.5, 0.8, 2.0});
+  c.potential.pairs.push_back(test::lj_pair({1, 2}, 1.5, 0.8, 2.0));
   return c;
 }
 
@@ -51,13 +51,15 @@ std::string species_error(const SimulationConfig& c, F&& key_check) {
 
 TEST(Species, OneSpeciesIsTheScalarPotential) {
   SimulationConfig c;
-  c.potential.epsilon = 1.3, c.potential.sigma = 0.9, c.potential.cutoff = 2.2;
+  test::set_lj(c.potential, 1.3, 0.9);
+  c.potential.cutoff = 2.2;
   c.potential.shift = true;
   const Species s = make_species(c);
   ASSERT_EQ(s.types, 1);
-  const LJParams want = LJParams::make(1.3, 0.9, 2.2, true);
-  EXPECT_EQ(std::memcmp(&s.lj[0], &want, sizeof want), 0) << "not the same bits";
-  EXPECT_EQ(s.max_cutoff, 2.2);
+  const LJCut::Params want = LJCut::make({1.3, 0.9}, 2.2, true);
+  const auto& table = std::get<StyleTable<LJCut>>(s.pair.tables());
+  EXPECT_EQ(std::memcmp(&table.params[0], &want, sizeof want), 0) << "not the same bits";
+  EXPECT_EQ(s.max_cutoff(), 2.2);
   EXPECT_EQ(s.mass, std::vector<double>{1.0});
 }
 
@@ -66,26 +68,27 @@ TEST(Species, MixingRulesAsLammps) {
     SCOPED_TRACE(std::string(name_of<Mixing>(kMixingNames, m)));
     const Species s = make_species(two_species(m));
     ASSERT_EQ(s.types, 2);
-    const PairCoefficients& ab = s.pair(0, 1);
-    EXPECT_DOUBLE_EQ(ab.epsilon, std::sqrt(1.0 * 0.5));  // ε: geometric in both rules
+    const Coefficients& ab = s.pair.coefficients(0, 1);
+    EXPECT_DOUBLE_EQ(ab[LJCut::kEpsilon], std::sqrt(1.0 * 0.5));  // ε: geometric in both rules
     if (m == Mixing::Geometric) {
-      EXPECT_DOUBLE_EQ(ab.sigma, std::sqrt(1.0 * 0.88));
-      EXPECT_DOUBLE_EQ(ab.cutoff, std::sqrt(2.5 * 2.2));
+      EXPECT_DOUBLE_EQ(ab[LJCut::kSigma], std::sqrt(1.0 * 0.88));
+      EXPECT_DOUBLE_EQ(s.pair.cutoff(0, 1), std::sqrt(2.5 * 2.2));
     } else {
-      EXPECT_DOUBLE_EQ(ab.sigma, 0.5 * (1.0 + 0.88));
-      EXPECT_DOUBLE_EQ(ab.cutoff, 0.5 * (2.5 + 2.2));
+      EXPECT_DOUBLE_EQ(ab[LJCut::kSigma], 0.5 * (1.0 + 0.88));
+      EXPECT_DOUBLE_EQ(s.pair.cutoff(0, 1), 0.5 * (2.5 + 2.2));
     }
-    EXPECT_EQ(std::memcmp(&s.pair(0, 1), &s.pair(1, 0), sizeof ab), 0) << "table not symmetric";
-    EXPECT_EQ(s.pair(1, 1).sigma, 0.88);
-    EXPECT_EQ(s.max_cutoff, 2.5);
+    EXPECT_EQ(std::memcmp(&s.pair.coefficients(0, 1), &s.pair.coefficients(1, 0), sizeof ab), 0)
+        << "table not symmetric";
+    EXPECT_EQ(s.pair.coefficients(1, 1)[LJCut::kSigma], 0.88);
+    EXPECT_EQ(s.max_cutoff(), 2.5);
   }
   // A listed unlike pair wins over the rule, whichever order its types are given in.
   SimulationConfig c = two_species(Mixing::Geometric);
-  c.potential.pairs.push_back({{2, 1}, 1.5, 0.8, 2.0});
+  c.potential.pairs.push_back(test::lj_pair({2, 1}, 1.5, 0.8, 2.0));
   const Species s = make_species(c);
-  EXPECT_EQ(s.pair(0, 1).epsilon, 1.5);
-  EXPECT_EQ(s.pair(1, 0).sigma, 0.8);
-  EXPECT_EQ(s.pair(0, 1).cutoff, 2.0);
+  EXPECT_EQ(s.pair.coefficients(0, 1)[LJCut::kEpsilon], 1.5);
+  EXPECT_EQ(s.pair.coefficients(1, 0)[LJCut::kSigma], 0.8);
+  EXPECT_EQ(s.pair.cutoff(0, 1), 2.0);
 }
 
 TEST(Species, PerPairShiftMakesEveryPairZeroAtItsCutoff) {
@@ -94,9 +97,9 @@ TEST(Species, PerPairShiftMakesEveryPairZeroAtItsCutoff) {
   const Species s = make_species(c);
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
-      const LJParams& p = s.lj[i * 2 + j];
-      EXPECT_NEAR(lj_pair(p.cutoff_sq, p).energy, 0.0, 1e-15) << i << "-" << j;
-      EXPECT_EQ(p.cutoff_sq, s.pair(i, j).cutoff * s.pair(i, j).cutoff);
+      const LJCut::Params& p = std::get<StyleTable<LJCut>>(s.pair.tables()).params[i * 2 + j];
+      EXPECT_NEAR(LJCut::eval(p.cutoff_sq, p).energy, 0.0, 1e-15) << i << "-" << j;
+      EXPECT_EQ(p.cutoff_sq, s.pair.cutoff(i, j) * s.pair.cutoff(i, j));
     }
 }
 
@@ -118,7 +121,7 @@ TEST(Species, ErrorsNameTheKeyAndThePair) {
   EXPECT_NE(msg.find("type 3 does not exist"), std::string::npos) << msg;
   // The same pair twice.
   c = kob_andersen();
-  c.potential.pairs.push_back({{2, 1}, 1.0, 1.0, 2.0});
+  c.potential.pairs.push_back(test::lj_pair({2, 1}, 1.0, 1.0, 2.0));
   msg = species_error(c, [](const std::string& k) { EXPECT_EQ(k, "potential.pair[3]"); });
   EXPECT_NE(msg.find("twice"), std::string::npos) << msg;
   // Three masses for two types.
@@ -190,8 +193,9 @@ TEST(TailCorrection, MatchesNumericalIntegral) {
   LD e = 0, p = 0;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j) {
-      const PairCoefficients& c = s.pair(i, j);
-      const LD eps = c.epsilon, sig = c.sigma;
+      const Coefficients& c = s.pair.coefficients(i, j);
+      const LD eps = c[LJCut::kEpsilon], sig = c[LJCut::kSigma];
+      const LD cutoff = s.pair.cutoff(i, j);
       const auto u = [&](LD r) {
         const LD x = std::pow(sig / r, LD(6));
         return 4 * eps * (x * x - x);
@@ -202,9 +206,9 @@ TEST(TailCorrection, MatchesNumericalIntegral) {
       };
       const LD nn = LD(count[i]) * count[j];
       e += 2 * std::numbers::pi_v<LD> * nn / V *
-           integral_to_infinity(c.cutoff, [&](LD r) { return r * r * u(r); });
+           integral_to_infinity(cutoff, [&](LD r) { return r * r * u(r); });
       p += -2 * std::numbers::pi_v<LD> / 3 * nn / (LD(V) * V) *
-           integral_to_infinity(c.cutoff, [&](LD r) { return r * r * r * du(r); });
+           integral_to_infinity(cutoff, [&](LD r) { return r * r * r * du(r); });
     }
   EXPECT_NEAR(t.energy / V, static_cast<double>(e), 1e-9 * std::fabs(static_cast<double>(e)));
   EXPECT_NEAR(t.pressure / (V * V), static_cast<double>(p),
@@ -237,8 +241,8 @@ TEST(SpeciesForces, TwoTypesVsBruteForceOnEveryMethod) {
       cfg.potential.shift = shift;
       const Species species = make_species(cfg);
       const test::BruteForce bf = test::brute_force_lj(x, L, type, [&](int i, int j) {
-        const PairCoefficients& c = species.pair(i, j);
-        return test::LJSpec{c.epsilon, c.sigma, c.cutoff, shift};
+        const Coefficients& c = species.pair.coefficients(i, j);
+        return test::LJSpec{c[LJCut::kEpsilon], c[LJCut::kSigma], species.pair.cutoff(i, j), shift};
       });
       ASSERT_EQ(bf.near_cutoff, 0);
       ASSERT_GT(bf.pairs, 10LL * static_cast<long long>(x.size()));

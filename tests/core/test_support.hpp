@@ -15,15 +15,28 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <string>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "core/cell_list.hpp"
+#include "core/neighbor_list.hpp"
 #include "core/simulation.hpp"
 #include "tests/support/rng.hpp"
 
 namespace scanmd::test {
+
+// A [[potential.pair]] entry of the LJ style (LAMMPS pair_coeff i j ε σ [r_c]).
+inline PairCoeffs lj_pair(std::array<int, 2> types, double epsilon, double sigma,
+                          std::optional<double> cutoff = std::nullopt) {
+  return {types, {{"epsilon", epsilon}, {"sigma", sigma}}, cutoff};
+}
+// The one-species LJ coefficients of a [potential] section.
+inline void set_lj(PotentialSection& p, double epsilon, double sigma) {
+  p.coeffs["epsilon"] = epsilon;
+  p.coeffs["sigma"] = sigma;
+}
 
 // ---- configurations --------------------------------------------------------------------
 
@@ -49,7 +62,8 @@ inline std::vector<Vec3> random_positions(std::size_t n, Vec3 L, double min_sep,
   };
   auto flat = [&](int a, int b, int c) {
     a = (a % cx + cx) % cx, b = (b % cy + cy) % cy, c = (c % cz + cz) % cz;
-    return static_cast<std::size_t>(a) + static_cast<std::size_t>(cx) * (b + static_cast<std::size_t>(cy) * c);
+    return static_cast<std::size_t>(a) +
+           static_cast<std::size_t>(cx) * (b + static_cast<std::size_t>(cy) * c);
   };
   std::vector<Vec3> out;
   out.reserve(n);
@@ -120,7 +134,9 @@ inline std::vector<InitialParticle> make_particles(const std::vector<Vec3>& x, d
 
 using LD = long double;
 
-inline LD min_image(LD d, LD len) { return d - len * std::nearbyint(d / len); }
+inline LD min_image(LD d, LD len) {
+  return d - len * std::nearbyint(d / len);
+}
 
 // Cheap double-precision prefilter for the O(N²) loops: true when the minimum-image distance is
 // certainly >= r (with a generous margin), so the exact long double test can be skipped.
@@ -173,8 +189,10 @@ BruteForce brute_force_lj(const std::vector<Vec3>& x, Vec3 L, const std::vector<
       const LD sr6 = std::pow(sig / r, LD(6));
       const LD minus_dudr = 24 * eps * (2 * sr6 * sr6 - sr6) / r;  // −dU/dr
       const LD f_over_r = minus_dudr / r;
-      out.force[i][0] += f_over_r * dx, out.force[i][1] += f_over_r * dy, out.force[i][2] += f_over_r * dz;
-      out.force[j][0] -= f_over_r * dx, out.force[j][1] -= f_over_r * dy, out.force[j][2] -= f_over_r * dz;
+      out.force[i][0] += f_over_r * dx, out.force[i][1] += f_over_r * dy,
+          out.force[i][2] += f_over_r * dz;
+      out.force[j][0] -= f_over_r * dx, out.force[j][1] -= f_over_r * dy,
+          out.force[j][2] -= f_over_r * dz;
       out.energy += u(r) - (s.shift ? u(rc) : LD(0));
       out.virial += minus_dudr * r;
       ++out.pairs;
@@ -245,7 +263,8 @@ inline std::vector<BrutePair> brute_pairs_within(const std::vector<Vec3>& x, Vec
   for (std::size_t i = 0; i < x.size(); ++i)
     for (std::size_t j = i + 1; j < x.size(); ++j) {
       if (surely_beyond(x[i], x[j], L, r)) continue;
-      const LD rx = LD(x[i].x) - LD(x[j].x), ry = LD(x[i].y) - LD(x[j].y), rz = LD(x[i].z) - LD(x[j].z);
+      const LD rx = LD(x[i].x) - LD(x[j].x), ry = LD(x[i].y) - LD(x[j].y),
+               rz = LD(x[i].z) - LD(x[j].z);
       const LD dx = min_image(rx, L.x), dy = min_image(ry, L.y), dz = min_image(rz, L.z);
       const LD d_sq = dx * dx + dy * dy + dz * dz;
       if (ambiguous && std::fabs(d_sq - r_sq) < 1e-9L) ++*ambiguous;

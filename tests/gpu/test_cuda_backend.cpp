@@ -128,7 +128,8 @@ void kob_andersen(SimulationConfig& cfg, std::vector<double> fractions) {
   cfg.system.type_fractions = std::move(fractions);
   cfg.system.mass = {1.0, 2.0};
   cfg.potential.mixing = Mixing::None;
-  cfg.potential.pairs = {{{1, 1}, 1.0, 1.0, 2.5}, {{1, 2}, 1.5, 0.8, 2.0}, {{2, 2}, 0.5, 0.88, 2.2}};
+  cfg.potential.pairs = {test::lj_pair({1, 1}, 1.0, 1.0, 2.5), test::lj_pair({1, 2}, 1.5, 0.8, 2.0),
+                         test::lj_pair({2, 2}, 0.5, 0.88, 2.2)};
 }
 
 SimulationConfig melt(int cells, long long steps, long long thermo_every) {
@@ -259,8 +260,7 @@ TEST(CudaBackend, HashEqualsHostFromParticles) {
       test::make_particles(test::random_positions(400, L, 0.85, 4242), 1.5, 99);
   SimulationConfig cfg;
   cfg.system.box = L;
-  cfg.potential.epsilon = 1.3;
-  cfg.potential.sigma = 0.9;
+  test::set_lj(cfg.potential, 1.3, 0.9);
   cfg.potential.cutoff = 2.2;
   cfg.neighbor.skin = 0.4;
   cfg.run.steps = 60;

@@ -21,14 +21,14 @@
 namespace {
 
 using scanmd::Backend;
+using scanmd::Method;
 using scanmd::io::Deck;
 using scanmd::io::DeckError;
 using scanmd::io::load_deck;
-using scanmd::Method;
 using scanmd::io::parse_deck;
 using ::testing::HasSubstr;
-using ::testing::Not;
 using ::testing::MatchesRegex;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 // The message of the DeckError that parsing throws ("" and a test failure when it does not throw).
@@ -60,8 +60,7 @@ void expect_same(const Deck& a, const Deck& b) {
   EXPECT_EQ(a.system.seed, b.system.seed);
   EXPECT_EQ(a.system.mass, b.system.mass);
   EXPECT_EQ(a.potential.style, b.potential.style);
-  EXPECT_EQ(a.potential.epsilon, b.potential.epsilon);
-  EXPECT_EQ(a.potential.sigma, b.potential.sigma);
+  EXPECT_EQ(a.potential.coeffs, b.potential.coeffs);
   EXPECT_EQ(a.potential.cutoff, b.potential.cutoff);
   EXPECT_EQ(a.potential.shift, b.potential.shift);
   EXPECT_EQ(a.system.type_fractions, b.system.type_fractions);
@@ -70,8 +69,7 @@ void expect_same(const Deck& a, const Deck& b) {
   ASSERT_EQ(a.potential.pairs.size(), b.potential.pairs.size());
   for (std::size_t k = 0; k < a.potential.pairs.size(); ++k) {
     EXPECT_EQ(a.potential.pairs[k].types, b.potential.pairs[k].types);
-    EXPECT_EQ(a.potential.pairs[k].epsilon, b.potential.pairs[k].epsilon);
-    EXPECT_EQ(a.potential.pairs[k].sigma, b.potential.pairs[k].sigma);
+    EXPECT_EQ(a.potential.pairs[k].values, b.potential.pairs[k].values);
     EXPECT_EQ(a.potential.pairs[k].cutoff, b.potential.pairs[k].cutoff);
   }
   EXPECT_EQ(a.region.style, b.region.style);
@@ -174,8 +172,8 @@ TEST(Deck, DefaultsAreTheLammpsLjBenchmark) {
   EXPECT_EQ(d.system.seed, 87287u);
   EXPECT_EQ(d.system.mass, std::vector<double>{1.0});
   EXPECT_EQ(d.potential.style, "lj");
-  EXPECT_EQ(d.potential.epsilon, 1.0);
-  EXPECT_EQ(d.potential.sigma, 1.0);
+  EXPECT_EQ(d.potential.coeffs.at("epsilon"), 1.0);
+  EXPECT_EQ(d.potential.coeffs.at("sigma"), 1.0);
   EXPECT_EQ(d.potential.cutoff, 2.5);
   EXPECT_FALSE(d.potential.shift);
   EXPECT_EQ(d.neighbor.skin, 0.3);
@@ -228,8 +226,8 @@ TEST(Deck, EveryKeyIsParsed) {
   EXPECT_EQ(d.system.temperature, 0.0);
   EXPECT_EQ(d.system.seed, 12345u);
   EXPECT_EQ(d.system.mass, std::vector<double>{2.5});
-  EXPECT_EQ(d.potential.epsilon, 1.5);
-  EXPECT_EQ(d.potential.sigma, 0.9);
+  EXPECT_EQ(d.potential.coeffs.at("epsilon"), 1.5);
+  EXPECT_EQ(d.potential.coeffs.at("sigma"), 0.9);
   EXPECT_EQ(d.potential.cutoff, 3.0);
   EXPECT_TRUE(d.potential.shift);
   EXPECT_EQ(d.neighbor.skin, 0.0);
@@ -292,7 +290,7 @@ cutoff = 2.2
   EXPECT_EQ(d.potential.pairs[1].types, (std::array<int, 2>{2, 1}));
   EXPECT_EQ(d.potential.pairs[1].cutoff, 2.0);
   EXPECT_FALSE(d.potential.pairs[0].cutoff.has_value());  // potential.cutoff
-  EXPECT_EQ(d.import_cutoff(), 2.5 + 0.3);                 // the largest pair cutoff
+  EXPECT_EQ(d.import_cutoff(), 2.5 + 0.3);                // the largest pair cutoff
   EXPECT_EQ(d.where.at("potential.pair[2]"), "ka.toml:19:1");
   expect_same(d, parse_deck(d.to_toml(), "again.toml"));
 }
@@ -447,8 +445,8 @@ TEST(DeckToml, AwkwardValuesRoundTrip) {
   d.system.density = 1.0 / 3.0;
   d.system.cells = {40, 41, 42};
   d.system.temperature = 1e-300;
-  d.potential.epsilon = 1234567.8901234567;  // below 2^22: an epsilon the fixed point can hold
-  d.potential.sigma = 0.1;
+  d.potential.coeffs = {{"epsilon", 1234567.8901234567},  // below 2^22: the fixed point holds it
+                        {"sigma", 0.1}};
   d.potential.cutoff = 1.0;
   d.neighbor.skin = 5e-324;  // smallest denormal
   d.run.dt = 1e-5;
@@ -757,10 +755,10 @@ TEST(DeckErrors, OutOfRange) {
       {"system", "seed = -1", "must be >= 0 (got -1)"},
       {"system", "mass = 0", "must be > 0 (got 0)"},
       {"system", "lattice = \"bcc\"", "must be one of \"fcc\" (got \"bcc\")"},
-      {"potential", "style = \"morse\"", "must be one of \"lj\" (got \"morse\")"},
+      {"potential", "style = \"lj/long\"", "must be one of \"lj\", \"lj/cut\" (got \"lj/long\")"},
       {"potential", "cutoff = 0", "must be > 0 (got 0)"},
       {"potential", "sigma = 0.0", "must be > 0 (got 0)"},
-      {"potential", "epsilon = -1", "must be > 0 (got -1)"},
+      {"potential", "epsilon = -1", "must be >= 0 (got -1)"},
       {"neighbor", "skin = -0.1", "must be >= 0 (got -0.1)"},
       {"decomposition", "method = \"hs\"",
        "must be one of \"half-shell\", \"neutral-territory\", \"full-shell\", \"eighth-shell\", "

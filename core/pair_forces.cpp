@@ -1,6 +1,6 @@
-// Lennard-Jones forces (see lj_force.hpp): the scalar loop, the dispatch to the vector kernels,
-// and the split of the rows among threads.
-#include "core/lj_force.hpp"
+// Pair forces (see pair_forces.hpp): the scalar loop, the dispatch to the vector kernels, and
+// the split of the rows among threads, each a template over the style's evaluator E.
+#include "core/pair_forces.hpp"
 
 #include <omp.h>
 #include <sched.h>
@@ -15,8 +15,7 @@
 #include <fmt/format.h>
 
 #include "core/fixed_terms.hpp"
-#include "core/lj_rows.hpp"
-#include "core/step_errors.hpp"
+#include "core/pair_rows.hpp"
 
 namespace scanmd {
 
@@ -24,12 +23,26 @@ namespace {
 
 // Typed: more than one species, the pair's constants looked up by the two types; else the one
 // entry, hoisted (the same bits, no type loads in the loop).
-// Explicit: small boxes, the displacement from the images' shifts (core/lj.hpp).
+// Explicit: small boxes, the displacement from the images' shifts (base/box.hpp).
 // Rows [row_begin, row_end) of the list, their forces added into f (the store's own array, or a
 // thread's).
-template <bool WithEnergy, bool OwnedSharesOnly, bool Typed, bool Explicit>
-ForceTotals accumulate(const ParticleStore& p, const NeighborList& list, const PairTable& table,
-                       const Box& box, std::size_t row_begin, std::size_t row_end, Fix3* f) {
+template <class E>
+struct Pass {
+  const ParticleStore& p;
+  const NeighborList& list;
+  PairTable<E> table;
+  const PairPotential& potential;  // the words of an overflow
+  const Box& box;
+  PairImages images;
+  bool owned_shares_only, with_energy;
+};
+
+template <class E, bool WithEnergy, bool OwnedSharesOnly, bool Typed, bool Explicit>
+ForceTotals accumulate(const Pass<E>& pass, std::size_t row_begin, std::size_t row_end, Fix3* f) {
+  const ParticleStore& p = pass.p;
+  const NeighborList& list = pass.list;
+  const PairTable<E> table = pass.table;
+  const Box& box = pass.box;
   const std::size_t n_owned = p.n_owned;
   const auto* offsets = list.offsets().data();
   const auto* nbr = list.neighbors().data();
@@ -46,7 +59,7 @@ ForceTotals accumulate(const ParticleStore& p, const NeighborList& list, const P
     if (begin == end) continue;
     const Vec3 xi = x[i];
     const Int3 si = Explicit ? shift[i] : Int3{0, 0, 0};
-    const LJParams* row = Typed ? table.params + type[i] * table.types : table.params;
+    const typename E::Params* row = Typed ? table.params + type[i] * table.types : table.params;
     std::int64_t fx = 0, fy = 0, fz = 0;
     bool overflow = false;
     for (std::uint32_t k = begin; k < end; ++k) {
@@ -54,14 +67,14 @@ ForceTotals accumulate(const ParticleStore& p, const NeighborList& list, const P
       const Vec3 d = Explicit ? image_displacement(xi, x[j], si, shift[j], L)
                               : pair_displacement(xi, x[j], L, H);
       const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
-      const LJParams& lj = Typed ? row[type[j]] : *row;
+      const typename E::Params& params = Typed ? row[type[j]] : *row;
       // A plain branch: measured faster than branch-free selection or a compaction pass,
       // because it skips the division for the third of the list beyond r_c.
-      if (r2 >= lj.cutoff_sq) continue;
+      if (r2 >= params.cutoff_sq) continue;
       ++totals.pairs;
-      const PairFixed pf = lj_pair_fixed(d, r2, lj, limit_sq, overflow);
-      const PairTerms& t = pf.terms;
-      const std::int64_t Fx = pf.f.x, Fy = pf.f.y, Fz = pf.f.z;
+      const PairTerms<double> t = E::eval(r2, params);
+      const Fix3 F = pair_force_fixed(d, r2, t, limit_sq, overflow);
+      const std::int64_t Fx = F.x, Fy = F.y, Fz = F.z;
       fx += Fx;
       fy += Fy;
       fz += Fz;
@@ -69,15 +82,16 @@ ForceTotals accumulate(const ParticleStore& p, const NeighborList& list, const P
       f[j].y -= Fy;
       f[j].z -= Fz;
       if constexpr (WithEnergy) {
-        const std::int64_t e = lj_energy_fixed(t, overflow);
-        const std::int64_t w = lj_virial_fixed(t, r2, overflow);
+        const std::int64_t e = pair_energy_fixed(t, overflow);
+        const std::int64_t w = pair_virial_fixed(t, r2, overflow);
         const bool shared = OwnedSharesOnly && j >= n_owned;
         const bool i_lower =
             shared && takes_lower_share(p.id[i], p.id[j], si, Explicit ? shift[j] : Int3{0, 0, 0});
         add_pair_energy(energy, virial, e, w, shared, i_lower);
       }
       if (overflow) {
-        throw std::overflow_error(pair_overflow_message(p.id[i], p.id[j], r2, lj));
+        throw std::overflow_error(pass.potential.overflow_message(
+            p.id[i], p.id[j], r2, Typed ? type[i] : 0, Typed ? type[j] : 0));
       }
     }
     f[i].x += fx;
@@ -89,53 +103,44 @@ ForceTotals accumulate(const ParticleStore& p, const NeighborList& list, const P
   return totals;
 }
 
-template <bool Typed, bool Explicit>
-ForceTotals scalar_rows(const ParticleStore& p, const NeighborList& list, const PairTable& table,
-                        const Box& box, bool owned_shares_only, bool with_energy, std::size_t begin,
-                        std::size_t end, Fix3* f) {
-  if (with_energy)
-    return owned_shares_only
-               ? accumulate<true, true, Typed, Explicit>(p, list, table, box, begin, end, f)
-               : accumulate<true, false, Typed, Explicit>(p, list, table, box, begin, end, f);
+template <class E, bool Typed, bool Explicit>
+ForceTotals scalar_rows(const Pass<E>& pass, std::size_t begin, std::size_t end, Fix3* f) {
+  if (pass.with_energy)
+    return pass.owned_shares_only
+               ? accumulate<E, true, true, Typed, Explicit>(pass, begin, end, f)
+               : accumulate<E, true, false, Typed, Explicit>(pass, begin, end, f);
   // Without energy, full shell's share rule does not enter.
-  return accumulate<false, false, Typed, Explicit>(p, list, table, box, begin, end, f);
+  return accumulate<E, false, false, Typed, Explicit>(pass, begin, end, f);
 }
 
-ForceTotals scalar_rows(const ParticleStore& p, const NeighborList& list, const PairTable& table,
-                        const Box& box, PairImages images, bool owned_shares_only, bool with_energy,
-                        std::size_t begin, std::size_t end, Fix3* f) {
-  const bool typed = table.types > 1;
-  const bool expl = images == PairImages::Explicit;
-  if (expl)
-    return typed ? scalar_rows<true, true>(p, list, table, box, owned_shares_only, with_energy,
-                                           begin, end, f)
-                 : scalar_rows<false, true>(p, list, table, box, owned_shares_only, with_energy,
-                                            begin, end, f);
-  return typed ? scalar_rows<true, false>(p, list, table, box, owned_shares_only, with_energy,
-                                          begin, end, f)
-               : scalar_rows<false, false>(p, list, table, box, owned_shares_only, with_energy,
-                                           begin, end, f);
+template <class E>
+ForceTotals scalar_rows(const Pass<E>& pass, std::size_t begin, std::size_t end, Fix3* f) {
+  const bool typed = pass.table.types > 1;
+  if (pass.images == PairImages::Explicit)
+    return typed ? scalar_rows<E, true, true>(pass, begin, end, f)
+                 : scalar_rows<E, false, true>(pass, begin, end, f);
+  return typed ? scalar_rows<E, true, false>(pass, begin, end, f)
+               : scalar_rows<E, false, false>(pass, begin, end, f);
 }
 
 // Rows [begin, end) by the chosen kernel where it applies (pair_kernel.hpp), else the scalar
 // loop. A vector pass that overflowed sets `overflow` (the caller reruns the scalar loop).
-ForceTotals rows_pass(const ParticleStore& p, const NeighborList& list, const PairTable& table,
-                      const Box& box, PairImages images, bool owned_shares_only, bool with_energy,
-                      PairKernel kernel, std::size_t begin, std::size_t end, Fix3* f,
-                      bool& overflow) {
-  const bool vector = kernel != PairKernel::Scalar && !with_energy && table.types == 1 &&
-                      images == PairImages::Minimum && p.size() < INT_MAX / 3;
-  if (!vector)
-    return scalar_rows(p, list, table, box, images, owned_shares_only, with_energy, begin, end, f);
-  const LJRows rows{list.offsets().data(),
-                    list.neighbors().data(),
-                    p.x.data(),
-                    box.length,
-                    box.half_length,
-                    table.params[0],
-                    pair_term_limit_sq(list.max_terms())};
-  const RowsTotals r = kernel == PairKernel::Avx512 ? lj_rows_avx512(rows, begin, end, f)
-                                                    : lj_rows_avx2(rows, begin, end, f);
+template <class E>
+ForceTotals rows_pass(const Pass<E>& pass, PairKernel kernel, std::size_t begin, std::size_t end,
+                      Fix3* f, bool& overflow) {
+  const bool vector = E::kVector && kernel != PairKernel::Scalar && !pass.with_energy &&
+                      pass.table.types == 1 && pass.images == PairImages::Minimum &&
+                      pass.p.size() < INT_MAX / 3;
+  if (!vector) return scalar_rows(pass, begin, end, f);
+  const PairRows<E> rows{pass.list.offsets().data(),
+                         pass.list.neighbors().data(),
+                         pass.p.x.data(),
+                         pass.box.length,
+                         pass.box.half_length,
+                         pass.table.params[0],
+                         pair_term_limit_sq(pass.list.max_terms())};
+  const RowsTotals r = kernel == PairKernel::Avx512 ? pair_rows_avx512(rows, begin, end, f)
+                                                    : pair_rows_avx2(rows, begin, end, f);
   overflow |= r.overflow;
   ForceTotals t;
   t.pairs = r.pairs;
@@ -176,24 +181,25 @@ int cores_available() {
   return CPU_COUNT(&set);
 }
 
-ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const PairTable& table,
-                              const Box& box, PairImages images, bool owned_shares_only,
-                              bool with_energy, PairKernel kernel, ForceScratch* scratch) {
+namespace {
+
+template <class E>
+ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel,
+                    ForceScratch* scratch) {
   const std::size_t n = p.size();
   const int threads = scratch != nullptr ? scratch->threads : 1;
   bool overflow = false;
   ForceTotals totals;
   if (threads <= 1 || n == 0) {
     std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
-    totals = rows_pass(p, list, table, box, images, owned_shares_only, with_energy, kernel, 0, n,
-                       p.f.data(), overflow);
+    totals = rows_pass(pass, kernel, 0, n, p.f.data(), overflow);
   } else {
     // Each thread adds its rows' terms into its own array (thread 0: the store's), and the
     // arrays are summed: integer sums, so the bits equal one thread's whatever the split.
     auto& buffers = scratch->per_thread;
     buffers.resize(static_cast<std::size_t>(threads - 1));
     for (auto& b : buffers) b.resize(n);
-    const std::vector<std::size_t> at = split_rows(list, n, threads);
+    const std::vector<std::size_t> at = split_rows(pass.list, n, threads);
     std::vector<ForceTotals> part(static_cast<std::size_t>(threads));
     std::vector<std::exception_ptr> error(static_cast<std::size_t>(threads));
     std::vector<char> part_overflow(static_cast<std::size_t>(threads), 0);
@@ -204,9 +210,8 @@ ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const 
       std::fill(f, f + n, Fix3{0, 0, 0});
       try {
         bool o = false;
-        part[static_cast<std::size_t>(t)] =
-            rows_pass(p, list, table, box, images, owned_shares_only, with_energy, kernel,
-                      at[static_cast<std::size_t>(t)], at[static_cast<std::size_t>(t) + 1], f, o);
+        part[static_cast<std::size_t>(t)] = rows_pass(pass, kernel, at[static_cast<std::size_t>(t)],
+                                                      at[static_cast<std::size_t>(t) + 1], f, o);
         part_overflow[static_cast<std::size_t>(t)] = o;
       } catch (...) {
         error[static_cast<std::size_t>(t)] = std::current_exception();
@@ -234,12 +239,24 @@ ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const 
   if (overflow) {
     // A vector pass found a term out of range: the scalar loop finds the same pair and names it.
     std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
-    totals =
-        scalar_rows(p, list, table, box, images, owned_shares_only, with_energy, 0, n, p.f.data());
+    totals = scalar_rows(pass, 0, n, p.f.data());
     throw std::logic_error(
         "a vector pair kernel reported an overflow the scalar loop does not see");
   }
   return totals;
+}
+
+}  // namespace
+
+ForceTotals compute_pair_forces(ParticleStore& p, const NeighborList& list,
+                                const PairPotential& potential, const Box& box, PairImages images,
+                                bool owned_shares_only, bool with_energy, PairKernel kernel,
+                                ForceScratch* scratch) {
+  return potential.visit([&]<class E>(const StyleTable<E>& table) {
+    const Pass<E> pass{p,   list,   table.view(),      potential,
+                       box, images, owned_shares_only, with_energy};
+    return compute(pass, p, kernel, scratch);
+  });
 }
 
 }  // namespace scanmd

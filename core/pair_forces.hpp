@@ -1,8 +1,10 @@
-// Lennard-Jones forces, energy and virial over a neighbour list, in 64-bit fixed point.
+// Pair forces, energy and virial over a neighbour list, in 64-bit fixed point: the host driver of
+// every pair style (physics/pair/styles.hpp), whose evaluator gives F/r and U of one pair.
 //
 // For each listed pair (i, j): d = minimum image of x_i − x_j (wrapped coordinates; in a box
 // shorter than 2R, PairImages::Explicit: from the two images' shifts), and if
-// r² < r_c² of the pair's types (PairTable): F = to_fixed(fpair · d) is added to i and subtracted from j. Truncation is
+// r² < r_c² of the pair's types (PairTable): F = to_fixed(fpair · d) is added to i and subtracted
+// from j. Truncation is
 // symmetric, so whichever of the two is "i" on whichever rank, the bits agree. The pair's
 // energy and virial (r·F = fpair r²) are converted once and split exactly between its two
 // particles (fixed::lower_share): the one-rank-per-pair methods add both parts; full shell,
@@ -21,17 +23,12 @@
 #include "base/box.hpp"
 #include "base/fixed_point.hpp"
 #include "base/particles.hpp"
-#include "core/lj.hpp"
+#include "core/force_totals.hpp"
 #include "core/neighbor_list.hpp"
 #include "core/pair_kernel.hpp"
+#include "physics/pair/pair_potential.hpp"
 
 namespace scanmd {
-
-struct ForceTotals {
-  fixed::Wide energy = 0;  // Σ U, units 2^-40
-  fixed::Wide virial = 0;  // Σ r·F, units 2^-40
-  long long pairs = 0;     // pairs within the cutoff computed here
-};
 
 // Threads of the force pass (OpenMP): the rows are split into `threads` parts of about equal
 // list length, each thread adds its terms into its own force array, and the arrays are summed
@@ -54,9 +51,10 @@ int cores_available();
 // `with_energy`: also energy and virial (else those totals are 0). `kernel` (resolved, not
 // Auto): the vector kernel for the passes it covers (core/pair_kernel.hpp); `scratch`: threads.
 // Throws std::overflow_error naming the particle ids when a term does not fit.
-ForceTotals compute_lj_forces(ParticleStore& p, const NeighborList& list, const PairTable& table,
-                              const Box& box, PairImages images, bool owned_shares_only,
-                              bool with_energy, PairKernel kernel = PairKernel::Scalar,
-                              ForceScratch* scratch = nullptr);
+ForceTotals compute_pair_forces(ParticleStore& p, const NeighborList& list,
+                                const PairPotential& potential, const Box& box, PairImages images,
+                                bool owned_shares_only, bool with_energy,
+                                PairKernel kernel = PairKernel::Scalar,
+                                ForceScratch* scratch = nullptr);
 
 }  // namespace scanmd

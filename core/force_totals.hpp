@@ -1,0 +1,16 @@
+// What a force pass adds up besides the forces: the energy and virial of this rank's share of the
+// pairs (64-bit fixed point summed in 128 bits, units 2^-40) and the number of pairs within the
+// cutoff. Every force compute and both backends return it; thermo reads it.
+#pragma once
+
+#include "base/fixed_point.hpp"
+
+namespace scanmd {
+
+struct ForceTotals {
+  fixed::Wide energy = 0;  // Σ U, units 2^-40
+  fixed::Wide virial = 0;  // Σ r·F, units 2^-40
+  long long pairs = 0;     // pairs within the cutoff computed here
+};
+
+}  // namespace scanmd

@@ -1,0 +1,342 @@
+// The pair potential of a run (see pair_potential.hpp).
+#include "physics/pair/pair_potential.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace scanmd {
+
+namespace {
+
+std::string pair_name(int i, int j) {
+  return fmt::format("[{}, {}]", i, j);
+}
+
+std::size_t index_of_pair(int i, int j, int types) {
+  return static_cast<std::size_t>(i * types + j);
+}
+
+template <class E>
+bool names_style(std::string_view name) {
+  if (name == E::kName) return true;
+  for (const std::string_view a : E::kAliases)
+    if (name == a) return true;
+  return false;
+}
+
+// f.template operator()<E>() for the style named `name`; false when none is.
+template <class F>
+bool with_style(std::string_view name, F&& f) {
+  bool found = false;
+  for_each_pair_style([&]<class E>() {
+    if (!found && names_style<E>(name)) {
+      found = true;
+      f.template operator()<E>();
+    }
+  });
+  return found;
+}
+
+template <class E>
+std::vector<std::string_view> names_of() {
+  return {E::kCoefficients.begin(), E::kCoefficients.end()};
+}
+
+std::string joined(const std::vector<std::string_view>& names) {
+  std::string s;
+  for (const auto n : names) s += (s.empty() ? "" : ", ") + std::string(n);
+  return s;
+}
+
+double mix_distance(Mixing m, double a, double b) {
+  return m == Mixing::Arithmetic ? 0.5 * (a + b) : std::sqrt(a * b);
+}
+
+// The pair tables of style E from the resolved coefficients.
+template <class E>
+PairTables tables_of(const std::vector<Coefficients>& coeffs, const std::vector<double>& cutoffs,
+                     int types, bool shift) {
+  StyleTable<E> t;
+  t.types = static_cast<std::uint32_t>(types);
+  for (std::size_t k = 0; k < coeffs.size(); ++k)
+    t.params.push_back(E::make(coeffs[k], cutoffs[k], shift && E::kShift));
+  return t;
+}
+
+}  // namespace
+
+std::string_view canonical_pair_style(std::string_view name) {
+  std::string_view out;
+  with_style(name, [&]<class E>() { out = E::kName; });
+  return out;
+}
+
+std::string pair_style_names() {
+  std::string s;
+  for_each_pair_style([&]<class E>() {
+    s += (s.empty() ? "\"" : ", \"") + std::string(E::kName) + "\"";
+    for (const std::string_view a : E::kAliases) s += ", \"" + std::string(a) + "\"";
+  });
+  return s;
+}
+
+std::vector<std::string_view> pair_style_coefficients(std::string_view style) {
+  std::vector<std::string_view> out;
+  with_style(style, [&]<class E>() { out = names_of<E>(); });
+  return out;
+}
+
+bool is_pair_coefficient(std::string_view name) {
+  bool found = false;
+  for_each_pair_style([&]<class E>() {
+    for (const std::string_view n : E::kCoefficients) found = found || n == name;
+  });
+  return found;
+}
+
+double pair_coefficient_default(std::string_view style, std::string_view name) {
+  double out = kRequired;
+  with_style(style, [&]<class E>() {
+    for (std::size_t k = 0; k < E::kCoefficients.size(); ++k)
+      if (E::kCoefficients[k] == name) out = E::kDefaults[k];
+  });
+  return out;
+}
+
+bool pair_style_shifts(std::string_view style) {
+  bool out = false;
+  with_style(style, [&]<class E>() { out = E::kShift; });
+  return out;
+}
+bool pair_style_has_tail(std::string_view style) {
+  bool out = false;
+  with_style(style, [&]<class E>() { out = E::kTail; });
+  return out;
+}
+bool pair_style_mixes(std::string_view style) {
+  bool out = false;
+  with_style(style, [&]<class E>() { out = E::kMixing; });
+  return out;
+}
+
+std::string PairPotential::key_of(int ti, int tj, std::string_view name) const {
+  if (one_species_) return fmt::format("potential.{}", name);
+  const int k = listed_[index(ti, tj)];
+  return k >= 0 ? fmt::format("potential.pair[{}]", k) : std::string("potential.pair");
+}
+
+PairPotential PairPotential::make(const PotentialSection& pot, int T) {
+  PairPotential s;
+  s.types_ = T;
+  s.one_species_ = pot.pairs.empty();
+  bool known = with_style(pot.style, [&]<class E>() {
+    s.style_ = std::string(E::kName);
+    s.names_ = names_of<E>();
+  });
+  if (!known)
+    throw SpeciesError("potential.style", fmt::format("unknown pair style \"{}\" (styles: {})",
+                                                      pot.style, pair_style_names()));
+  const std::vector<std::string_view>& names = s.names_;
+  const std::size_t n_coeffs = names.size();
+  auto index_of = [&](std::string_view name) -> int {
+    for (std::size_t k = 0; k < n_coeffs; ++k)
+      if (names[k] == name) return static_cast<int>(k);
+    return -1;
+  };
+  // The coefficients of a deck entry in the style's order; `key` is blamed for what is wrong.
+  auto read = [&](const CoefficientValues& values, const std::string& key, bool defaults,
+                  const std::string& where) {
+    Coefficients c;
+    c.fill(0.0);
+    for (const auto& [name, value] : values)
+      if (index_of(name) < 0)
+        throw SpeciesError(defaults ? fmt::format("potential.{}", name) : key,
+                           fmt::format("{} is not a coefficient of pair style \"{}\" (its "
+                                       "coefficients: {}, cutoff)",
+                                       name, s.style_, joined(names)));
+    for (std::size_t k = 0; k < n_coeffs; ++k) {
+      const auto it = values.find(names[k]);
+      const double d = defaults ? pair_coefficient_default(s.style_, names[k]) : kRequired;
+      if (it == values.end() && std::isnan(d))
+        throw SpeciesError(
+            defaults ? std::string("potential.style") : key,
+            fmt::format("{}pair style \"{}\" needs {} (its coefficients: {}, cutoff)", where,
+                        s.style_,
+                        defaults ? "potential." + std::string(names[k]) : std::string(names[k]),
+                        joined(names)));
+      c[k] = it != values.end() ? it->second : d;
+      // The style's domain of the coefficient (one species: the key names it).
+      CoefficientDomain domain = CoefficientDomain::Any;
+      with_style(s.style_, [&]<class E>() { domain = E::kDomains[k]; });
+      const bool ok = domain == CoefficientDomain::Positive      ? c[k] > 0.0
+                      : domain == CoefficientDomain::NonNegative ? c[k] >= 0.0
+                                                                 : std::isfinite(c[k]);
+      if (!ok || !std::isfinite(c[k]))
+        throw SpeciesError(
+            defaults ? fmt::format("potential.{}", names[k]) : key,
+            fmt::format("{}{}must be {} (got {})", where,
+                        defaults ? "" : std::string(names[k]) + " ",
+                        domain == CoefficientDomain::Positive      ? "> 0"
+                        : domain == CoefficientDomain::NonNegative ? ">= 0"
+                                                                   : "a finite number",
+                        c[k]));
+    }
+    return c;
+  };
+
+  const std::size_t TT = static_cast<std::size_t>(T) * static_cast<std::size_t>(T);
+  std::vector<std::optional<Coefficients>> given(TT);
+  std::vector<double> cut(TT, 0.0);
+  s.listed_.assign(TT, -1);
+  // The style's check of the coefficients of pair (i, j), blaming the key of what it refuses.
+  auto check = [&](const Coefficients& c, double cutoff, int i, int j) {
+    with_style(s.style_, [&]<class E>() {
+      const std::string types =
+          T == 1 ? std::string() : fmt::format(" (types {}-{})", i + 1, j + 1);
+      if (const auto problem = E::check(c, cutoff, types)) {
+        const std::string name = problem->coefficient == kCutoffIndex
+                                     ? std::string("cutoff")
+                                     : std::string(names[problem->coefficient]);
+        std::string key = s.key_of(i, j, name);
+        if (s.one_species_ && problem->coefficient == kCutoffIndex) key = "potential.cutoff";
+        throw SpeciesError(key, problem->why);
+      }
+    });
+  };
+
+  if (pot.pairs.empty()) {
+    // Several types with one set of coefficients is more likely a forgotten table than meant.
+    if (T > 1)
+      throw SpeciesError("potential.pair",
+                         fmt::format("no coefficients for types [2, 2] and the other pairs of {} "
+                                     "atom types: list them as [[potential.pair]] tables "
+                                     "(types = [i, j], {}, cutoff)",
+                                     T, joined(names)));
+    given[0] = read(pot.coeffs, "potential", true, "");
+    cut[0] = pot.cutoff;
+    check(*given[0], cut[0], 0, 0);
+  }
+  for (std::size_t k = 0; k < pot.pairs.size(); ++k) {
+    const PairCoeffs& c = pot.pairs[k];
+    const std::string key = fmt::format("potential.pair[{}]", k);
+    for (const int t : c.types)
+      if (t < 1 || t > T)
+        throw SpeciesError(key, fmt::format("types {}: type {} does not exist (types are 1..{})",
+                                            pair_name(c.types[0], c.types[1]), t, T));
+    const int i = c.types[0] - 1, j = c.types[1] - 1;
+    const Coefficients values =
+        read(c.values, key, false, fmt::format("types {}: ", pair_name(c.types[0], c.types[1])));
+    if (given[index_of_pair(i, j, T)])
+      throw SpeciesError(
+          key, fmt::format("types {} are given twice", pair_name(c.types[0], c.types[1])));
+    const std::size_t ij = index_of_pair(i, j, T), ji = index_of_pair(j, i, T);
+    given[ij] = given[ji] = values;
+    cut[ij] = cut[ji] = c.cutoff.value_or(pot.cutoff);
+    s.listed_[ij] = s.listed_[ji] = static_cast<int>(k);
+    check(values, cut[ij], i, j);
+  }
+  for (int i = 0; i < T; ++i)
+    if (!given[index_of_pair(i, i, T)])
+      throw SpeciesError(
+          "potential.pair",
+          fmt::format("no coefficients for types {} (every like pair is listed: "
+                      "add [[potential.pair]] types = {}, {})",
+                      pair_name(i + 1, i + 1), pair_name(i + 1, i + 1), joined(names)));
+  for (int i = 0; i < T; ++i)
+    for (int j = i + 1; j < T; ++j) {
+      const std::size_t ij = index_of_pair(i, j, T), ji = index_of_pair(j, i, T);
+      if (given[ij]) continue;
+      if (pot.mixing == Mixing::None)
+        throw SpeciesError("potential.pair",
+                           fmt::format("no coefficients for types {} (potential.mixing = \"none\" "
+                                       "needs every pair listed)",
+                                       pair_name(i + 1, j + 1)));
+      if (!pair_style_mixes(s.style_))
+        throw SpeciesError("potential.pair",
+                           fmt::format("no coefficients for types {} (pair style \"{}\" has no "
+                                       "mixing rule: list every pair)",
+                                       pair_name(i + 1, j + 1), s.style_));
+      const Coefficients& a = *given[index_of_pair(i, i, T)];
+      const Coefficients& b = *given[index_of_pair(j, j, T)];
+      with_style(s.style_, [&]<class E>() {
+        if constexpr (E::kMixing) given[ij] = given[ji] = E::mix(pot.mixing, a, b);
+      });
+      cut[ij] = cut[ji] =
+          mix_distance(pot.mixing, cut[index_of_pair(i, i, T)], cut[index_of_pair(j, j, T)]);
+      check(*given[ij], cut[ij], i, j);
+    }
+  for (std::size_t k = 0; k < TT; ++k) {
+    s.coeffs_.push_back(*given[k]);
+    s.cutoffs_.push_back(cut[k]);
+    s.max_cutoff_ = std::max(s.max_cutoff_, cut[k]);
+  }
+  with_style(s.style_,
+             [&]<class E>() { s.tables_ = tables_of<E>(s.coeffs_, s.cutoffs_, T, pot.shift); });
+  return s;
+}
+
+TailCorrection PairPotential::tail(const std::vector<long long>& count) const {
+  TailCorrection t;
+  with_style(style_, [&]<class E>() {
+    if constexpr (E::kTail)
+      for (int i = 0; i < types_; ++i)
+        for (int j = 0; j < types_; ++j) {
+          const TailTerms e = E::tail(coefficients(i, j), cutoff(i, j),
+                                      static_cast<double>(count[i]), static_cast<double>(count[j]));
+          t.energy += e.energy;
+          t.pressure += e.pressure;
+        }
+  });
+  return t;
+}
+
+std::string PairPotential::overflow_message(std::uint64_t id_i, std::uint64_t id_j, double r2,
+                                            std::uint32_t ti, std::uint32_t tj) const {
+  const double r = std::sqrt(r2);
+  std::string out = fmt::format("force or energy overflow between particles {} and {} (r = {:.6g})",
+                                id_i, id_j, r);
+  visit([&]<class E>(const StyleTable<E>& table) {
+    const PairTerms<double> t = E::eval(r2, table.view().of(ti, tj));
+    const std::string terms =
+        fmt::format("|F| = {:.3g}, U = {:.3g}", std::fabs(t.fpair) * r, t.energy);
+    out += E::overflow_cause(r, coefficients(static_cast<int>(ti), static_cast<int>(tj)), terms);
+  });
+  return out;
+}
+
+void PairPotential::check_time_step(double dt, const std::vector<double>& mass) const {
+  // Like pairs first (the ones a deck lists), then the unlike ones.
+  std::vector<std::pair<int, int>> pairs;
+  for (int i = 0; i < types_; ++i) pairs.emplace_back(i, i);
+  for (int i = 0; i < types_; ++i)
+    for (int j = i + 1; j < types_; ++j) pairs.emplace_back(i, j);
+  with_style(style_, [&]<class E>() {
+    for (const auto& [i, j] : pairs) {
+      const double m = std::min(mass[i], mass[j]);
+      const Coefficients& c = coefficients(i, j);
+      const auto unit = E::time_unit(c, m);
+      if (!(dt > unit.tau)) continue;
+      // Blame the value furthest from the style's units in the direction that shortens its
+      // time unit or lengthens the step: dt (typically 0.005), the mass, a coefficient.
+      std::vector<std::pair<double, std::string>> scores{{std::log10(dt / 0.005), "run.dt"},
+                                                         {-std::log10(m), "system.mass"}};
+      for (std::size_t k = 0; k < unit.blame.size(); ++k)
+        scores.emplace_back(unit.blame[k], key_of(i, j, E::kCoefficients[k]));
+      const auto worst =
+          std::max_element(scores.begin(), scores.end(),
+                           [](const auto& a, const auto& b) { return a.first < b.first; });
+      throw SpeciesError(
+          worst->second,
+          fmt::format("run.dt = {} is {:.3g} times {} of types {}-{} ({}): particles would cross "
+                      "the repulsive core within one step, so the run can only end in "
+                      "overlapping particles or non-finite positions; run.dt must be at most "
+                      "tau (runs use about 0.005 tau)",
+                      dt, dt / unit.tau, unit.words, i + 1, j + 1, E::time_unit_values(c, m)));
+    }
+  });
+}
+
+}  // namespace scanmd

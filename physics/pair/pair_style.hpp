@@ -1,0 +1,90 @@
+// What a pair style is: the contract between an evaluator (the physics of one potential, e.g.
+// physics/pair/lj_cut.hpp) and the drivers that run it (the host scalar loop and vector kernels,
+// core/pair_forces and core/pair_rows_*, and the CUDA kernel, core/cuda/forces.cu). The drivers
+// own the neighbour loop, the pair displacement, the cutoff test, the decomposition's pair rule,
+// the fixed-point conversion, the overflow bound and report, and the energy split between ranks;
+// so every evaluator is bitwise reproducible across ranks, methods, threads and backends for
+// free. (HOOMD-blue's EvaluatorPair split; LAMMPS's pair_style names and coefficients.)
+//
+// An evaluator E is a struct with
+//   kName                     the deck's potential.style ("lj")
+//   kAliases                  other names of the same style ("lj/cut"), may be empty
+//   kCoefficients             the per-pair deck keys besides `cutoff`, in Coefficients order
+//   kDefaults                 the values a one-species deck may leave out (NaN: required)
+//   kDomains                  what values each coefficient may take (CoefficientDomain)
+//   kMixing                   whether unlike pairs may be mixed from like ones (potential.mixing)
+//   kShift, kTail             whether potential.shift / potential.tail mean something for it
+//   kVector                   whether the AVX-512 / AVX2 kernels run it (eval<R> generic in R)
+//   Params                    the constants of one type pair, made once on the host; its member
+//                             cutoff_sq (r_c²) is read by the drivers
+//   make(c, cutoff, shift)    Params from the coefficients
+//   eval<R>(r2, params)       PairTerms<R>{F(r)/r, U(r)} for r² < r_c², with R = double (host,
+//                             CUDA) or a vector of doubles (core/simd_*.hpp): only +, −, ×, / and
+//                             the shared deterministic functions, so every backend gets the bits
+// and host-only (not compiled by nvcc):
+//   mix(rule, a, b)           the coefficients of an unlike pair from two like pairs
+//   check(c, cutoff)          why coefficients cannot run (CoefficientProblem), or nothing
+//   time_unit(c, mass)        the style's time unit for the run.dt check (τ of LJ)
+//   tail(c, cutoff, n_i, n_j) the long-range correction of n_i, n_j particles (kTail)
+//   overflow_cause(r, c, t)   words for a pair whose term left the fixed point
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "kernels/hd.hpp"
+
+namespace scanmd {
+
+// The most per-pair coefficients a style has (besides the cutoff).
+inline constexpr std::size_t kMaxCoefficients = 6;
+
+// One type pair's coefficients, in the order of the style's kCoefficients.
+using Coefficients = std::array<double, kMaxCoefficients>;
+
+inline constexpr double kRequired = std::numeric_limits<double>::quiet_NaN();
+
+// The values a coefficient may take (checked before the style's own check()).
+enum class CoefficientDomain { Any, NonNegative, Positive };
+
+// F(r)/r (LAMMPS's "fpair": the force on i is fpair·(x_i − x_j)) and U(r).
+template <class R>
+struct PairTerms {
+  R fpair;
+  R energy;
+};
+
+// The constants of every pair of types: entry ti · types + tj (0-based types, symmetric).
+// Host code holds it over a std::vector, device code over device memory.
+template <class E>
+struct PairTable {
+  const typename E::Params* params;
+  std::uint32_t types;
+  SCANMD_HD const typename E::Params& of(std::uint32_t ti, std::uint32_t tj) const {
+    return params[ti * types + tj];
+  }
+};
+
+// How an unlisted unlike pair gets its coefficients (LAMMPS pair_modify mix): ε_ij = √(ε_i ε_j)
+// for energies in both rules; lengths √(a_i a_j) (geometric) or (a_i + a_j)/2 (arithmetic).
+// None: every pair must be listed.
+enum class Mixing { Geometric, Arithmetic, None };
+
+// A coefficient that cannot run: which one (index into kCoefficients; kCutoffIndex for the
+// cutoff) and why, in words that follow "potential.<key>: ".
+struct CoefficientProblem {
+  int coefficient;
+  std::string why;
+};
+inline constexpr int kCutoffIndex = -1;
+
+// The long-range correction of one ordered pair of types (e_ij, p_ij of LAMMPS pair_modify tail)
+// with N_i, N_j particles: E += Σ energy / V, P += Σ pressure / V².
+struct TailTerms {
+  double energy = 0.0, pressure = 0.0;
+};
+
+}  // namespace scanmd

@@ -1,0 +1,42 @@
+// The pair styles scanmd offers: one line per evaluator (LAMMPS's registration line). Every
+// driver — the host scalar loop, the vector kernels, the CUDA kernel — and the deck reader are
+// instantiated over this list, so adding a style is its evaluator header, its line here, and its
+// tests. Header-only and free of fmt/toml (nvcc compiles it).
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+
+#include "physics/pair/lj_cut.hpp"
+
+namespace scanmd {
+
+using PairStyles = std::tuple<LJCut>;
+
+// f.template operator()<E>() for every style E of the list, in order.
+template <class F>
+constexpr void for_each_pair_style(F&& f) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (f.template operator()<std::tuple_element_t<I, PairStyles>>(), ...);
+  }
+  (std::make_index_sequence<std::tuple_size_v<PairStyles>>{});
+}
+
+// A variant-like list type over the styles: Over<Tmpl> = std::variant<Tmpl<E>...> etc.
+template <template <class...> class List, template <class> class Of>
+struct OverPairStyles;
+template <template <class...> class List, template <class> class Of>
+using over_pair_styles_t = typename OverPairStyles<List, Of>::type;
+template <template <class...> class List, template <class> class Of>
+struct OverPairStyles {
+  template <class T>
+  struct Apply;
+  template <class... E>
+  struct Apply<std::tuple<E...>> {
+    using type = List<Of<E>...>;
+  };
+  using type = typename Apply<PairStyles>::type;
+};
+
+}  // namespace scanmd
