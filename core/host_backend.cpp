@@ -12,17 +12,17 @@ HostBackend::HostBackend(const StepSetup& s)
       box_(s.box),
       species_(s.species),
       rule_(s.rule),
-      cutoff_(s.species.max_cutoff()),
-      half_skin_(0.5 * s.config.neighbor.skin),
-      full_shell_(s.config.decomposition.method == Method::FullShell),
-      images_(s.images),
-      integrator_(s.config.run.dt, s.species.mass),
-      domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()),
+      cutoff_(s.params.pair_cutoff),
+      half_skin_(s.params.half_skin),
+      full_shell_(s.params.full_shell),
+      images_(s.params.images),
+      integrator_(s.params.dt, s.species.mass),
+      domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
       kernel_(resolve_pair_kernel()) {
   force_scratch_.threads = force_threads();
   neighbors_.set_kernel(kernel_);
   neighbors_.set_threads(force_scratch_.threads);
-  const ThermostatSection& t = s.config.thermostat;
+  const ThermostatSection& t = s.params.thermostat;
   if (t.style == ThermostatStyle::Langevin) integrator_.langevin(t.temperature, t.damping, t.seed);
 }
 

@@ -128,13 +128,16 @@ RowsTotals pair_rows_avx512(const PairRows<E>&, std::size_t, std::size_t, Fix3*)
 
 #endif
 
-// Every style's kernel, instantiated here (the only file compiled for AVX-512).
+// Every style's kernel, instantiated here (the only file compiled for this instruction set): a
+// function with external linkage is always emitted, and it takes every instance's address.
 namespace {
 template <class... E>
-constexpr auto instantiate(std::tuple<E...>*) {
+auto instantiate(std::tuple<E...>*) {
   return std::tuple{&pair_rows_avx512<E>...};
 }
-[[gnu::used]] const auto kInstances = instantiate(static_cast<PairStyles*>(nullptr));
 }  // namespace
+auto pair_rows_avx512_kernels() {
+  return instantiate(static_cast<PairStyles*>(nullptr));
+}
 
 }  // namespace scanmd

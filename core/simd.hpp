@@ -32,11 +32,29 @@ inline F64x8 operator*(F64x8 a, F64x8 b) {
 inline F64x8 operator/(F64x8 a, F64x8 b) {
   return _mm512_div_pd(a.v, b.v);
 }
+// The sign bit flipped, as the scalar −x (0 − x would turn −0 into +0).
 inline F64x8 operator-(F64x8 a) {
   return _mm512_xor_pd(a.v, _mm512_set1_pd(-0.0));
-}  // sign bit
-inline F64x8 sqrt(F64x8 a) {
-  return _mm512_sqrt_pd(a.v);
+}
+// The exact operations of physics/pair/det_math.hpp.
+// (The masked forms with every lane set: GCC 12 warns about the unmasked ones'
+// _mm512_undefined_pd() source. The same instructions and results.)
+inline F64x8 sqrt_of(F64x8 a) {
+  return _mm512_mask_sqrt_pd(a.v, 0xFF, a.v);
+}
+inline F64x8 floor_of(F64x8 a) {
+  return _mm512_mask_roundscale_pd(a.v, 0xFF, a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+// a·2^k for integral k (exact for normal results).
+inline F64x8 scale_of(F64x8 a, F64x8 k) {
+  return _mm512_mask_scalef_pd(a.v, 0xFF, a.v, k.v);
+}
+// b < a ? b : a and b > a ? b : a, lane by lane: a NaN in a goes through, as det::min_of/max_of.
+inline F64x8 min_of(F64x8 a, F64x8 b) {
+  return _mm512_mask_min_pd(a.v, 0xFF, b.v, a.v);
+}
+inline F64x8 max_of(F64x8 a, F64x8 b) {
+  return _mm512_mask_max_pd(a.v, 0xFF, b.v, a.v);
 }
 #endif
 
@@ -61,9 +79,24 @@ inline F64x4 operator/(F64x4 a, F64x4 b) {
 }
 inline F64x4 operator-(F64x4 a) {
   return _mm256_xor_pd(a.v, _mm256_set1_pd(-0.0));
-}  // sign bit
-inline F64x4 sqrt(F64x4 a) {
+}
+inline F64x4 sqrt_of(F64x4 a) {
   return _mm256_sqrt_pd(a.v);
+}
+inline F64x4 floor_of(F64x4 a) {
+  return _mm256_round_pd(a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+// a·2^k for integral k in [−1022, 1023] (det::exp keeps k there): 2^k from its exponent bits.
+inline F64x4 scale_of(F64x4 a, F64x4 k) {
+  const __m256i e = _mm256_cvtepi32_epi64(_mm256_cvtpd_epi32(k.v));
+  const __m256i bits = _mm256_slli_epi64(_mm256_add_epi64(e, _mm256_set1_epi64x(1023)), 52);
+  return _mm256_mul_pd(a.v, _mm256_castsi256_pd(bits));
+}
+inline F64x4 min_of(F64x4 a, F64x4 b) {
+  return _mm256_min_pd(b.v, a.v);
+}
+inline F64x4 max_of(F64x4 a, F64x4 b) {
+  return _mm256_max_pd(b.v, a.v);
 }
 #endif
 

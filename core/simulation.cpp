@@ -140,7 +140,7 @@ SimulationConfig resolved(const Communicator& comm, SimulationConfig c) {
 }
 
 std::unique_ptr<StepBackend> make_backend(const StepSetup& setup) {
-  if (setup.config.run.backend == Backend::Cuda) return make_cuda_backend(setup);
+  if (setup.params.backend == Backend::Cuda) return make_cuda_backend(setup);
   return std::make_unique<HostBackend>(setup);
 }
 
@@ -154,17 +154,13 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config,
       box_(checked_box(config_)),
       grid_choice_(pick_grid(comm, config_, box_, start)),
       grid_(grid_choice_.dims, box_),
+      params_(StepParams::make(config_, species_.max_cutoff(), box_)),
       thermostat_(comm, config_.thermostat, config_.run.dt) {
   check_cell_count(grid_, config_.import_cutoff());
-  const StepSetup setup{comm_,
-                        config_,
-                        box_,
-                        grid_,
-                        species_,
-                        PairRule{config_.decomposition.method, grid_.coord_of(comm_.rank()),
-                                 grid_.cuts()},
-                        pair_images(box_.length, config_.import_cutoff()),
-                        timers_};
+  const StepSetup setup{
+      comm_,  params_,  box_,
+      grid_,  species_, PairRule{params_.method, grid_.coord_of(comm_.rank()), grid_.cuts()},
+      timers_};
   backend_ = make_backend(setup);
 }
 
@@ -378,7 +374,8 @@ std::vector<long long> Simulation::balance_costs() {
   const std::size_t n = p.n_owned;
   switch (config_.decomposition.balance) {
     case Balance::None:
-    case Balance::Particles: return std::vector<long long>(n, 1);
+    case Balance::Particles:
+      return std::vector<long long>(n, 1);
     case Balance::Pairs:
       return pair_costs(&comm_, box_, import_cutoff(), std::span<const Vec3>(p.x.data(), n));
     case Balance::Time: {

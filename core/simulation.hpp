@@ -23,8 +23,8 @@
 #include "core/load_balance.hpp"
 #include "core/species.hpp"
 #include "core/step_backend.hpp"
-#include "core/thermostat.hpp"
 #include "core/thermo.hpp"
+#include "core/thermostat.hpp"
 #include "decomposition/halo_exchange.hpp"
 #include "decomposition/rank_grid.hpp"
 
@@ -134,7 +134,7 @@ class Simulation {
   const std::vector<ImportSnapshot>& imports() const { return imports_; }
   long long rebuilds() const { return rebuilds_; }
   long long local_pairs() const { return backend_->force_totals().pairs; }  // last force call
-  Backend backend() const { return config_.run.backend; }  // Host or Cuda
+  Backend backend() const { return config_.run.backend; }                   // Host or Cuda
   std::string backend_description() const { return backend_->description(); }
   // The neighbour list of the last rebuild as (row, neighbour) particle indices (owned, then
   // ghosts, as in particles()), in row order; for tests comparing backends.
@@ -175,6 +175,7 @@ class Simulation {
   Box box_;
   BalancedGridChoice grid_choice_;
   RankGrid grid_;
+  StepParams params_;  // what the backends read of the configuration, derived once
   Timers timers_;
   std::unique_ptr<StepBackend> backend_;
   Thermostat thermostat_;

@@ -30,24 +30,24 @@
 #include "base/fixed_point.hpp"
 #include "base/particles.hpp"
 #include "base/timers.hpp"
-#include "core/config.hpp"
 #include "core/force_totals.hpp"
 #include "core/species.hpp"
+#include "core/step_params.hpp"
 #include "decomposition/halo_exchange.hpp"
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
 
 namespace scanmd {
 
-// What a backend is built from: the run's configuration and what Simulation derived from it.
+// What a backend is built from: what Simulation derived from the configuration (the backends
+// read no deck key themselves).
 struct StepSetup {
   const Communicator& comm;
-  const SimulationConfig& config;
+  const StepParams& params;
   Box box;
   RankGrid grid;
-  const Species& species;  // masses and the pair table
+  const Species& species;  // masses and the pair potential
   PairRule rule;           // this rank's pair rule
-  PairImages images;       // how pair displacements are found (base/box.hpp)
   Timers& timers;
 };
 

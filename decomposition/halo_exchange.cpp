@@ -96,8 +96,9 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
     const std::uint32_t e = perm_[k];
     const std::uint32_t i = exports_.particle[e];
     export_index_[k] = i;
-    send_ghosts_[k] = {p.id[i], p.type[i], p.x[i], p.home[i] + exports_.shift[e] * dims, exports_.shift[e],
-                       exports_.kind[e]};
+    send_ghosts_[k] = {
+        p.id[i],           p.type[i],       p.x[i], p.home[i] + exports_.shift[e] * dims,
+        exports_.shift[e], exports_.kind[e]};
   }
 
   // 3. Send; receivers append ghosts.
@@ -126,8 +127,7 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
                             : 0;
   counts.bytes_per_step = fwd + rev;
 
-  send_x_.resize(plan_.send_total);
-  send_f_.resize(plan_.send_total);
+  scratch<Fix3>(plan_.send_total);  // the send buffer of the steps, grown once per build
   for (std::size_t i = 0; i < n; ++i) p.x_build[i] = p.x[i];
   // The steps need only the export index and the send buffers: the records of this build are
   // freed (their pages go back at once: app/main.cpp), so they do not add to the peak memory of
@@ -140,28 +140,11 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
 }
 
 void HaloExchange::forward(ParticleStore& p) {
-  for (std::size_t k = 0; k < export_index_.size(); ++k) send_x_[k] = p.x[export_index_[k]];
-  // Receive straight into the ghost slots: they are laid out in receive order.
-  execute<Vec3>(comm_, plan_, send_x_, std::span<Vec3>(p.x.data() + p.n_owned, plan_.recv_total),
-                kTagForward);
+  forward_field<Vec3>(p.x, p.n_owned, kTagForward);
 }
 
 void HaloExchange::reverse(ParticleStore& p) {
-  if (!has_reverse_exchange(method_)) return;
-  execute_reverse<Fix3>(comm_, plan_,
-                        std::span<const Fix3>(p.f.data() + p.n_owned, plan_.recv_total), send_f_,
-                        kTagReverse);
-  bool overflow = false;
-  for (std::size_t k = 0; k < export_index_.size(); ++k) {
-    Fix3& f = p.f[export_index_[k]];
-    fixed::add_checked(f.x, send_f_[k].x, overflow);
-    fixed::add_checked(f.y, send_f_[k].y, overflow);
-    fixed::add_checked(f.z, send_f_[k].z, overflow);
-    if (overflow)
-      throw std::overflow_error("fixed-point force sum overflow on particle " +
-                                std::to_string(p.id[export_index_[k]]) +
-                                ": particles overlap or the time step is too large");
-  }
+  reverse_field<Fix3>(p.f, p.n_owned, p.id, "force", kTagReverse);
 }
 
 }  // namespace scanmd

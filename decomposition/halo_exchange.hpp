@@ -14,15 +14,26 @@
 // Every step:
 //   forward()  ghost positions refreshed from their owners along the saved plan
 //   reverse()  ghost forces (fixed point) sent back and summed into the owners
+// Both are instances of the field halo (Cabana's gather / scatter): forward_field() copies any
+// per-particle field of the owners into their ghosts' slots, reverse_field() sums any fixed-point
+// field of the ghosts into their owners (integer sums: exact and order-free), one plan per
+// rebuild for every field — EAM densities and F'(ρ), DPD velocities, bond ids ride it as
+// positions and forces do.
 // Nothing here knows about pairs; the method enters only through ImportRegion.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "base/box.hpp"
-#include "base/particles.hpp"
 #include "base/communicator.hpp"
+#include "base/fixed_point.hpp"
+#include "base/particles.hpp"
 #include "decomposition/exchange_plan.hpp"
 #include "decomposition/export_selection.hpp"
 #include "decomposition/import_rule.hpp"
@@ -36,7 +47,7 @@ struct ImportCounts {
   long long ghosts = 0;  // all imported images (for one rank: periodic self-images)
   long long tower = 0;   // neutral territory only
   long long plate = 0;
-  long long bytes_per_step = 0;  // bytes this rank sends per step (forward + reverse)
+  long long bytes_per_step = 0;        // bytes this rank sends per step (forward + reverse)
   long long device_to_host_bytes = 0;  // CUDA backend: bytes the rebuild copied off the device
 };
 
@@ -49,6 +60,21 @@ class HaloExchange {
   ImportCounts build(ParticleStore& p);
   void forward(ParticleStore& p);
   void reverse(ParticleStore& p);
+
+  // field[n_owned + g] ← field[owner of ghost g] for every ghost of the last build(); `field`
+  // holds the owned particles first, then room for the ghosts (size >= n_owned + ghosts). Any
+  // trivially copyable T. Collective.
+  template <class T>
+  void forward_field(std::span<T> field, std::size_t n_owned, int tag = kFieldForwardTag);
+  // field[owner] += field[n_owned + g] summed over every ghost g of the owner, for fixed-point
+  // fields (std::int64_t or Fix3); none for full shell, whose ghosts' terms are computed on their
+  // owners too. An int64 overflow throws std::overflow_error naming the particle (ids) and
+  // `what` ("force"). Collective.
+  template <class T>
+  void reverse_field(std::span<T> field, std::size_t n_owned, std::span<const std::uint64_t> ids,
+                     const char* what, int tag = kFieldReverseTag);
+  // The ghosts of the last build() (the receive side of the plan).
+  std::size_t ghost_count() const { return plan_.recv_total; }
 
   Int3 coord() const { return coord_; }
   Method method() const { return method_; }
@@ -69,6 +95,8 @@ class HaloExchange {
   static constexpr int kGhostTag = 102;
   static constexpr int kForwardTag = 103;
   static constexpr int kReverseTag = 104;
+  static constexpr int kFieldForwardTag = 105;  // forward_field / reverse_field by default
+  static constexpr int kFieldReverseTag = 106;
 
  private:
   struct GhostRecord {
@@ -86,6 +114,23 @@ class HaloExchange {
     Int3 image;
   };
 
+  // Room for n items of T in the field scratch (reused: no allocation per step once grown).
+  template <class T>
+  T* scratch(std::size_t n) {
+    static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= alignof(std::max_align_t));
+    field_scratch_.resize((n * sizeof(T) + sizeof(std::max_align_t) - 1) /
+                          sizeof(std::max_align_t));
+    return reinterpret_cast<T*>(field_scratch_.data());
+  }
+  static void add_fixed(std::int64_t& a, std::int64_t b, bool& overflow) {
+    fixed::add_checked(a, b, overflow);
+  }
+  static void add_fixed(Fix3& a, const Fix3& b, bool& overflow) {
+    fixed::add_checked(a.x, b.x, overflow);
+    fixed::add_checked(a.y, b.y, overflow);
+    fixed::add_checked(a.z, b.z, overflow);
+  }
+
   const Communicator& comm_;
   RankGrid grid_;
   Box box_;
@@ -97,9 +142,8 @@ class HaloExchange {
 
   // The halo plan of the last build.
   ExchangePlan plan_;
-  std::vector<std::uint32_t> export_index_;  // owned index per export entry, destination order
-  std::vector<Vec3> send_x_;
-  std::vector<Fix3> send_f_;
+  std::vector<std::uint32_t> export_index_;      // owned index per export entry, destination order
+  std::vector<std::max_align_t> field_scratch_;  // the send buffer of forward_/reverse_field
 
   // Scratch reused across rebuilds.
   std::vector<std::uint32_t> keys_, offsets32_, perm_;
@@ -108,5 +152,35 @@ class HaloExchange {
   std::vector<GhostRecord> send_ghosts_, recv_ghosts_;
   std::vector<MigrantRecord> leaving_, send_migrants_, recv_migrants_;
 };
+
+template <class T>
+void HaloExchange::forward_field(std::span<T> field, std::size_t n_owned, int tag) {
+  const std::size_t m = export_index_.size();
+  if (field.size() < n_owned + plan_.recv_total)
+    throw std::logic_error("forward_field: no room for the ghosts of the plan");
+  T* send = scratch<T>(m);
+  for (std::size_t k = 0; k < m; ++k) send[k] = field[export_index_[k]];
+  // Received straight into the ghost slots: they are laid out in receive order.
+  execute<T>(comm_, plan_, std::span<const T>(send, m), field.subspan(n_owned, plan_.recv_total),
+             tag);
+}
+
+template <class T>
+void HaloExchange::reverse_field(std::span<T> field, std::size_t n_owned,
+                                 std::span<const std::uint64_t> ids, const char* what, int tag) {
+  if (!has_reverse_exchange(method_)) return;
+  const std::size_t m = export_index_.size();
+  T* back = scratch<T>(m);
+  execute_reverse<T>(comm_, plan_, std::span<const T>(field.data() + n_owned, plan_.recv_total),
+                     std::span<T>(back, m), tag);
+  bool overflow = false;
+  for (std::size_t k = 0; k < m; ++k) {
+    add_fixed(field[export_index_[k]], back[k], overflow);
+    if (overflow)
+      throw std::overflow_error("fixed-point " + std::string(what) + " sum overflow on particle " +
+                                std::to_string(ids[export_index_[k]]) +
+                                ": particles overlap or the time step is too large");
+  }
+}
 
 }  // namespace scanmd

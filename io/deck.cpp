@@ -973,13 +973,20 @@ std::string Deck::to_toml() const {
   }
   s += "\n[potential]\n";
   s += fmt::format("style = {}\n", toml_quote(potential.style));
-  if (potential.pairs.empty()) {  // with a pair table they are not used (an error if given)
+  {
+    // The one pair's coefficients (with a pair table they are not used: an error if given) and
+    // the style-level keys, defaults written out.
+    std::vector<std::string_view> names = pair_style_globals(potential.style);
+    if (potential.pairs.empty()) {
+      const std::vector<std::string_view> per_pair = pair_style_coefficients(potential.style);
+      names.insert(names.begin(), per_pair.begin(), per_pair.end());
+    }
     CoefficientValues one = potential.coeffs;
-    for (const std::string_view name : pair_style_coefficients(potential.style)) {
+    for (const std::string_view name : names) {
       const double d = pair_coefficient_default(potential.style, name);
       if (!std::isnan(d)) one.try_emplace(std::string(name), d);
     }
-    for (const std::string_view name : pair_style_coefficients(potential.style))
+    for (const std::string_view name : names)
       if (const auto it = one.find(name); it != one.end())
         s += fmt::format("{} = {}\n", name, toml_float(it->second));
   }
@@ -1110,14 +1117,22 @@ Deck parse_deck(std::string_view text, const std::string& path,
     deck.where[it.name] = r.where(*it.node);
   }
   if (!deck.potential.pairs.empty()) {
+    const std::vector<std::string_view> globals = pair_style_globals(deck.potential.style);
     for (const auto& it : items)
-      if (kKeys[it.spec].key == kCoefficientRow)
+      if (kKeys[it.spec].key == kCoefficientRow &&
+          std::find(globals.begin(), globals.end(), Reader(path, it).key()) == globals.end())
         Reader(path, it).fail(
             "is not used when [[potential.pair]] tables are given: give it "
             "per pair");
-  } else {
-    // The style's defaults of the one pair's coefficients, written out (the resolved deck).
-    for (const std::string_view name : pair_style_coefficients(deck.potential.style)) {
+  }
+  {
+    // The style's defaults written out (the resolved deck): its style-level keys, and the one
+    // pair's coefficients when there is no pair table.
+    std::vector<std::string_view> names = pair_style_globals(deck.potential.style);
+    if (deck.potential.pairs.empty())
+      for (const std::string_view name : pair_style_coefficients(deck.potential.style))
+        names.push_back(name);
+    for (const std::string_view name : names) {
       const double d = pair_coefficient_default(deck.potential.style, name);
       if (!std::isnan(d)) deck.potential.coeffs.try_emplace(std::string(name), d);
     }

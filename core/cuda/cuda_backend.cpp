@@ -66,21 +66,20 @@ class CudaBackend final : public StepBackend {
         potential_(s.species.pair),
         types_(static_cast<std::uint32_t>(s.species.types)),
         rule_(s.rule),
-        images_(s.images),
-        dt_(s.config.run.dt),
+        images_(s.params.images),
+        dt_(s.params.dt),
         mass_(s.species.mass.front()),
-        half_skin_(0.5 * s.config.neighbor.skin),
-        full_shell_(s.config.decomposition.method == Method::FullShell),
+        half_skin_(s.params.half_skin),
+        full_shell_(s.params.full_shell),
         device_rebuild_(
-            env_switch("SCANMD_CUDA_REBUILD", s.config.cuda.device_rebuild, "device", "host")),
-        fuse_(env_switch("SCANMD_CUDA_FUSE", s.config.cuda.fuse, "1", "0")),
-        domain_(s.comm, s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff()),
+            env_switch("SCANMD_CUDA_REBUILD", s.params.cuda.device_rebuild, "device", "host")),
+        fuse_(env_switch("SCANMD_CUDA_FUSE", s.params.cuda.fuse, "1", "0")),
+        domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
         geometry_(
-            ExportSelector(s.grid, s.box, s.config.decomposition.method, s.config.import_cutoff())
-                .geometry()),
+            ExportSelector(s.grid, s.box, s.params.method, s.params.import_cutoff).geometry()),
         cells_(domain_.cell_grid(), s.box.length),
-        list_(resolve_fill(s.config.cuda.fill)),
-        halo_(s.comm, s.config.decomposition.method, mpi_cuda_aware()),
+        list_(resolve_fill(s.params.cuda.fill)),
+        halo_(s.comm, s.params.method, mpi_cuda_aware()),
         migration_(s.comm, mpi_cuda_aware()),
         description_(fmt::format(
             "CUDA on {}; MPI: {}; neighbour fill: {}; rebuilds: {}; zeroing fused into the step's "
@@ -107,7 +106,7 @@ class CudaBackend final : public StepBackend {
       }
       pair_tables_ = std::move(d);
     });
-    const ThermostatSection& t = s.config.thermostat;
+    const ThermostatSection& t = s.params.thermostat;
     if (t.style == ThermostatStyle::Langevin) {
       std::vector<double> drag, noise;
       langevin_coefficients(s.species.mass, t.temperature, t.damping, dt_, drag, noise);

@@ -10,6 +10,8 @@
 //             slots; remote parts → MPI → ghost slots
 //   reverse   ghost forces → MPI (remote parts) → summed into the owners with overflow-checked
 //             integer atomics (self entries read the ghost slots directly)
+//   forward_field / reverse_field   the same for any per-particle device array (the field halo,
+//             the sibling of HaloExchange's): each field brings its own DeviceFieldHalo buffers
 // MPI: remote parts go through pinned host buffers, or straight from device memory when the MPI
 // library reports CUDA support at run time (device_selection.hpp). Self parts never leave the
 // device.
@@ -26,6 +28,13 @@
 #include "decomposition/halo_exchange.hpp"
 
 namespace scanmd::cuda_step {
+
+// The buffers one field's exchanges reuse: the send buffer and the host staging of its messages.
+template <class T>
+struct DeviceFieldHalo {
+  DeviceBuffer<T> buffer;
+  DeviceExchange<T> exchange;
+};
 
 class DeviceHalo {
  public:
@@ -56,6 +65,30 @@ class DeviceHalo {
   // Reverse exchange with other ranks; returns with the owners' sums done (synchronises).
   void reverse_remote(DeviceParticles& p, DeviceFlags* flags, cudaStream_t stream);
 
+  // field[n_owned + g] ← field[owner of ghost g] (device array laid out as the particles).
+  // Collective when the plan has remote parts (then synchronises).
+  template <class T>
+  void forward_field(DeviceFieldHalo<T>& h, T* field, std::uint32_t n_owned, cudaStream_t stream,
+                     int tag = HaloExchange::kFieldForwardTag) {
+    ensure(h.buffer, m_);
+    launch_pack_field<T>(field, export_index_.data(), m_, self_, h.buffer.data(), field + n_owned,
+                         stream);
+    h.exchange.remote(comm_, sends_, recvs_, h.buffer.data(), field + n_owned, tag, cuda_aware_,
+                      stream);
+  }
+  // field[owner] += field[ghost] for fixed-point fields (std::int64_t, Fix3); none for full
+  // shell. An overflow raises flags->sum_overflow. Collective as forward_field.
+  template <class T>
+  void reverse_field(DeviceFieldHalo<T>& h, T* field, std::uint32_t n_owned, DeviceFlags* flags,
+                     cudaStream_t stream, int tag = HaloExchange::kFieldReverseTag) {
+    if (!reverse_) return;
+    ensure(h.buffer, m_);
+    h.exchange.remote(comm_, recvs_, sends_, field + n_owned, h.buffer.data(), tag, cuda_aware_,
+                      stream);
+    launch_sum_ghost_field<T>(field, field + n_owned, h.buffer.data(), export_index_.data(), m_,
+                              self_, flags, stream);
+  }
+
  private:
   void reserve(std::uint32_t m);
 
@@ -63,7 +96,7 @@ class DeviceHalo {
   bool reverse_;
   bool cuda_aware_;
   std::vector<MessagePart> sends_, recvs_;  // remote parts of the plan
-  std::uint32_t m_ = 0;  // export entries (send buffer length)
+  std::uint32_t m_ = 0;                     // export entries (send buffer length)
   SelfPart self_{0, 0, 0};
   DeviceBuffer<std::uint32_t> export_index_;
   DeviceBuffer<Vec3> send_x_;

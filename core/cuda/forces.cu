@@ -125,13 +125,16 @@ void launch_pair_forces(const ForceArgs<E>& a, bool with_energy, bool owned_shar
   kernels::cuda::check(cudaGetLastError(), "pair_force_kernel launch");
 }
 
-// Every style's launcher, instantiated here.
+// Every style's launcher, instantiated here: a function with external linkage is always emitted,
+// and it takes every instance's address.
 namespace {
 template <class... E>
-constexpr auto instantiate(std::tuple<E...>*) {
+auto instantiate(std::tuple<E...>*) {
   return std::tuple{&launch_pair_forces<E>...};
 }
-[[gnu::used]] const auto kInstances = instantiate(static_cast<PairStyles*>(nullptr));
 }  // namespace
+auto pair_force_launchers() {
+  return instantiate(static_cast<PairStyles*>(nullptr));
+}
 
 }  // namespace scanmd::cuda_step

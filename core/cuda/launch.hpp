@@ -269,5 +269,16 @@ void launch_pack_positions(const Vec3* x, const std::uint32_t* export_index, std
 void launch_sum_ghost_forces(Fix3* f, const Fix3* ghost_f, const Fix3* recv,
                              const std::uint32_t* export_index, std::uint32_t m, SelfPart self,
                              DeviceFlags* flags, cudaStream_t stream);
+// The field halo (DeviceHalo::forward_field / reverse_field), the two above for any one array:
+// send[k] = field[export_index[k]], self entries straight into ghost[recv slot] (T: Vec3, double,
+// std::int64_t, std::uint64_t, Fix3); and field[export_index[k]] += (self entry ? ghost[recv
+// slot] : recv[k]), overflow-checked into flags->sum_overflow (T: std::int64_t, Fix3).
+template <class T>
+void launch_pack_field(const T* field, const std::uint32_t* export_index, std::uint32_t m,
+                       SelfPart self, T* send, T* ghost, cudaStream_t stream);
+template <class T>
+void launch_sum_ghost_field(T* field, const T* ghost, const T* recv,
+                            const std::uint32_t* export_index, std::uint32_t m, SelfPart self,
+                            DeviceFlags* flags, cudaStream_t stream);
 
 }  // namespace scanmd::cuda_step

@@ -31,6 +31,9 @@ struct LJCut {
   static constexpr std::array<double, 2> kDefaults{1.0, 1.0};
   static constexpr std::array<CoefficientDomain, 2> kDomains{CoefficientDomain::NonNegative,
                                                              CoefficientDomain::Positive};
+  static constexpr std::array<std::string_view, 0> kGlobals{};
+  static constexpr std::array<double, 0> kGlobalDefaults{};
+  static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
   static constexpr bool kMixing = true, kShift = true, kTail = true, kVector = true;
   enum : int { kEpsilon = 0, kSigma = 1 };
 

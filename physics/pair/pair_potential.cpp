@@ -75,11 +75,18 @@ std::string_view canonical_pair_style(std::string_view name) {
 }
 
 std::string pair_style_names() {
-  std::string s;
+  std::vector<std::string_view> names;
   for_each_pair_style([&]<class E>() {
-    s += (s.empty() ? "\"" : ", \"") + std::string(E::kName) + "\"";
-    for (const std::string_view a : E::kAliases) s += ", \"" + std::string(a) + "\"";
+    names.push_back(E::kName);
+    for (const std::string_view a : E::kAliases) names.push_back(a);
   });
+  std::string s;
+  for (const std::string_view n : names) {
+    if (!s.empty()) s += ", ";
+    s += '"';
+    s.append(n);
+    s += '"';
+  }
   return s;
 }
 
@@ -93,8 +100,15 @@ bool is_pair_coefficient(std::string_view name) {
   bool found = false;
   for_each_pair_style([&]<class E>() {
     for (const std::string_view n : E::kCoefficients) found = found || n == name;
+    for (const std::string_view n : E::kGlobals) found = found || n == name;
   });
   return found;
+}
+
+std::vector<std::string_view> pair_style_globals(std::string_view style) {
+  std::vector<std::string_view> out;
+  with_style(style, [&]<class E>() { out.assign(E::kGlobals.begin(), E::kGlobals.end()); });
+  return out;
 }
 
 double pair_coefficient_default(std::string_view style, std::string_view name) {
@@ -102,6 +116,8 @@ double pair_coefficient_default(std::string_view style, std::string_view name) {
   with_style(style, [&]<class E>() {
     for (std::size_t k = 0; k < E::kCoefficients.size(); ++k)
       if (E::kCoefficients[k] == name) out = E::kDefaults[k];
+    for (std::size_t g = 0; g < E::kGlobals.size(); ++g)
+      if (E::kGlobals[g] == name) out = E::kGlobalDefaults[g];
   });
   return out;
 }
@@ -132,9 +148,14 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
   PairPotential s;
   s.types_ = T;
   s.one_species_ = pot.pairs.empty();
+  std::vector<std::string_view> globals;
+  std::vector<CoefficientDomain> domains;
   bool known = with_style(pot.style, [&]<class E>() {
     s.style_ = std::string(E::kName);
     s.names_ = names_of<E>();
+    globals.assign(E::kGlobals.begin(), E::kGlobals.end());
+    domains.assign(E::kDomains.begin(), E::kDomains.end());
+    domains.insert(domains.end(), E::kGlobalDomains.begin(), E::kGlobalDomains.end());
   });
   if (!known)
     throw SpeciesError("potential.style", fmt::format("unknown pair style \"{}\" (styles: {})",
@@ -146,17 +167,53 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
       if (names[k] == name) return static_cast<int>(k);
     return -1;
   };
+  auto is_global = [&](std::string_view name) {
+    return std::find(globals.begin(), globals.end(), name) != globals.end();
+  };
+  // A value of coefficient k (per pair, or global at n_coeffs + g) in the style's domain.
+  auto in_domain = [&](std::size_t k, double v, const std::string& key, const std::string& where,
+                       std::string_view name, bool keyed_by_name) {
+    const CoefficientDomain domain = domains[k];
+    const bool ok = domain == CoefficientDomain::Positive      ? v > 0.0
+                    : domain == CoefficientDomain::NonNegative ? v >= 0.0
+                                                               : true;
+    if (!ok || !std::isfinite(v))
+      throw SpeciesError(key, fmt::format("{}{}must be {} (got {})", where,
+                                          keyed_by_name ? "" : std::string(name) + " ",
+                                          domain == CoefficientDomain::Positive      ? "> 0"
+                                          : domain == CoefficientDomain::NonNegative ? ">= 0"
+                                                                                     : "finite",
+                                          v));
+  };
+  // The style-level keys, from [potential] whatever the tables.
+  Coefficients global_values{};
+  for (std::size_t g = 0; g < globals.size(); ++g) {
+    const std::string key = fmt::format("potential.{}", globals[g]);
+    const auto it = pot.coeffs.find(globals[g]);
+    const double v =
+        it != pot.coeffs.end() ? it->second : pair_coefficient_default(s.style_, globals[g]);
+    if (std::isnan(v))
+      throw SpeciesError("potential.style",
+                         fmt::format("pair style \"{}\" needs {} (its style-level keys: {})",
+                                     s.style_, key, joined(globals)));
+    in_domain(n_coeffs + g, v, key, "", globals[g], true);
+    global_values[n_coeffs + g] = v;
+  }
   // The coefficients of a deck entry in the style's order; `key` is blamed for what is wrong.
   auto read = [&](const CoefficientValues& values, const std::string& key, bool defaults,
                   const std::string& where) {
-    Coefficients c;
-    c.fill(0.0);
-    for (const auto& [name, value] : values)
-      if (index_of(name) < 0)
+    Coefficients c = global_values;
+    for (const auto& [name, value] : values) {
+      if (is_global(name) && !defaults)
+        throw SpeciesError(key, fmt::format("{} is a key of the whole pair style \"{}\": give it "
+                                            "in [potential], not per pair",
+                                            name, s.style_));
+      if (index_of(name) < 0 && !is_global(name))
         throw SpeciesError(defaults ? fmt::format("potential.{}", name) : key,
                            fmt::format("{} is not a coefficient of pair style \"{}\" (its "
                                        "coefficients: {}, cutoff)",
                                        name, s.style_, joined(names)));
+    }
     for (std::size_t k = 0; k < n_coeffs; ++k) {
       const auto it = values.find(names[k]);
       const double d = defaults ? pair_coefficient_default(s.style_, names[k]) : kRequired;
@@ -169,20 +226,8 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
                         joined(names)));
       c[k] = it != values.end() ? it->second : d;
       // The style's domain of the coefficient (one species: the key names it).
-      CoefficientDomain domain = CoefficientDomain::Any;
-      with_style(s.style_, [&]<class E>() { domain = E::kDomains[k]; });
-      const bool ok = domain == CoefficientDomain::Positive      ? c[k] > 0.0
-                      : domain == CoefficientDomain::NonNegative ? c[k] >= 0.0
-                                                                 : std::isfinite(c[k]);
-      if (!ok || !std::isfinite(c[k]))
-        throw SpeciesError(
-            defaults ? fmt::format("potential.{}", names[k]) : key,
-            fmt::format("{}{}must be {} (got {})", where,
-                        defaults ? "" : std::string(names[k]) + " ",
-                        domain == CoefficientDomain::Positive      ? "> 0"
-                        : domain == CoefficientDomain::NonNegative ? ">= 0"
-                                                                   : "a finite number",
-                        c[k]));
+      in_domain(k, c[k], defaults ? fmt::format("potential.{}", names[k]) : key, where, names[k],
+                defaults);
     }
     return c;
   };
@@ -262,7 +307,11 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
       const Coefficients& a = *given[index_of_pair(i, i, T)];
       const Coefficients& b = *given[index_of_pair(j, j, T)];
       with_style(s.style_, [&]<class E>() {
-        if constexpr (E::kMixing) given[ij] = given[ji] = E::mix(pot.mixing, a, b);
+        if constexpr (E::kMixing) {
+          Coefficients m = E::mix(pot.mixing, a, b);
+          for (std::size_t k = n_coeffs; k < kMaxCoefficients; ++k) m[k] = global_values[k];
+          given[ij] = given[ji] = m;
+        }
       });
       cut[ij] = cut[ji] =
           mix_distance(pot.mixing, cut[index_of_pair(i, i, T)], cut[index_of_pair(j, j, T)]);

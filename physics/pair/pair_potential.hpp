@@ -112,6 +112,8 @@ std::string pair_style_names();
 // coefficient of any style.
 std::vector<std::string_view> pair_style_coefficients(std::string_view style);
 bool is_pair_coefficient(std::string_view name);
+// The style-level keys of a style (kGlobals: given once in [potential], shared by every pair).
+std::vector<std::string_view> pair_style_globals(std::string_view style);
 // The style's default for a coefficient a one-species deck leaves out (NaN: none).
 double pair_coefficient_default(std::string_view style, std::string_view name);
 // Whether potential.shift, potential.tail and potential.mixing mean something for the style.

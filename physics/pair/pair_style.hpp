@@ -12,6 +12,10 @@
 //   kCoefficients             the per-pair deck keys besides `cutoff`, in Coefficients order
 //   kDefaults                 the values a one-species deck may leave out (NaN: required)
 //   kDomains                  what values each coefficient may take (CoefficientDomain)
+//   kGlobals, kGlobalDefaults, kGlobalDomains
+//                             style-level keys of [potential] that every pair shares (Yukawa's
+//                             kappa, as LAMMPS's pair_style arguments); in Coefficients after the
+//                             per-pair ones, at kCoefficients.size() + g
 //   kMixing                   whether unlike pairs may be mixed from like ones (potential.mixing)
 //   kShift, kTail             whether potential.shift / potential.tail mean something for it
 //   kVector                   whether the AVX-512 / AVX2 kernels run it (eval<R> generic in R)
@@ -39,7 +43,7 @@
 
 namespace scanmd {
 
-// The most per-pair coefficients a style has (besides the cutoff).
+// The most per-pair coefficients plus style-level keys a style has (besides the cutoff).
 inline constexpr std::size_t kMaxCoefficients = 6;
 
 // One type pair's coefficients, in the order of the style's kCoefficients.

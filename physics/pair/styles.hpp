@@ -8,11 +8,21 @@
 #include <tuple>
 #include <type_traits>
 
+#include "physics/pair/buck.hpp"
+#include "physics/pair/gauss.hpp"
 #include "physics/pair/lj_cut.hpp"
+#include "physics/pair/lj_smooth_linear.hpp"
+#include "physics/pair/morse.hpp"
+#include "physics/pair/yukawa.hpp"
 
 namespace scanmd {
 
-using PairStyles = std::tuple<LJCut>;
+using PairStyles = std::tuple<LJCut,           // lj, lj/cut
+                              LJSmoothLinear,  // lj/smooth/linear
+                              Morse,           // morse
+                              Yukawa,          // yukawa
+                              Gauss,           // gauss
+                              Buck>;           // buck
 
 // f.template operator()<E>() for every style E of the list, in order.
 template <class F>

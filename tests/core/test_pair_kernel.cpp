@@ -18,6 +18,7 @@
 #include "core/fixed_terms.hpp"
 #include "core/pair_kernel.hpp"
 #include "core/pair_rows.hpp"
+#include "physics/pair/styles.hpp"
 #include "tests/core/test_support.hpp"
 
 namespace scanmd {
@@ -57,16 +58,53 @@ Rows random_rows(std::uint64_t seed) {
   return r;
 }
 
-using E = LJCut;
+// Each vector style with coefficients of its natural units, cutoff 2.5.
+template <class E>
+typename E::Params params_of();
+template <>
+LJCut::Params params_of<LJCut>() {
+  return LJCut::make({1.0, 1.0}, 2.5, false);
+}
+template <>
+Morse::Params params_of<Morse>() {
+  return Morse::make({1.0, 5.0, 1.0}, 2.5, false);
+}
+template <>
+LJSmoothLinear::Params params_of<LJSmoothLinear>() {
+  return LJSmoothLinear::make({1.0, 1.0}, 2.5, false);
+}
+template <>
+Yukawa::Params params_of<Yukawa>() {
+  return Yukawa::make({1.0, 2.0}, 2.5, true);  // a, kappa
+}
+template <>
+Gauss::Params params_of<Gauss>() {
+  return Gauss::make({-1.0, 1.5}, 2.5, true);
+}
+template <>
+Buck::Params params_of<Buck>() {
+  return Buck::make({1000.0, 0.2, 1.0}, 2.5, false);
+}
 
+template <class E>
 PairRows<E> rows_of(const Rows& r, double limit_sq) {
-  const E::Params lj = E::make({1.0, 1.0}, 2.5, false);
-  return {
-      r.offsets.data(), r.neighbors.data(), r.x.data(), r.L, {r.L.x / 2, r.L.y / 2, r.L.z / 2}, lj,
-      limit_sq};
+  return {r.offsets.data(),
+          r.neighbors.data(),
+          r.x.data(),
+          r.L,
+          {r.L.x / 2, r.L.y / 2, r.L.z / 2},
+          params_of<E>(),
+          limit_sq};
+}
+
+template <class E>
+RowsTotals run(PairKernel k, const PairRows<E>& rows, std::size_t b, std::size_t e, Fix3* f) {
+  return k == PairKernel::Avx512 ? pair_rows_avx512<E>(rows, b, e, f)
+                                 : pair_rows_avx2<E>(rows, b, e, f);
 }
 
 // The scalar loop's terms, one pair at a time.
+template <class E>
 RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f) {
   RowsTotals t;
   for (std::size_t i = 0; i < n; ++i)
@@ -83,29 +121,22 @@ RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f) 
   return t;
 }
 
-using Kernel = RowsTotals (*)(const PairRows<E>&, std::size_t, std::size_t, Fix3*);
+class VectorKernel : public ::testing::TestWithParam<PairKernel> {};
 
-struct KernelCase {
-  PairKernel kernel;
-  Kernel run;
-};
-
-class VectorKernel : public ::testing::TestWithParam<KernelCase> {};
-
-TEST_P(VectorKernel, SameBitsAsTheScalarTerms) {
-  if (!cpu_runs(GetParam().kernel))
-    GTEST_SKIP() << "this CPU cannot run the " << pair_kernel_name(GetParam().kernel) << " kernel";
+template <class E>
+void expect_same_bits(PairKernel kernel) {
+  SCOPED_TRACE(std::string(E::kName));
   for (std::uint64_t seed : {11u, 12u, 13u}) {
     const Rows r = random_rows(seed);
     const std::size_t n = r.x.size();
-    const PairRows<E> rows = rows_of(r, pair_term_limit_sq(200));
+    const PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
     std::vector<Fix3> want(n, Fix3{0, 0, 0}), got(n, Fix3{0, 0, 0});
     const RowsTotals t_want = oracle(rows, n, want);
     ASSERT_FALSE(t_want.overflow);
     ASSERT_GT(t_want.pairs, 3000);
     // In two parts, as two threads would split the rows.
-    RowsTotals t_got = GetParam().run(rows, 0, n / 3, got.data());
-    const RowsTotals t_rest = GetParam().run(rows, n / 3, n, got.data());
+    RowsTotals t_got = run(kernel, rows, 0, n / 3, got.data());
+    const RowsTotals t_rest = run(kernel, rows, n / 3, n, got.data());
     t_got.pairs += t_rest.pairs;
     EXPECT_FALSE(t_got.overflow || t_rest.overflow);
     EXPECT_EQ(t_got.pairs, t_want.pairs);
@@ -117,9 +148,19 @@ TEST_P(VectorKernel, SameBitsAsTheScalarTerms) {
   }
 }
 
+// Every vector style of physics/pair/styles.hpp (a new one needs its params_of above).
+TEST_P(VectorKernel, SameBitsAsTheScalarTerms) {
+  if (!cpu_runs(GetParam()))
+    GTEST_SKIP() << "this CPU cannot run the " << pair_kernel_name(GetParam()) << " kernel";
+  for_each_pair_style([&]<class E>() {
+    if constexpr (E::kVector) expect_same_bits<E>(GetParam());
+  });
+}
+
 TEST_P(VectorKernel, ReportsATermOutOfRange) {
-  if (!cpu_runs(GetParam().kernel))
-    GTEST_SKIP() << "this CPU cannot run the " << pair_kernel_name(GetParam().kernel) << " kernel";
+  using E = LJCut;
+  if (!cpu_runs(GetParam()))
+    GTEST_SKIP() << "this CPU cannot run the " << pair_kernel_name(GetParam()) << " kernel";
   Rows r = random_rows(21);
   const std::size_t n = r.x.size();
   // Particle 0's first neighbour moves onto it (r = 1e-3: the term is far beyond the bound),
@@ -131,7 +172,7 @@ TEST_P(VectorKernel, ReportsATermOutOfRange) {
   const std::uint32_t old_first = r.offsets[1];
   for (std::size_t i = 1; i <= n; ++i) r.offsets[i] = r.offsets[i] - old_first + 13;
   r.x[6] = {r.x[0].x + 1e-3, r.x[0].y, r.x[0].z};
-  const PairRows<E> rows = rows_of(r, pair_term_limit_sq(200));
+  const PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
   std::vector<Fix3> f(n, Fix3{0, 0, 0});
   RowsTotals want_t;
   {
@@ -139,15 +180,14 @@ TEST_P(VectorKernel, ReportsATermOutOfRange) {
     want_t = oracle(rows, n, scratch);
   }
   ASSERT_TRUE(want_t.overflow);
-  EXPECT_TRUE(GetParam().run(rows, 0, n, f.data()).overflow);
+  EXPECT_TRUE(run(GetParam(), rows, 0, n, f.data()).overflow);
   std::fill(f.begin(), f.end(), Fix3{0, 0, 0});
-  EXPECT_FALSE(GetParam().run(rows, 1, n, f.data()).overflow) << "only row 0 holds the pair";
+  EXPECT_FALSE(run(GetParam(), rows, 1, n, f.data()).overflow) << "only row 0 holds the pair";
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, VectorKernel,
-                         ::testing::Values(KernelCase{PairKernel::Avx2, pair_rows_avx2<E>},
-                                           KernelCase{PairKernel::Avx512, pair_rows_avx512<E>}),
-                         [](const auto& info) { return pair_kernel_name(info.param.kernel); });
+                         ::testing::Values(PairKernel::Avx2, PairKernel::Avx512),
+                         [](const auto& info) { return pair_kernel_name(info.param); });
 
 // SCANMD_PAIR_KERNEL pins the choice; auto is the widest the CPU runs; a name the CPU cannot run,
 // or an unknown one, is an error naming the variable.

@@ -30,7 +30,8 @@
 //                  equals a brute-force count of the import regions its images fall in (region
 //                  definitions typed from DESIGN.md §4); reverse() with ghost forces {1,1,1}
 //                  gives each owner exactly its number of ghost copies (full shell: no reverse,
-//                  forces stay 0).
+//                  forces stay 0); forward_field / reverse_field do the same for a record and an
+//                  int64 field (the field halo of EAM densities and DPD velocities).
 //  StepErrors      a particle that cannot be wrapped after its drift (velocity 1e300) and two
 //                  particles driven into each other (r = 0.25 after the first drift): every rank
 //                  stops at step 1 with the same error (CollectiveError with several ranks),
@@ -82,7 +83,9 @@ R on_rank0_alone(F&& f) {
   return result;
 }
 
-std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+std::uint64_t bits(double v) {
+  return std::bit_cast<std::uint64_t>(v);
+}
 
 // A random configuration shared by several tests (same on every rank).
 struct RandomSystem {
@@ -112,7 +115,8 @@ TEST(MpiDecomposition, PairCountsMatchBruteForce) {
   Communicator comm(MPI_COMM_WORLD);
   const RandomSystem& sys = random_4000();
   long long ambiguous = 0;
-  const std::vector<test::BrutePair> pairs = test::brute_pairs_within(sys.x, sys.L, 2.5, &ambiguous);
+  const std::vector<test::BrutePair> pairs =
+      test::brute_pairs_within(sys.x, sys.L, 2.5, &ambiguous);
   ASSERT_EQ(ambiguous, 0);
   for (Method m : kMethods) {
     SCOPED_TRACE(std::string(method_name(m)));
@@ -121,7 +125,8 @@ TEST(MpiDecomposition, PairCountsMatchBruteForce) {
     const long long total = comm.sum(sim.local_pairs());
     long long same_direct = 0;
     for (const test::BrutePair& p : pairs)
-      same_direct += p.direct && sim.grid().box_of(sys.x[p.a - 1]) == sim.grid().box_of(sys.x[p.b - 1]);
+      same_direct +=
+          p.direct && sim.grid().box_of(sys.x[p.a - 1]) == sim.grid().box_of(sys.x[p.b - 1]);
     const long long n = static_cast<long long>(pairs.size());
     const long long expected = m == Method::FullShell ? same_direct + 2 * (n - same_direct) : n;
     EXPECT_EQ(total, expected) << "grid " << sim.grid().to_string() << ", " << n
@@ -146,8 +151,10 @@ TEST(MpiDecomposition, ListedPairsUnionMatchesBruteForce) {
     const RankGrid grid(dims, box);
     const std::vector<test::ListedPair> mine = test::listed_pairs(comm, sys.x, sys.L, m, R, dims);
     bool local_ok = true;
-    for (const test::ListedPair& p : mine) local_ok = local_ok && p.d_sq < R * R && p.minimum_image && p.a != p.b;
-    EXPECT_TRUE(test::all_ranks(comm.get(), local_ok)) << "a listed pair beyond R or with a wrong image";
+    for (const test::ListedPair& p : mine)
+      local_ok = local_ok && p.d_sq < R * R && p.minimum_image && p.a != p.b;
+    EXPECT_TRUE(test::all_ranks(comm.get(), local_ok))
+        << "a listed pair beyond R or with a wrong image";
     struct Key {
       std::uint64_t a, b;
     };
@@ -202,8 +209,8 @@ TEST(MpiDecomposition, StepZeroForcesAndThermoBitwiseEqualToOneRank) {
     std::sort(recs.begin(), recs.end(), [](auto& a, auto& b) { return a.id < b.id; });
     std::uint64_t h = 1469598103934665603ull;
     for (const ForceRecord& r : recs)
-      for (std::uint64_t w : {r.id, static_cast<std::uint64_t>(r.f.x), static_cast<std::uint64_t>(r.f.y),
-                              static_cast<std::uint64_t>(r.f.z)})
+      for (std::uint64_t w : {r.id, static_cast<std::uint64_t>(r.f.x),
+                              static_cast<std::uint64_t>(r.f.y), static_cast<std::uint64_t>(r.f.z)})
         h = (h ^ w) * 1099511628211ull;
     return h;
   };
@@ -224,7 +231,8 @@ TEST(MpiDecomposition, StepZeroForcesAndThermoBitwiseEqualToOneRank) {
     sim.setup(particles);
     const std::vector<ForceRecord> all = test::all_gather_vector(comm.get(), owned_forces(sim));
     EXPECT_EQ(all.size(), sys.x.size());
-    EXPECT_EQ(force_hash(all), ref.force_hash) << "forces differ from one rank, grid " << sim.grid().to_string();
+    EXPECT_EQ(force_hash(all), ref.force_hash)
+        << "forces differ from one rank, grid " << sim.grid().to_string();
     EXPECT_TRUE(thermo_bits(sim.thermo()) == ref.thermo) << "thermo bits differ from one rank";
   }
 }
@@ -294,7 +302,8 @@ TEST(MpiDecomposition, ImportCutoffLargerThanBoxMatchesOneRank) {
     cfg.output.thermo_every = 10;
     SimulationConfig one_cfg = cfg;
     one_cfg.decomposition.grid = {1, 1, 1};
-    const RunResult ref = on_rank0_alone<RunResult>([&](const Communicator& one) { return run_melt(one, one_cfg); });
+    const RunResult ref =
+        on_rank0_alone<RunResult>([&](const Communicator& one) { return run_melt(one, one_cfg); });
     ASSERT_GE(ref.samples, 3);
     for (Method m : kMethods) {
       cfg.decomposition.method = m;
@@ -512,8 +521,10 @@ TEST(MpiDecomposition, MeasuredImportWithinTenPercentOfAnalytic) {
     const double faces = b.x * b.y + b.y * b.z + b.z * b.x, edges = b.x + b.y + b.z;
     double v = R * faces + pi / 2 * R * R * edges + 2.0 / 3.0 * pi * R * R * R;  // half shell
     if (m == Method::FullShell) v *= 2;
-    if (m == Method::NeutralTerritory) v = 2 * R * b.x * b.y + R * (b.x + b.y) * b.z + pi / 2 * R * R * b.z;
-    if (m == Method::EighthShell || m == Method::Midpoint) v = R * faces + pi / 4 * R * R * edges + pi / 6 * R * R * R;
+    if (m == Method::NeutralTerritory)
+      v = 2 * R * b.x * b.y + R * (b.x + b.y) * b.z + pi / 2 * R * R * b.z;
+    if (m == Method::EighthShell || m == Method::Midpoint)
+      v = R * faces + pi / 4 * R * R * edges + pi / 6 * R * R * R;
     EXPECT_NEAR(analytic, 32000 / (big.L.x * big.L.y * big.L.z) * v, 1e-9 * analytic);
     EXPECT_NEAR(s.mean, analytic, 0.10 * analytic) << "grid " << sim.grid().to_string();
     // Snapshot bookkeeping.
@@ -537,7 +548,12 @@ TEST(MpiDecomposition, MeasuredImportWithinTenPercentOfAnalytic) {
 
 // ---- HaloRoundTrip ---------------------------------------------------------------------------
 
-int lex(Int3 o) { return o.x != 0 ? (o.x > 0 ? 1 : -1) : o.y != 0 ? (o.y > 0 ? 1 : -1) : o.z != 0 ? (o.z > 0 ? 1 : -1) : 0; }
+int lex(Int3 o) {
+  return o.x != 0   ? (o.x > 0 ? 1 : -1)
+         : o.y != 0 ? (o.y > 0 ? 1 : -1)
+         : o.z != 0 ? (o.z > 0 ? 1 : -1)
+                    : 0;
+}
 
 // Does box X (of the grid) import the image q with home H? Written from DESIGN.md §4.
 bool imports_image(Method m, const RankGrid& grid, Int3 X, Vec3 q, Int3 H, double R) {
@@ -546,13 +562,17 @@ bool imports_image(Method m, const RankGrid& grid, Int3 X, Vec3 q, Int3 H, doubl
   const double gx = gap(q.x, lo.x, hi.x), gy = gap(q.y, lo.y, hi.y), gz = gap(q.z, lo.z, hi.z);
   const Int3 o = H - X;
   switch (m) {
-    case Method::FullShell: return gx * gx + gy * gy + gz * gz < R * R;
-    case Method::HalfShell: return lex(o) > 0 && gx * gx + gy * gy + gz * gz < R * R;
+    case Method::FullShell:
+      return gx * gx + gy * gy + gz * gz < R * R;
+    case Method::HalfShell:
+      return lex(o) > 0 && gx * gx + gy * gy + gz * gz < R * R;
     case Method::NeutralTerritory:
       if (o.x == 0 && o.y == 0) return o.z != 0 && gz < R;
       return o.z == 0 && lex({o.x, o.y, 0}) > 0 && gx * gx + gy * gy < R * R;
-    case Method::EighthShell: return o.x >= 0 && o.y >= 0 && o.z >= 0 && gx * gx + gy * gy + gz * gz < R * R;
-    case Method::Midpoint: return gx * gx + gy * gy + gz * gz < R * R / 4;
+    case Method::EighthShell:
+      return o.x >= 0 && o.y >= 0 && o.z >= 0 && gx * gx + gy * gy + gz * gz < R * R;
+    case Method::Midpoint:
+      return gx * gx + gy * gy + gz * gz < R * R / 4;
   }
   return false;
 }
@@ -583,7 +603,8 @@ TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
       ok = false;
     };
     for (std::size_t i = 0; i < p.n_owned; ++i)
-      if (!(grid.box_of(p.x[i]) == halo.coord())) fail("owned particle outside its box after migrate");
+      if (!(grid.box_of(p.x[i]) == halo.coord()))
+        fail("owned particle outside its box after migrate");
     const long long owned_total = comm.sum(static_cast<long long>(p.n_owned));
     // Ghosts: owner's position bits, consistent home and shift.
     std::vector<std::uint64_t> ghost_ids;
@@ -591,9 +612,11 @@ TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
       const std::uint64_t id = p.id[j];
       ghost_ids.push_back(id);
       const Vec3 x0 = sys.x[id - 1];
-      if (bits(p.x[j].x) != bits(x0.x) || bits(p.x[j].y) != bits(x0.y) || bits(p.x[j].z) != bits(x0.z))
+      if (bits(p.x[j].x) != bits(x0.x) || bits(p.x[j].y) != bits(x0.y) ||
+          bits(p.x[j].z) != bits(x0.z))
         fail("ghost " + std::to_string(id) + " does not carry its owner's position bits");
-      if (!(p.home[j] == grid.box_of(x0) + p.shift[j] * dims)) fail("ghost " + std::to_string(id) + " home != owner box + shift*grid");
+      if (!(p.home[j] == grid.box_of(x0) + p.shift[j] * dims))
+        fail("ghost " + std::to_string(id) + " home != owner box + shift*grid");
       const Vec3 q{x0.x + p.shift[j].x * L.x, x0.y + p.shift[j].y * L.y, x0.z + p.shift[j].z * L.z};
       if (!imports_image(m, grid, halo.coord(), q, p.home[j], R * (1 + 1e-9)))
         fail("ghost " + std::to_string(id) + " outside this box's import region");
@@ -621,25 +644,53 @@ TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
     std::string example;
     for (std::size_t id = 1; id <= sys.x.size(); ++id)
       if (copies[id] != expected[id] && mismatches++ == 0)
-        example = "id " + std::to_string(id) + ": " + std::to_string(copies[id]) + " ghost copies, expected " +
-                  std::to_string(expected[id]);
+        example = "id " + std::to_string(id) + ": " + std::to_string(copies[id]) +
+                  " ghost copies, expected " + std::to_string(expected[id]);
     EXPECT_EQ(mismatches, 0) << example;
 
     // Forward: owners change their positions, ghosts follow.
     for (std::size_t i = 0; i < p.n_owned; ++i) p.x[i].y = 1e-3 * static_cast<double>(p.id[i]);
     halo.forward(p);
     for (std::size_t j = p.n_owned; j < p.size(); ++j)
-      if (p.x[j].y != 1e-3 * static_cast<double>(p.id[j])) fail("forward() did not refresh ghost " + std::to_string(p.id[j]));
+      if (p.x[j].y != 1e-3 * static_cast<double>(p.id[j]))
+        fail("forward() did not refresh ghost " + std::to_string(p.id[j]));
 
     // Reverse: ghosts carry {1,1,1}, owners 0.
-    for (std::size_t i = 0; i < p.size(); ++i) p.f[i] = i < p.n_owned ? Fix3{0, 0, 0} : Fix3{1, 1, 1};
+    for (std::size_t i = 0; i < p.size(); ++i)
+      p.f[i] = i < p.n_owned ? Fix3{0, 0, 0} : Fix3{1, 1, 1};
     halo.reverse(p);
     for (std::size_t i = 0; i < p.n_owned; ++i) {
       const long long want = has_reverse_exchange(m) ? copies[p.id[i]] : 0;
       const Fix3 f = p.f[i];
       if (f.x != want || f.y != want || f.z != want)
-        fail("owner " + std::to_string(p.id[i]) + " got force " + std::to_string(f.x) + " after reverse, expected " +
-             std::to_string(want));
+        fail("owner " + std::to_string(p.id[i]) + " got force " + std::to_string(f.x) +
+             " after reverse, expected " + std::to_string(want));
+    }
+    // Field halo: any field forward (a record per particle), any fixed-point field back (int64
+    // per particle): the owners' values land in every ghost slot; each ghost's value is summed
+    // into its owner once (integer sums), as often as the particle has ghost copies.
+    struct Record {
+      std::uint64_t tag;
+      double value;
+    };
+    std::vector<Record> rec(p.size(), Record{0, -1.0});
+    for (std::size_t i = 0; i < p.n_owned; ++i) rec[i] = {7 * p.id[i] + 3, 0.5 * p.id[i]};
+    halo.forward_field<Record>(rec, p.n_owned);
+    for (std::size_t j = p.n_owned; j < p.size(); ++j)
+      if (rec[j].tag != 7 * p.id[j] + 3 || rec[j].value != 0.5 * p.id[j])
+        fail("forward_field did not bring ghost " + std::to_string(p.id[j]) +
+             " its owner's record");
+    std::vector<std::int64_t> rho(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i)
+      rho[i] = i < p.n_owned ? static_cast<std::int64_t>(p.id[i])
+                             : 1000 * static_cast<std::int64_t>(p.id[i]);
+    halo.reverse_field<std::int64_t>(rho, p.n_owned, p.id, "density");
+    for (std::size_t i = 0; i < p.n_owned; ++i) {
+      const long long id = static_cast<long long>(p.id[i]);
+      const long long want = id + (has_reverse_exchange(m) ? copies[p.id[i]] * 1000 * id : 0);
+      if (rho[i] != want)
+        fail("owner " + std::to_string(id) + " got density " + std::to_string(rho[i]) +
+             " after reverse_field, expected " + std::to_string(want));
     }
     EXPECT_TRUE(test::all_ranks(comm.get(), ok)) << (ok ? "(on another rank)" : why);
     EXPECT_EQ(owned_total, static_cast<long long>(sys.x.size()));

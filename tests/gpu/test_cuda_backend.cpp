@@ -28,7 +28,9 @@
 #include "core/cuda/device_selection.hpp"
 #if defined(SCANMD_TEST_DEVICE_API)  // the backend's internals: a build with CUDA, or the emulator
 #include "core/cuda/device_flags.hpp"
+#include "core/cuda/device_halo.hpp"
 #include "core/cuda/device_memory.hpp"
+#include "core/cuda/device_particles.hpp"
 #include "decomposition/census.hpp"
 #endif
 #if defined(SCANMD_TEST_EMU)
@@ -204,6 +206,57 @@ TEST(CudaBackend, HashEqualsHostTwoSpecies) {
     expect_same_run(host, run(comm, cfg, Backend::Cuda));
     cfg.cuda.device_rebuild = false;
     if (comm.size() == 1) expect_same_run(host, run(comm, cfg, Backend::Cuda));
+  }
+}
+
+// Every pair style beyond LJ through the CUDA driver: Morse (sqrt and det::exp on the device) on
+// one species and on two (the typed kernel, every pair listed), shifted, on three methods; then
+// each other style on one species.
+TEST(CudaBackend, HashEqualsHostPairStyles) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  for (Method m : {Method::HalfShell, Method::FullShell, Method::NeutralTerritory}) {
+    for (const bool two : {false, true}) {
+      SCOPED_TRACE(std::string(method_name(m)) + (two ? " morse, two species" : " morse"));
+      SimulationConfig cfg = melt(6, 60, 5);
+      cfg.system.temperature = 1.2;
+      cfg.potential.style = "morse";
+      cfg.potential.cutoff = 2.0;
+      cfg.potential.shift = true;
+      cfg.decomposition.method = m;
+      if (two) {
+        cfg.system.type_fractions = {0.7, 0.3};
+        cfg.system.mass = {1.0, 2.0};
+        cfg.potential.pairs = {{{1, 1}, {{"d0", 1.0}, {"alpha", 5.0}, {"r0", 1.0}}, {}},
+                               {{1, 2}, {{"d0", 1.5}, {"alpha", 4.0}, {"r0", 0.9}}, {}},
+                               {{2, 2}, {{"d0", 0.5}, {"alpha", 6.0}, {"r0", 1.1}}, 2.2}};
+      } else {
+        cfg.potential.coeffs = {{"d0", 1.0}, {"alpha", 5.0}, {"r0", 1.0}};
+      }
+      const RunResult host = run(comm, cfg, Backend::Host);
+      EXPECT_GT(host.rebuilds, 2);
+      expect_same_run(host, run(comm, cfg, Backend::Cuda));
+    }
+  }
+  struct Style {
+    const char* name;
+    CoefficientValues coeffs;
+    double cutoff;
+  };
+  for (const Style& st : {Style{"lj/smooth/linear", {{"epsilon", 1.0}, {"sigma", 1.0}}, 2.5},
+                          Style{"yukawa", {{"a", 1.0}, {"kappa", 2.0}}, 2.5},
+                          Style{"gauss", {{"a", -1.0}, {"b", 1.0}}, 2.5},
+                          Style{"buck", {{"a", 1000.0}, {"rho", 0.2}, {"c", 1.0}}, 2.5}}) {
+    SCOPED_TRACE(st.name);
+    SimulationConfig cfg = melt(6, 60, 5);
+    cfg.system.temperature = 1.2;
+    cfg.potential.style = st.name;
+    cfg.potential.coeffs = st.coeffs;
+    cfg.potential.cutoff = st.cutoff;
+    cfg.decomposition.method = Method::NeutralTerritory;
+    const RunResult host = run(comm, cfg, Backend::Host);
+    expect_same_run(host, run(comm, cfg, Backend::Cuda));
   }
 }
 
@@ -473,6 +526,80 @@ TEST(CudaCensus, DeviceSumsEqualHost) {
   const Census bad = device_census(ids);
   EXPECT_EQ(bad.count, host.count);
   EXPECT_FALSE(bad == host);
+}
+#endif
+
+#if defined(SCANMD_TEST_DEVICE_API)
+// The field halo on the device against the host's (the same plan, made on the host): a double
+// field forward, an int64 and a Fix3 field summed back, every method, any rank count.
+TEST(CudaFieldHalo, SameAsHost) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  using namespace cuda_step;
+  Communicator comm(MPI_COMM_WORLD);
+  Vec3 L{};
+  const std::vector<Vec3> x = test::perturbed_fcc({6, 6, 6}, 0.8442, 0.2, 7, L);
+  const Box box = Box::make(L);
+  for (Method m : kAllMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    const RankGrid grid(choose_grid(comm.size(), {0, 0, 0}, box, m, 2.8), box);
+    HaloExchange halo(comm, grid, box, m, 2.8);
+    ParticleStore p;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (grid.box_of(x[i]) == halo.coord()) p.push_owned(i + 1, 0, x[i], {}, {}, halo.coord());
+    halo.migrate(p);
+    halo.build(p);
+    const std::size_t n = p.size(), n_owned = p.n_owned;
+    std::vector<double> value(n, -1.0);
+    std::vector<std::int64_t> rho(n);
+    std::vector<Fix3> force(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto id = static_cast<std::int64_t>(p.id[i]);
+      if (i < n_owned) value[i] = 0.25 * static_cast<double>(id);
+      rho[i] = i < n_owned ? id : 3 * id + static_cast<std::int64_t>(i);
+      force[i] = i < n_owned ? Fix3{id, -id, 0} : Fix3{1, 2, id};
+    }
+    Stream stream;
+    DeviceParticles d;
+    d.upload(p, stream.get());
+    DeviceHalo dhalo(comm, m, false);
+    dhalo.set_plan(halo, d, stream.get());
+    DeviceFlagsMirror flags;
+    DeviceBuffer<double> d_value(n);
+    DeviceBuffer<std::int64_t> d_rho(n);
+    DeviceBuffer<Fix3> d_force(n);
+    d_value.copy_from_host(value);
+    d_rho.copy_from_host(rho);
+    d_force.copy_from_host(force);
+    DeviceFieldHalo<double> h_value;
+    DeviceFieldHalo<std::int64_t> h_rho;
+    DeviceFieldHalo<Fix3> h_force;
+    const auto o = static_cast<std::uint32_t>(n_owned);
+    dhalo.forward_field(h_value, d_value.data(), o, stream.get());
+    dhalo.reverse_field(h_rho, d_rho.data(), o, flags.device(), stream.get());
+    dhalo.reverse_field(h_force, d_force.data(), o, flags.device(), stream.get());
+    halo.forward_field<double>(value, n_owned);
+    halo.reverse_field<std::int64_t>(rho, n_owned, p.id, "density");
+    halo.reverse_field<Fix3>(force, n_owned, p.id, "force");
+    std::vector<double> got_value;
+    std::vector<std::int64_t> got_rho;
+    std::vector<Fix3> got_force;
+    download(got_value, d_value.data(), n, stream.get());
+    download(got_rho, d_rho.data(), n, stream.get());
+    download(got_force, d_force.data(), n, stream.get());
+    check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+    flags.fetch(stream.get());
+    EXPECT_EQ(flags.host().sum_overflow, kNone);
+    EXPECT_TRUE(got_value == value) << "forward_field differs from the host's";
+    EXPECT_TRUE(got_rho == rho) << "reverse_field (int64) differs from the host's";
+    for (std::size_t i = 0; i < n_owned; ++i)
+      ASSERT_TRUE(got_force[i].x == force[i].x && got_force[i].y == force[i].y &&
+                  got_force[i].z == force[i].z)
+          << "reverse_field (Fix3) differs at owned particle " << p.id[i];
+    if (comm.size() == 1 && n > n_owned) {  // the oracle itself moved something
+      EXPECT_NE(value[n_owned], -1.0);
+    }
+  }
 }
 #endif
 

@@ -189,7 +189,11 @@ TEST(Deck, DefaultsAreTheLammpsLjBenchmark) {
   EXPECT_EQ(d.output.checkpoint, "");
   EXPECT_EQ(d.output.checkpoint_every, 0);
   EXPECT_FALSE(d.output.overwrite);
-  expect_same(d, Deck{});  // the struct defaults and the parsed defaults agree
+  // The struct defaults and the parsed defaults agree; a parsed deck also writes out the style's
+  // default coefficients (the struct leaves them to PairPotential::make).
+  Deck defaults;
+  defaults.potential.coeffs = {{"epsilon", 1.0}, {"sigma", 1.0}};
+  expect_same(d, defaults);
 }
 
 TEST(Deck, LatticeBox) {
@@ -755,7 +759,9 @@ TEST(DeckErrors, OutOfRange) {
       {"system", "seed = -1", "must be >= 0 (got -1)"},
       {"system", "mass = 0", "must be > 0 (got 0)"},
       {"system", "lattice = \"bcc\"", "must be one of \"fcc\" (got \"bcc\")"},
-      {"potential", "style = \"lj/long\"", "must be one of \"lj\", \"lj/cut\" (got \"lj/long\")"},
+      {"potential", "style = \"lj/long\"",
+       "must be one of \"lj\", \"lj/cut\", \"lj/smooth/linear\", \"morse\", \"yukawa\", \"gauss\", "
+       "\"buck\" (got \"lj/long\")"},
       {"potential", "cutoff = 0", "must be > 0 (got 0)"},
       {"potential", "sigma = 0.0", "must be > 0 (got 0)"},
       {"potential", "epsilon = -1", "must be >= 0 (got -1)"},

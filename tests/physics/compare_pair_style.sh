@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# scanmd vs LAMMPS for one pair style, from the same disordered liquid. In a temporary directory
+# Debian's LAMMPS (`lmp`) melts an fcc lattice of 4000 atoms (10x10x10 cells) under a Langevin
+# bath with the style itself and write_data's it; then LAMMPS and scanmd (system.data_file) each
+# run 200 NVE steps from that file, thermo every 10, and pe, ke, etotal and press at steps
+# 0..100 must agree to 1e-9 relative (press: relative to max(|p|, 1), a sum of terms of opposite
+# sign); beyond step 100 chaos may amplify the last digits. scanmd is also run on 2 ranks with
+# another decomposition and must give the same state hash as on 1 rank.
+#
+# Usage: compare_pair_style.sh --scanmd EXE --name NAME --lmp "LINE" [--lmp "LINE"]...
+#          --potential "TOML" [--types N] [--density RHO] [--temperature T] [--dt DT]
+#          [--set KEY=VALUE]... [--mpiexec "mpiexec -n" --mpi-flags "..."] [--expect-mismatch]
+#   --lmp LINE        a LAMMPS line of the potential (pair_style, pair_coeff, pair_modify)
+#   --potential TOML  the body of scanmd's [potential] section (and [[potential.pair]] tables)
+#   --types N         atom types (N > 1: about 20% of type 2, the rest 1; masses 1)
+#   --set KEY=VALUE   passed to scanmd only (--set), e.g. a coefficient off by 1% for
+#                     --expect-mismatch, which succeeds only when the comparison fails
+# LAMMPS: $SCANMD_LMP, else `lmp` on PATH; missing LAMMPS is a failure, not a skip.
+set -euo pipefail
+
+scanmd="" name="" potential="" types=1 density=0.8442 temperature=1.5 dt=0.005
+mpiexec="" mpi_flags="" expect_mismatch=0
+lmp_lines=() sets=()
+while (($#)); do
+  case "$1" in
+    --scanmd) scanmd="$2"; shift 2 ;;
+    --name) name="$2"; shift 2 ;;
+    --lmp) lmp_lines+=("$2"); shift 2 ;;
+    --potential) potential="$2"; shift 2 ;;
+    --types) types="$2"; shift 2 ;;
+    --density) density="$2"; shift 2 ;;
+    --temperature) temperature="$2"; shift 2 ;;
+    --dt) dt="$2"; shift 2 ;;
+    --set) sets+=(--set "$2"); shift 2 ;;
+    --mpiexec) mpiexec="$2"; shift 2 ;;
+    --mpi-flags) mpi_flags="$2"; shift 2 ;;
+    --expect-mismatch) expect_mismatch=1; shift ;;
+    *) echo "compare_pair_style.sh: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+[[ -x "$scanmd" ]] || { echo "FAIL: scanmd executable '$scanmd' not found" >&2; exit 1; }
+[[ "$scanmd" == /* ]] || scanmd="$PWD/$scanmd"
+lmp="${SCANMD_LMP:-$(command -v lmp || true)}"
+if [[ -z "$lmp" || ! -x "$lmp" ]]; then
+  echo "FAIL: LAMMPS ('lmp', Debian package 'lammps') is not installed; this test compares" \
+       "scanmd with it. Install it with: sudo bash scripts/install-deps.sh" >&2
+  exit 1
+fi
+
+tol=1e-9
+work="$(mktemp -d "${TMPDIR:-/tmp}/scanmd-style.XXXXXX")"
+keep=1
+trap '((keep)) && echo "(files kept in $work)" >&2 || rm -rf "$work"' EXIT
+cd "$work"
+pair_lines=$(printf '%s\n' "${lmp_lines[@]}")
+# read_data wants the pair style before the file's Pair Coeffs section, the coefficients after.
+style_line=$(printf '%s\n' "${lmp_lines[@]}" | grep '^pair_style' || true)
+coeff_lines=$(printf '%s\n' "${lmp_lines[@]}" | grep -v '^pair_style' || true)
+masses=$(for ((t = 1; t <= types; ++t)); do echo "mass $t 1.0"; done)
+retype=""
+((types > 1)) && retype="set type 1 type/fraction 2 0.2 4928459"
+
+# 1. The liquid, melted by LAMMPS with the style itself.
+cat > in.create <<EOF
+units           lj
+atom_style      atomic
+lattice         fcc $density
+region          box block 0 10 0 10 0 10
+create_box      $types box
+create_atoms    1 box
+$retype
+$masses
+velocity        all create $temperature 87287 loop geom
+$pair_lines
+neighbor        0.3 bin
+neigh_modify    delay 0 every 1 check yes
+timestep        $dt
+fix             1 all langevin $temperature $temperature 0.1 62311
+fix             2 all nve
+run             300
+unfix           1
+unfix           2
+write_data      liquid.data
+EOF
+"$lmp" -in in.create -log create.log -screen none -nocite ||
+  { echo "FAIL: LAMMPS could not melt the liquid (create.log):" >&2; tail -20 create.log >&2; exit 1; }
+
+# 2. LAMMPS NVE from the data file.
+cat > in.run <<EOF
+units           lj
+atom_style      atomic
+$style_line
+read_data       liquid.data
+$coeff_lines
+neighbor        0.3 bin
+neigh_modify    delay 0 every 1 check yes
+fix             1 all nve
+timestep        $dt
+thermo_style    custom step pe ke etotal press
+thermo_modify   format float %.15g
+thermo          10
+run             200
+EOF
+"$lmp" -in in.run -log run.log -screen none -nocite ||
+  { echo "FAIL: LAMMPS run failed (run.log):" >&2; tail -20 run.log >&2; exit 1; }
+awk '/^ *Step +PotEng +KinEng +TotEng +Press/ {on = 1; next} /^Loop time/ {on = 0}
+     on && NF == 5 && $1 ~ /^[0-9]+$/ && $1 <= 100 {print $1, $2, $3, $4, $5}' run.log > lammps.thermo
+
+# 3. scanmd, same case.
+printf '[system]\ndata_file = "liquid.data"\n\n[potential]\n%s\n\n[neighbor]\nskin = 0.3\n\n[run]\ndt = %s\nsteps = 200\nbackend = "host"\n\n[output]\nthermo_every = 10\n' \
+  "$potential" "$dt" > deck.toml
+scanmd_thermo() {
+  awk '/^ *step +temp +pe +ke +etotal +press/ {on = 1; next} /^Loop time/ {on = 0}
+       on && NF >= 6 && $1 ~ /^[0-9]+$/ && $1 <= 100 {print $1, $3, $4, $5, $6}' "$1"
+}
+state_hash() { sed -n 's/.*state hash: \([0-9a-f]\{16\}\).*/\1/p' "$1" | tail -n 1; }
+if ! "$scanmd" run deck.toml "${sets[@]}" > scanmd1.log 2>&1; then
+  echo "FAIL: scanmd run deck.toml exited non-zero:" >&2; cat scanmd1.log >&2; exit 1
+fi
+scanmd_thermo scanmd1.log > scanmd1.thermo
+
+# 4. Compare steps 0..100.
+set +e
+paste -d ' ' lammps.thermo scanmd1.thermo | awk -v tol="$tol" '
+  function abs(x) { return x < 0 ? -x : x }
+  BEGIN { split("pe ke etotal press", name, " "); n = 0; bad = 0 }
+  {
+    n++
+    if (NF != 10 || $1 != $6 || $1 != (n - 1) * 10) {
+      printf "row %d: steps do not line up (lammps: %s | scanmd: %s)\n", n, $1, $6; bad = 1; next
+    }
+    for (q = 1; q <= 4; q++) {
+      l = $(q + 1); s = $(q + 6)
+      scale = (q == 4) ? (abs(l) > 1 ? abs(l) : 1) : abs(l)
+      rel = abs(s - l) / scale
+      if (rel > maxrel[q]) maxrel[q] = rel
+      if (rel > tol) { bad = 1; printf "step %4d %-6s lammps %22.15g scanmd %22.15g rel %.3e  <-- exceeds %s\n", $1, name[q], l, s, rel, tol }
+    }
+  }
+  END {
+    if (n != 11) { printf "expected 11 thermo rows (steps 0..100 every 10), got %d\n", n; bad = 1 }
+    for (q = 1; q <= 4; q++) printf "max relative difference %-6s %.3e\n", name[q], maxrel[q]
+    exit bad
+  }' | tee compare.txt
+match=${PIPESTATUS[1]}
+set -e
+
+if ((expect_mismatch)); then
+  if ((match == 0)); then
+    echo "FAIL: --expect-mismatch ($name ${sets[*]}): the comparison passed, it should not" >&2
+    exit 1
+  fi
+  echo "ok: the comparison detects the mismatch ($name ${sets[*]})"
+  keep=0
+  exit 0
+fi
+if ((match != 0)); then
+  echo "FAIL: scanmd and LAMMPS thermo differ ($name; above). LAMMPS: $work/run.log," \
+       "scanmd: $work/scanmd1.log" >&2
+  exit 1
+fi
+
+# 5. The same state on 2 ranks (neutral territory) as on 1 rank.
+if [[ -n "$mpiexec" ]]; then
+  read -r -a mpi <<< "$mpiexec"
+  read -r -a flags <<< "$mpi_flags"
+  if ! "${mpi[@]}" 2 "${flags[@]}" "$scanmd" run deck.toml "${sets[@]}" \
+      --set decomposition.method=neutral-territory > scanmd2.log 2>&1; then
+    echo "FAIL: scanmd on 2 ranks exited non-zero:" >&2; cat scanmd2.log >&2; exit 1
+  fi
+  h1=$(state_hash scanmd1.log) h2=$(state_hash scanmd2.log)
+  if [[ -z "$h1" || "$h1" != "$h2" ]]; then
+    echo "FAIL: state hash on 1 rank ($h1) differs from 2 ranks, neutral territory ($h2)" >&2
+    exit 1
+  fi
+  echo "state hash $h1 on 1 rank and on 2 ranks (neutral territory)"
+fi
+echo "ok: $name agrees with LAMMPS to $tol (steps 0..100)"
+keep=0

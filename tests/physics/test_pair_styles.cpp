@@ -1,0 +1,103 @@
+// tests/physics/test_pair_styles.cpp — every pair style beyond lj and morse (their own files):
+// lj/smooth/linear, yukawa, gauss, buck. Oracles: each style's textbook U(r) in long double
+// (LAMMPS's documentation of the style), and F(r)/r = −U'(r)/r by a central difference of the
+// evaluator's own U, so force and energy are one potential; U(r_c) = 0 where the style shifts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "physics/pair/styles.hpp"
+
+namespace scanmd {
+namespace {
+
+using LD = long double;
+
+template <class E>
+void expect_potential(const typename E::Params& p, double r_lo, double r_hi,
+                      const std::function<LD(LD)>& u_want, double u_scale) {
+  SCOPED_TRACE(std::string(E::kName));
+  for (double r = r_lo; r < r_hi; r += 0.0037) {
+    const PairTerms<double> t = E::eval(r * r, p);
+    const LD u = u_want(r);
+    ASSERT_NEAR(t.energy, static_cast<double>(u),
+                1e-12 * (std::fabs(static_cast<double>(u)) + u_scale))
+        << "r = " << r;
+    const double h = 1e-5;
+    const double du =
+        (E::eval((r + h) * (r + h), p).energy - E::eval((r - h) * (r - h), p).energy) / (2 * h);
+    ASSERT_NEAR(t.fpair * r, -du, 1e-6 * (std::fabs(du) + u_scale)) << "r = " << r;
+  }
+}
+
+TEST(PairStyles, LJSmoothLinearGoesToZeroWithItsForce) {
+  const double eps = 0.8, sig = 1.1, rc = 2.5;
+  const auto p = LJSmoothLinear::make({eps, sig}, rc, false);
+  auto u_lj = [&](LD r) {
+    const LD s6 = std::pow(LD(sig) / r, LD(6));
+    return 4 * eps * (s6 * s6 - s6);
+  };
+  auto du_lj = [&](LD r) {
+    const LD s6 = std::pow(LD(sig) / r, LD(6));
+    return -24 * eps * (2 * s6 * s6 - s6) / r;
+  };
+  expect_potential<LJSmoothLinear>(
+      p, 0.9 * sig, rc, [&](LD r) { return u_lj(r) - u_lj(rc) - (r - rc) * du_lj(rc); }, eps);
+  const PairTerms<double> at = LJSmoothLinear::eval(rc * rc, p);
+  EXPECT_NEAR(at.energy, 0.0, 1e-15);
+  EXPECT_NEAR(at.fpair, 0.0, 1e-15);
+}
+
+TEST(PairStyles, Yukawa) {
+  for (const bool shift : {false, true}) {
+    const double a = 1.7, kappa = 2.0, rc = 2.5;
+    const auto p = Yukawa::make({a, kappa}, rc, shift);
+    const LD off = shift ? a * std::exp(-LD(kappa) * rc) / rc : 0;
+    expect_potential<Yukawa>(
+        p, 0.3, rc, [&](LD r) { return a * std::exp(-kappa * r) / r - off; }, a);
+    if (shift) {
+      EXPECT_NEAR(Yukawa::eval(rc * rc, p).energy, 0.0, 1e-16);
+    }
+  }
+}
+
+TEST(PairStyles, Gauss) {
+  for (const double a : {1.0, -2.0}) {
+    const double b = 1.5, rc = 2.5;
+    const auto p = Gauss::make({a, b}, rc, true);
+    const LD off = a * std::exp(-LD(b) * rc * rc);
+    expect_potential<Gauss>(
+        p, 0.01, rc, [&](LD r) { return -(a * std::exp(-b * r * r) - off); }, std::fabs(a));
+    EXPECT_NEAR(Gauss::eval(rc * rc, p).energy, 0.0, 1e-16);
+  }
+}
+
+TEST(PairStyles, Buckingham) {
+  const double a = 1000.0, rho = 0.2, c = 1.5, rc = 2.5;
+  const auto p = Buck::make({a, rho, c}, rc, false);
+  expect_potential<Buck>(
+      p, 0.6, rc, [&](LD r) { return a * std::exp(-r / rho) - c / std::pow(r, LD(6)); }, c);
+}
+
+// Every style has a name, coefficient rows as long as its defaults and domains, and an alias
+// list; names are unique, so the deck resolves each to one style.
+TEST(PairStyles, TheListIsConsistent) {
+  std::vector<std::string_view> names;
+  for_each_pair_style([&]<class E>() {
+    static_assert(E::kDefaults.size() == E::kCoefficients.size());
+    static_assert(E::kDomains.size() == E::kCoefficients.size());
+    static_assert(E::kGlobalDefaults.size() == E::kGlobals.size());
+    static_assert(E::kCoefficients.size() + E::kGlobals.size() <= kMaxCoefficients);
+    names.push_back(E::kName);
+    for (const auto alias : E::kAliases) names.push_back(alias);
+  });
+  for (std::size_t i = 0; i < names.size(); ++i)
+    for (std::size_t j = i + 1; j < names.size(); ++j) EXPECT_NE(names[i], names[j]);
+  EXPECT_GE(names.size(), 6u);
+}
+
+}  // namespace
+}  // namespace scanmd
