@@ -1,6 +1,7 @@
 // Restart from a checkpoint (see restart.hpp).
 #include "app/restart.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -40,7 +41,10 @@ void wrap_into_box(io::ParticleRow& r, const Box& box, const std::string& path) 
 
 RestartState load_restart(const Communicator& comm, const std::string& path, const Simulation& sim,
                           long long expected_particles) {
+  const auto t0 = std::chrono::steady_clock::now();
   io::Checkpoint c = io::read_checkpoint(comm, path);
+  const double read_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const Vec3 L = sim.box().length;
   if (c.particles != expected_particles)
     throw std::runtime_error(fmt::format(
@@ -73,6 +77,9 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
   r.step = c.step;
   r.particles = c.particles;
   r.thermostat = c.thermostat;
+  r.checksum_verified = c.checksum == io::Checkpoint::Checksum::Verified;
+  r.read_seconds = read_seconds;
+  r.checksum_seconds = c.checksum_seconds;
   r.particles_here.reserve(mine.size());
   for (const io::ParticleRow& p : mine)
     r.particles_here.push_back(InitialParticle{p.id,

@@ -21,6 +21,9 @@ struct RestartState {
   long long particles = 0;
   std::vector<InitialParticle> particles_here;  // those this rank's box holds
   std::vector<double> thermostat;               // the thermostat's state at `step`
+  bool checksum_verified = false;  // false: the file has no checksum (a trajectory, an old file)
+  double read_seconds = 0;         // reading and verifying the file (rank 0)
+  double checksum_seconds = 0;     // of which hashing the rows (rank 0)
 };
 
 // Collective. Throws (the same message on every rank) naming `path` and the problem.

@@ -124,9 +124,10 @@ class ThermoPrinter {
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const long long done = s.step - first_step_;
     const double eta = done > 0 ? elapsed * (last_step_of_run_ - s.step) / done : 0.0;
-    spdlog::info("{:>10} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g}{} {:>12.4g} {:>7.1f}s",
-                 s.step, s.temp, s.pe, s.ke, s.etotal, s.press,
-                 econs_ ? fmt::format(" {:>19.12g}", s.econs) : "", rate, eta);
+    spdlog::info(
+        "{:>10} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g}{} {:>12.4g} {:>7.1f}s",
+        s.step, s.temp, s.pe, s.ke, s.etotal, s.press,
+        econs_ ? fmt::format(" {:>19.12g}", s.econs) : "", rate, eta);
     last_ = now;
     last_step_ = s.step;
   }
@@ -302,20 +303,20 @@ int run_command(const RunOptions& options) {
   // --restart: the checkpoint is read and checked against the deck before anything runs.
   std::optional<RestartState> restart;
   if (!options.restart.empty() && !agree(comm, [&] {
-        const long long expected =
-            deck.system.data_file.empty()
-                ? static_cast<long long>(lattice_start_count(deck))
-                : static_cast<long long>(initial.size());
+        const long long expected = deck.system.data_file.empty()
+                                       ? static_cast<long long>(lattice_start_count(deck))
+                                       : static_cast<long long>(initial.size());
         restart = load_restart(comm, options.restart, *sim, expected);
         std::vector<InitialParticle>().swap(initial);
       }))
     return 1;
 
-  spdlog::info("decomposition: {} on a {} grid of ranks, box {:.6g} x {:.6g} x {:.6g}, "
-               "R = cutoff + skin = {:.6g}",
-               method_name(sim->config().decomposition.method), sim->grid().to_string(),
-               sim->grid().sub_length().x, sim->grid().sub_length().y,
-               sim->grid().sub_length().z, sim->import_cutoff());
+  spdlog::info(
+      "decomposition: {} on a {} grid of ranks, box {:.6g} x {:.6g} x {:.6g}, "
+      "R = cutoff + skin = {:.6g}",
+      method_name(sim->config().decomposition.method), sim->grid().to_string(),
+      sim->grid().sub_length().x, sim->grid().sub_length().y, sim->grid().sub_length().z,
+      sim->import_cutoff());
   if (const std::string line = grid_choice_line(*sim); !line.empty()) spdlog::info("{}", line);
 
   if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());
@@ -334,6 +335,16 @@ int run_command(const RunOptions& options) {
                         restart->particles - sim->total_particles(), restart->particles));
       std::vector<InitialParticle>().swap(restart->particles_here);
       spdlog::info("restart from {} at step {}", restart->path, restart->step);
+      if (restart->checksum_verified)
+        spdlog::info(
+            "checkpoint {}: checksum verified (read in {:.3g} s, the checksum of rank "
+            "0's rows {:.3g} s)",
+            restart->path, restart->read_seconds, restart->checksum_seconds);
+      else if (comm.rank() == 0)
+        spdlog::warn(
+            "warning: {} has no checksum (a trajectory, or a checkpoint of an older "
+            "scanmd): its contents cannot be verified",
+            restart->path);
     } else if (deck.system.data_file.empty()) {
       sim->setup();
     } else {

@@ -27,11 +27,36 @@ with h5py.File(r.path("badids.h5"), "w") as f:
             g.copy(k, f)
     f["particles/trajectory/id"][0:2] = [2, 1]
 # Issue 17: a checkpoint at a negative step, and one with a position 1e20 away (its image flag
-# would not fit 32 bits).
+# would not fit 32 bits); written without a checksum (as by scanmd before issue 31), else the
+# checksum would refuse them first.
 for name, edit in (("negstep.h5", lambda f: f["particles/trajectory/position/step"].__setitem__(
                         -1, -5)),
                    ("farpos.h5", lambda f: f["particles/trajectory/position/value"].__setitem__(
                         (-1, 0, 0), 1e20))):
+    shutil.copy(r.path("ckpt.h5"), r.path(name))
+    with h5py.File(r.path(name), "r+") as f:
+        edit(f)
+        if "scanmd/checksum" in f:
+            del f["scanmd/checksum"]
+
+
+# Issue 31, item 2: one flipped bit anywhere a restart reads is refused by the checksum.
+def flip(dataset, index):
+    def edit(f):
+        d = f["particles/trajectory/" + dataset]
+        a = d[...]
+        bits = a.view(a.dtype.str.replace("f", "u").replace("i", "u"))
+        bits[index] ^= bits.dtype.type(1)
+        d[...] = a
+    return edit
+
+
+for name, edit in (("flip_x.h5", flip("position/value", (-1, 321, 1))),
+                   ("flip_v.h5", flip("velocity/value", (-1, 17, 2))),
+                   ("flip_image.h5", flip("image/value", (-1, 400, 0))),
+                   ("flip_species.h5", flip("species", 250)),
+                   ("flip_step.h5", flip("position/step", -1)),
+                   ("flip_box.h5", flip("box/edges/value", (-1, 2, 2)))):
     shutil.copy(r.path("ckpt.h5"), r.path(name))
     with h5py.File(r.path(name), "r+") as f:
         edit(f)
@@ -78,6 +103,11 @@ CASES = [
     ("checkpoint position beyond the image range", ["--restart", "../farpos.h5"],
      r"\.\./farpos\.h5: particle 1: x = 1e\+20 \(image flag -?\d+\) cannot be wrapped into the "
      r"box \[0, 8\.39\d+\): its image flag would leave the 32-bit range"),
+    *[(f"checkpoint with a flipped bit ({what})", ["--restart", f"../flip_{what}.h5"],
+       rf"\.\./flip_{what}\.h5: checksum mismatch: the file holds rowmix64-v1 [0-9a-f]{{16}}, its "
+       r"contents give rowmix64-v1 [0-9a-f]{16}: its ids, positions, velocities, image flags, "
+       r"species, step, box or thermostat state are not what was written")
+      for what in ("x", "v", "image", "species", "step", "box")],
     ("append to another system's trajectory",
      ["--restart", "../ckpt.h5", "--set", "output.trajectory=../other_system.h5", "--set",
       "output.trajectory_force=true"],
