@@ -16,6 +16,12 @@
 
 #include "io/hdf5_ops.hpp"
 
+#if __has_include(<toml++/toml.hpp>)
+#include <toml++/toml.hpp>
+#else
+#include <toml++/toml.h>
+#endif
+
 namespace scanmd::io {
 
 namespace {
@@ -236,7 +242,8 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
       const hsize_t ss[1] = {lo}, sc[1] = {n};
       h5::read_block(sp.get(), H5T_NATIVE_INT32, ss, sc, species.data(), dxpl, path + ": species");
     }
-    if (h5::exists(f, "scanmd/thermostat_state")) {
+    c.thermostat_saved = h5::exists(f, "scanmd/thermostat_state");
+    if (c.thermostat_saved) {
       const std::string words = h5::read_text(f, "scanmd/thermostat_state", dxpl);
       std::size_t pos = 0;
       while (pos < words.size()) {
@@ -294,6 +301,16 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
   problem = static_cast<int>(comm.max(static_cast<long long>(problem)));
   if (problem == 1) throw CheckpointError(bad + "particle ids are not 1..N in row order");
   if (problem == 2) throw CheckpointError(bad + "non-finite positions or velocities");
+  // The thermostat of the run that wrote the file, from its resolved deck (every rank read it).
+  if (!c.deck.empty()) {
+    try {
+      const toml::table deck = toml::parse(c.deck, path);
+      c.writer_thermostat = deck["thermostat"]["style"].value_or(std::string("none"));
+      c.writer_chain = static_cast<int>(deck["thermostat"]["chain"].value_or(std::int64_t{0}));
+    } catch (const toml::parse_error&) {
+      // A deck that does not parse says nothing about the thermostat: left unknown.
+    }
+  }
   // The checksum of what was read against the one stored (all ranks take part in the sum).
   const std::string computed =
       checksum_text(comm, row_hashes, c.particles, c.step, c.time, c.box, c.thermostat);

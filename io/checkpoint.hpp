@@ -42,7 +42,12 @@ struct Checkpoint {
   std::int64_t particles = 0;
   std::string deck;                // resolved deck of the run that wrote it ("" if absent)
   std::vector<double> thermostat;  // the thermostat's state (Simulation::thermostat_state())
-  std::vector<ParticleRow> rows;   // this rank's row block, sorted by id (forces zero)
+  bool thermostat_saved = false;   // the file has scanmd/thermostat_state (checkpoints do)
+  // thermostat.style and thermostat.chain of the run that wrote it, from its resolved deck
+  // ("" and 0 when the file has none).
+  std::string writer_thermostat;
+  int writer_chain = 0;
+  std::vector<ParticleRow> rows;  // this rank's row block, sorted by id (forces zero)
   // scanmd/checksum: verified (a mismatch is an error), or absent (a trajectory, or a
   // checkpoint of a scanmd before issue 31): nothing to verify.
   enum class Checksum { Absent, Verified } checksum = Checksum::Absent;

@@ -60,6 +60,11 @@ for name, edit in (("flip_x.h5", flip("position/value", (-1, 321, 1))),
     shutil.copy(r.path("ckpt.h5"), r.path(name))
     with h5py.File(r.path(name), "r+") as f:
         edit(f)
+# Issue 31, item 3: a checkpoint of two species (80:20) for the one-species deck, and back.
+TWO = ["--set", "system.type_fractions=[0.8,0.2]", "--set",
+       "potential.pair=[{types=[1,1],epsilon=1.0,sigma=1.0},{types=[2,2],epsilon=0.5,sigma=0.88}]"]
+r.run(1, "--set", "run.steps=10", "--set", "output.trajectory=", "--set",
+      "output.checkpoint=two_species.h5", *TWO)
 os.makedirs(r.path("a_folder.h5"))
 shutil.copy(r.path("traj.h5"), r.path("other_system.h5"))
 # Issue 15, item 5: outputs that name an input. A copy of the deck (runs below use it), a link
@@ -98,6 +103,18 @@ CASES = [
      r"\.\./ckpt\.h5: checkpoint box 8\.39\d+ x .* does not fit this deck's box 8\.54\d+"),
     ("checkpoint beyond run.steps", ["--restart", "../ckpt.h5", "--set", "run.steps=5"],
      r"\.\./ckpt\.h5: checkpoint is at step 10, beyond run\.steps = 5"),
+    # Issue 31, item 3: a restart that would run no step (it rewrote the checkpoint, exit 0).
+    ("checkpoint at run.steps", ["--restart", "../ckpt.h5", "--set", "run.steps=10"],
+     r"\.\./ckpt\.h5: checkpoint is at step 10, which is run\.steps already: nothing to run; "
+     r"raise run\.steps to continue \(e\.g\. --set run\.steps=20\)"),
+    # ... and species: the checkpoint's silently replaced the deck's.
+    ("two-species checkpoint, one-species deck", ["--restart", "../two_species.h5"],
+     r"\.\./two_species\.h5: particle \d+ is of type 2 in the checkpoint but of type 1 in this "
+     r"deck \(one species: no system\.type_fractions\), and 99 more particles differ: the "
+     r"checkpoint was written with other species; restart with the deck that wrote it"),
+    ("one-species checkpoint, two-species deck", ["--restart", "../ckpt.h5", *TWO],
+     r"\.\./ckpt\.h5: particle \d+ is of type 1 in the checkpoint but of type 2 in this deck "
+     r"\(system\.type_fractions = \[0\.8, 0\.2\], system\.seed = \d+\), and 99 more"),
     ("checkpoint at a negative step", ["--restart", "../negstep.h5"],
      r"\.\./negstep\.h5: not a usable checkpoint: its step is -5, negative"),
     ("checkpoint position beyond the image range", ["--restart", "../farpos.h5"],

@@ -12,6 +12,7 @@ trajectory they append to ends up identical to that of an unbroken run.
   C1  1 rank  0 → 40             c/traj.h5 with frames 0, 20, 40
   C2  2 ranks --restart #ckpt.h5.1# into c/traj.h5: it ends before the restart step, so a
                                  warning (once) names the missing frames 60 and 80
+  D   (thermostat decks) --restart b/traj.h5: a warning says the thermostat state is not in it
 All state hashes equal A's; B's trajectory (every frame, observables, thermo table) equals A's."""
 import hashlib
 import os
@@ -97,4 +98,14 @@ r.check(warning in out_c2 and out_c2.count("warning:") == 1, "C2: the gap is war
 with h5py.File(r.path("c/traj.h5"), "r") as c:
     r.check(list(c[T + "position/step"][:]) == [0, 20, 40, 100, 120, 140, 160, 180, 200],
             "C2: the frames around the gap")
+# Issue 31, item 3: a trajectory holds no thermostat state: a restart from it says what is lost.
+deck_text = open(args.deck).read()
+if "nose-hoover" in deck_text or "langevin" in deck_text:
+    os.makedirs(r.path("d"))
+    out_d = run(1, "d", "--restart", "b/traj.h5", "--set", "run.steps=220")
+    lost = ("Nosé–Hoover chain state (a trajectory, not a checkpoint): the chain starts at rest"
+            if "nose-hoover" in deck_text else
+            "Langevin work (a trajectory, not a checkpoint): econs starts again from etotal")
+    r.check(f"warning: b/traj.h5: it holds no {lost}" in out_d and
+            out_d.count("it holds no") == 1, "D: restart from a trajectory: the lost state warned of")
 r.done()
