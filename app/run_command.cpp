@@ -5,10 +5,12 @@
 #include <omp.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -23,6 +25,7 @@
 #include "core/backend_choice.hpp"
 #include "core/memory_budget.hpp"
 #include "core/simulation.hpp"
+#include "core/species.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"
 #include "io/log.hpp"
@@ -84,6 +87,77 @@ std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConf
   if (!data.has_velocities)
     spdlog::info("data file {}: no Velocities section, velocities are 0 (as in LAMMPS)", file);
   return particles;
+}
+
+// Issue 31: a particle that moves more than half the smallest σ in one step passes through
+// others instead of bouncing off them (v·dt = 10σ ran with exit 0, its energy off by 1.6%). The
+// deck checks run.dt against τ; this checks the speeds the run starts from (the lattice's
+// temperature, the data file's or the checkpoint's velocities) and the speed a thermostat drives
+// the particles to, sqrt(3T/m) of the lightest type. Collective: every rank throws the same
+// CollectiveError naming the key (or file) and the fastest particle.
+void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
+                  const std::string& restart_from) {
+  const Species& sp = sim.species();
+  double sigma_min = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < sp.types; ++i)
+    for (int j = 0; j < sp.types; ++j)
+      if (sp.pair(i, j).epsilon > 0.0) sigma_min = std::min(sigma_min, sp.pair(i, j).sigma);
+  if (!std::isfinite(sigma_min)) return;             // nothing interacts: nothing to pass through
+  if (sim.step() >= sim.config().run.steps) return;  // no step to run (a data file converted)
+  const double m_min = *std::min_element(sp.mass.begin(), sp.mass.end());
+  const double dt = sim.config().run.dt, limit = 0.5 * sigma_min;
+  auto where = [&](const std::string& key) {
+    const auto w = deck.where.find(key);
+    return w != deck.where.end() ? w->second : deck.path;
+  };
+  // The fastest particle: its speed (a non-finite one counts as infinite), then its id.
+  const ParticleStore& p = sim.particles();
+  double vmax = 0.0;
+  std::uint64_t fastest = 0;
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    double speed = std::sqrt(p.v[i].x * p.v[i].x + p.v[i].y * p.v[i].y + p.v[i].z * p.v[i].z);
+    if (!std::isfinite(speed)) speed = std::numeric_limits<double>::infinity();
+    if (speed > vmax || (speed == vmax && p.id[i] < fastest)) vmax = speed, fastest = p.id[i];
+  }
+  const double global = comm.max(vmax);
+  const long long id =
+      -comm.max(vmax == global && fastest > 0 ? -static_cast<long long>(fastest)
+                                              : std::numeric_limits<long long>::min());
+  const std::string tail = fmt::format(
+      "more than half the smallest sigma ({:.4g}) per step: its pairs would pass through each "
+      "other instead of bouncing off",
+      sigma_min);
+  if (global * dt > limit) {
+    const std::string what = fmt::format(
+        "particle {} starts at speed {:.4g} sigma/tau and would move {:.4g} sigma in one step of "
+        "run.dt = {}, {}",
+        id, global, global * dt, dt, tail);
+    if (!restart_from.empty())
+      throw CollectiveError(
+          fmt::format("{}: {}; lower run.dt to continue from this checkpoint", restart_from, what));
+    if (!deck.system.data_file.empty())
+      throw CollectiveError(
+          fmt::format("{}: system.data_file: {} (its Velocities section); lower "
+                      "run.dt or those velocities",
+                      where("system.data_file"), what));
+    // The lattice's speeds follow system.temperature: blame what is furthest from LJ units.
+    const bool temperature =
+        0.5 * std::log10(deck.system.temperature / 1.44) > std::log10(dt / 0.005);
+    const std::string key = temperature ? "system.temperature" : "run.dt";
+    throw CollectiveError(fmt::format("{}: {}: {} (system.temperature = {}); lower {}", where(key),
+                                      key, what, deck.system.temperature, key));
+  }
+  if (sim.config().thermostat.style == ThermostatStyle::None) return;
+  const double T = sim.config().thermostat.temperature;
+  const double v_T = std::sqrt(3.0 * T / m_min);
+  if (!(v_T * dt <= limit)) {
+    const bool temperature = 0.5 * std::log10(T / 1.44) > std::log10(dt / 0.005);
+    const std::string key = temperature ? "thermostat.temperature" : "run.dt";
+    throw CollectiveError(fmt::format(
+        "{}: {}: thermostat.temperature = {} drives particles of mass {} to speeds near "
+        "sqrt(3T/m) = {:.4g} sigma/tau, {:.4g} sigma per step of run.dt = {}, {}; lower {}",
+        where(key), key, T, m_min, v_T, v_T * dt, dt, tail, key));
+  }
 }
 
 // run.backend resolved (collective; see core/backend_choice.hpp), and the choice logged.
@@ -351,6 +425,7 @@ int run_command(const RunOptions& options) {
       sim->setup(initial);
       std::vector<InitialParticle>().swap(initial);
     }
+    check_speeds(comm, deck, *sim, restart ? restart->path : std::string());
     spdlog::info("{} particles, box {:.6g} x {:.6g} x {:.6g}", sim->total_particles(),
                  sim->box().length.x, sim->box().length.y, sim->box().length.z);
     // Output files: backups, checks and the trajectory opened before the first step.
