@@ -96,7 +96,13 @@ int model_command(const ModelCommandOptions& options) {
       const RankGrid grid(
           choose_grid(fewest, {0, 0, 0}, box, Method::HalfShell, deck.import_cutoff()), box);
       const double need = n * 32.0 + estimate_rank_memory(deck, grid, 0, n / fewest, 0).bytes;
-      const AvailableMemory avail = available_memory();
+      AvailableMemory avail = available_memory();
+      // One process: a per-process limit (ulimit -v) below the node's memory is the bound.
+      if (avail.process_bytes >= 0 && (!avail.known || avail.process_bytes < avail.bytes)) {
+        avail.bytes = avail.process_bytes;
+        avail.known = true;
+        avail.source = avail.process_source;
+      }
       if (avail.known && need > avail.bytes) {
         const auto w = deck.where.find("system.cells");
         throw std::invalid_argument(fmt::format(
@@ -104,6 +110,26 @@ int model_command(const ModelCommandOptions& options) {
             "structures of one of {} virtual ranks), more than the {} available ({})",
             w != deck.where.end() ? w->second : deck.path, n, format_bytes(need), fewest,
             format_bytes(avail.bytes), avail.source));
+      }
+      // ... and the virtual ranks themselves (issue 31: --ranks 100000000 was OOM-killed after
+      // 104 s at 24 GB): the exports of every virtual rank are held at once, ρ·V of the method's
+      // import volume per rank at about 26 bytes each (measured: 25 at 10^6 ranks of the 32 000
+      // melt, 1.25 GB), plus about 40 bytes of counts per virtual rank.
+      const double R = SimulationConfig::max_pair_cutoff(deck.potential) + deck.neighbor.skin;
+      for (const int P : options.ranks) {
+        double bytes = 0, per_rank = 0;
+        for (const Method m : methods) {
+          const RankGrid g(choose_grid(P, {0, 0, 0}, box, m, R), box);
+          const double imports = n / box.volume() * analytic_import_volume(m, g.sub_length(), R);
+          const double b = n * 32.0 + P * (imports * 26.0 + 40.0);
+          if (b > bytes) bytes = b, per_rank = imports;
+        }
+        if (avail.known && bytes > avail.bytes)
+          throw std::invalid_argument(fmt::format(
+              "--ranks {}: modelling {} virtual ranks of {:.4g} particles needs about {} (about "
+              "{:.3g} imports held for each virtual rank), more than the {} available ({}); "
+              "model fewer ranks",
+              P, P, n, format_bytes(bytes), per_rank, format_bytes(avail.bytes), avail.source));
       }
     }
     // The lattice start of `scanmd run`: the region's sites, ids 1..N (the whole box by default).

@@ -1,5 +1,6 @@
 #include "app/run_command.hpp"
 
+#include <sched.h>
 #include <spdlog/spdlog.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -12,6 +13,7 @@
 #include <exception>
 #include <limits>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -158,6 +160,14 @@ void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulati
         "sqrt(3T/m) = {:.4g} sigma/tau, {:.4g} sigma per step of run.dt = {}, {}; lower {}",
         where(key), key, T, m_min, v_T, v_T * dt, dt, tail, key));
   }
+}
+
+// The cores this process may run on (its affinity mask), 0 when unknown.
+int cores_of_this_rank() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set);
 }
 
 // run.backend resolved (collective; see core/backend_choice.hpp), and the choice logged.
@@ -308,6 +318,27 @@ int run_command(const RunOptions& options) {
 #ifdef _OPENMP
   if (std::getenv("OMP_NUM_THREADS") == nullptr) omp_set_num_threads(1);
   threads = omp_get_max_threads();
+  // At most the cores this rank may use (issue 31: OMP_NUM_THREADS=100000 crashed in libgomp):
+  // threads beyond them only wait for each other. SCANMD_THREADS_PAST_CORES=1 allows up to
+  // 8 per core (tests of the thread splits on small machines).
+  if (const int cores = cores_of_this_rank(); cores > 0) {
+    const char* past = std::getenv("SCANMD_THREADS_PAST_CORES");
+    const bool allow_past = past && *past && std::string_view(past) != "0";
+    const int limit = allow_past ? 8 * cores : cores;
+    const int asked = threads;
+    if (threads > limit) {
+      threads = limit;
+      omp_set_num_threads(threads);
+    }
+    if (comm.max(static_cast<long long>(asked > limit)) != 0 && comm.rank() == 0)
+      spdlog::warn(
+          "warning: OMP_NUM_THREADS = {} is more than {} the {} core{} rank 0 may use{}: "
+          "{} thread{} per rank (give each rank more cores: mpirun --map-by slot:PE=N, "
+          "or --bind-to none)",
+          asked, allow_past ? "8 threads per core of" : "one thread per core of", cores,
+          cores == 1 ? "" : "s", allow_past ? " (SCANMD_THREADS_PAST_CORES)" : "", threads,
+          threads == 1 ? "" : "s");
+  }
 #endif
   spdlog::info("scanmd {} — {} ranks × {} thread{}", SCANMD_VERSION, comm.size(), threads,
                threads == 1 ? "" : "s");
