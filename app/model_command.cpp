@@ -223,7 +223,13 @@ int model_command(const ModelCommandOptions& options) {
                                deck.decomposition.grid[2]};
           try {  // the deck's grid (or its fixed entries) only where P admits it
             candidate_grids(P, mo.requested_grid, box, m, R);
-          } catch (const std::invalid_argument&) {
+          } catch (const std::invalid_argument& e) {
+            // Said, not silent (issue 31): the row is of the least-import grid instead.
+            std::printf(
+                "note: %s on %d ranks: decomposition.grid = [%d, %d, %d] does not fit "
+                "(%s): modelled on the least-import grid instead\n",
+                std::string(method_name(m)).c_str(), P, mo.requested_grid.x, mo.requested_grid.y,
+                mo.requested_grid.z, e.what());
             mo.requested_grid = {0, 0, 0};
           }
           mo.count_pairs = options.pairs;

@@ -4,12 +4,15 @@
 #include <spdlog/spdlog.h>
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -207,6 +210,15 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
                  ? 1
                  : 0;
     if (!out.trajectory.empty() && !append) io::check_writable(out.trajectory);
+    // The trajectory a restart appends to: a folder, or a file this process may not write,
+    // said so (issue 31: MPI-IO's "MPI_ERR_ACCESS" and noise named neither).
+    if (append && std::filesystem::is_directory(out.trajectory, ec))
+      throw std::runtime_error(out.trajectory + ": cannot write: is a folder (output.trajectory)");
+    if (append && ::access(out.trajectory.c_str(), W_OK) != 0)
+      throw std::runtime_error(fmt::format(
+          "{}: cannot append to this trajectory: {} (output.trajectory; its permissions, or "
+          "choose another path)",
+          out.trajectory, std::strerror(errno)));
     if (!out.checkpoint.empty()) io::check_writable(out.checkpoint);
     if (!out.data_file.empty()) io::check_writable(out.data_file);
     if (!out.imports.empty()) io::check_writable(out.imports);  // written at the end

@@ -158,8 +158,11 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
   const std::string bad = path + ": not a usable checkpoint: ";
   {
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-      throw CheckpointError(path + ": checkpoint file not found");
+    const bool exists = std::filesystem::exists(path, ec);
+    // A symbolic link loop, a folder without search permission, ...: said as it is (issue 31:
+    // a link loop was "not found").
+    if (ec) throw CheckpointError(path + ": cannot read the checkpoint: " + ec.message());
+    if (!exists) throw CheckpointError(path + ": checkpoint file not found");
     if (!std::filesystem::is_regular_file(path, ec))
       throw CheckpointError(path + ": checkpoint is not a regular file");
   }

@@ -744,6 +744,15 @@ std::optional<TomlPitfall> toml_pitfall(std::string_view t) {
 
 ParseOutcome parse_toml(std::string_view text, std::string_view path) {
   ParseOutcome out;
+  // A UTF-8 byte order mark (editors on Windows write one) is no part of the TOML: read as
+  // blanks, so that positions keep their columns (issue 31: such decks were refused, while data
+  // files accept it).
+  std::string unmarked;
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    unmarked = "   ";
+    unmarked.append(text.substr(3));
+    text = unmarked;
+  }
   if (auto pitfall = toml_pitfall(text)) {
     out.ok = false;
     out.error = std::move(pitfall->what);
@@ -912,7 +921,7 @@ void check_region(const Deck& deck, const std::vector<Item>& items, const std::s
   const Vec3 L = lattice.box().length;
   const double len[3] = {L.x, L.y, L.z};
   if (slab) {
-    for (const char* k : {"region.axis", "region.lo", "region.hi"})
+    for (const char* k : {"region.lo", "region.hi"})  // region.axis: "z" unless given
       if (!item(k)) fail("region.style", fmt::format("a slab needs {}", k));
     const double l = len[g.axis];
     const char ax = "xyz"[g.axis];

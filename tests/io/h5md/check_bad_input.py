@@ -66,6 +66,7 @@ TWO = ["--set", "system.type_fractions=[0.8,0.2]", "--set",
 r.run(1, "--set", "run.steps=10", "--set", "output.trajectory=", "--set",
       "output.checkpoint=two_species.h5", *TWO)
 os.makedirs(r.path("a_folder.h5"))
+os.symlink("loop.h5", r.path("loop.h5"))  # issue 31, item 7: a link to itself
 shutil.copy(r.path("traj.h5"), r.path("other_system.h5"))
 # Issue 15, item 5: outputs that name an input. A copy of the deck (runs below use it), a link
 # to it under another name, and a LAMMPS data file to start from.
@@ -86,6 +87,12 @@ CASES = [
      r"\.\./a_folder\.h5: cannot write: is a folder"),
     ("trajectory = checkpoint", ["--set", "output.checkpoint=traj.h5"],
      r"output\.trajectory and output\.checkpoint are the same file \(traj\.h5\)"),
+    # Issue 31, item 7: causes named as they are (MPI-IO noise; "not found").
+    ("trajectory to append to is a folder",
+     ["--restart", "../ckpt.h5", "--set", "output.trajectory=../a_folder.h5", "--set", "run.steps=20"],
+     r"\.\./a_folder\.h5: cannot write: is a folder \(output\.trajectory\)"),
+    ("checkpoint is a symbolic link loop", ["--restart", "../loop.h5"],
+     r"\.\./loop\.h5: cannot read the checkpoint: Too many levels of symbolic links"),
     ("missing checkpoint", ["--restart", "../missing.h5"],
      r"\.\./missing\.h5: checkpoint file not found"),
     ("truncated checkpoint", ["--restart", "../trunc.h5"],
