@@ -4,12 +4,17 @@
 #include <spdlog/spdlog.h>
 
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -23,6 +28,7 @@
 #include "io/checkpoint.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/lammps_data.hpp"
+#include "io/output_lock.hpp"
 #include "io/particle_rows.hpp"
 
 namespace scanmd {
@@ -44,6 +50,20 @@ class StopWatch {
 };
 
 using io::same_file;
+
+// Whether two files hold the same bytes (false when either cannot be read).
+bool same_content(const std::string& a, const std::string& b) {
+  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+  if (!fa || !fb) return false;
+  std::vector<char> ba(1 << 20), bb(1 << 20);
+  while (fa && fb) {
+    fa.read(ba.data(), static_cast<std::streamsize>(ba.size()));
+    fb.read(bb.data(), static_cast<std::streamsize>(bb.size()));
+    if (fa.gcount() != fb.gcount() || !std::equal(ba.begin(), ba.begin() + fa.gcount(), bb.begin()))
+      return false;
+  }
+  return fa.eof() && fb.eof();
+}
 
 io::RunRecord run_record(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
                          long long first_step, const std::string& restart_from) {
@@ -173,6 +193,15 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
       throw std::runtime_error(
           fmt::format("output.imports and output.{} are the same file ({})", key, out.imports));
 
+  // 0. Rank 0 locks every output for the whole run: a second run writing one of them (two
+  //    restarts appending to one trajectory) is refused before either touches it.
+  on_root(comm, [&] {
+    for (const auto& [key, path] :
+         {std::pair{"output.trajectory", &out.trajectory},
+          std::pair{"output.checkpoint", &out.checkpoint},
+          std::pair{"output.data_file", &out.data_file}, std::pair{"output.imports", &out.imports}})
+      if (!path->empty()) locks_.emplace_back(*path, key);
+  });
   // 1. Rank 0 checks the paths without touching existing files.
   int append = 0;
   on_root(comm, [&] {
@@ -181,6 +210,15 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
                  ? 1
                  : 0;
     if (!out.trajectory.empty() && !append) io::check_writable(out.trajectory);
+    // The trajectory a restart appends to: a folder, or a file this process may not write,
+    // said so (issue 31: MPI-IO's "MPI_ERR_ACCESS" and noise named neither).
+    if (append && std::filesystem::is_directory(out.trajectory, ec))
+      throw std::runtime_error(out.trajectory + ": cannot write: is a folder (output.trajectory)");
+    if (append && ::access(out.trajectory.c_str(), W_OK) != 0)
+      throw std::runtime_error(fmt::format(
+          "{}: cannot append to this trajectory: {} (output.trajectory; its permissions, or "
+          "choose another path)",
+          out.trajectory, std::strerror(errno)));
     if (!out.checkpoint.empty()) io::check_writable(out.checkpoint);
     if (!out.data_file.empty()) io::check_writable(out.data_file);
     if (!out.imports.empty()) io::check_writable(out.imports);  // written at the end
@@ -192,14 +230,26 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   layout.force = out.trajectory_force;
   // 2. A restart appends to its trajectory: checked (and cut back to the restart step) first.
   //    Frames after the restart step are dropped (and written again by this run): the file as
-  //    it was is backed up first, unless output.overwrite, and the log says which go. A file
-  //    that ends before the restart step leaves a gap: a warning says which frames miss.
+  //    it was is backed up first (whether frames go or not), unless output.overwrite, and the
+  //    log says which go. A file that ends before the restart step leaves a gap: a warning
+  //    says which frames miss.
+  std::string backup;  // rank 0
   if (append)
     if (const auto steps = io::H5mdWriter::frame_steps(comm, out.trajectory))
-      on_root(comm, [&] { account_for_frames(*steps); });
+      on_root(comm, [&] {
+        backup = out.overwrite ? std::string() : io::copy_to_backup(out.trajectory);
+        account_for_frames(*steps, backup);
+      });
   if (append) {
-    trajectory_ = std::make_unique<io::H5mdWriter>(
-        io::H5mdWriter::append(comm, out.trajectory, layout, first_step_));
+    try {
+      trajectory_ = std::make_unique<io::H5mdWriter>(
+          io::H5mdWriter::append(comm, out.trajectory, layout, first_step_));
+    } catch (const std::exception&) {
+      // A file this run cannot append to (another system, another layout) is refused before
+      // it changes: its backup, the same bytes, goes again.
+      if (!backup.empty() && same_content(backup, out.trajectory)) std::remove(backup.c_str());
+      throw;
+    }
     // The frames up to the restart step stay, none is written twice; a file left with no
     // frame at all starts again with the first step.
     first_frame_ = trajectory_->frames() == 0;
@@ -228,7 +278,8 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
 RunOutput::~RunOutput() = default;
 
 // Rank 0, before a restart appends to the trajectory whose frames are at `steps` (increasing).
-void RunOutput::account_for_frames(const std::vector<std::int64_t>& steps) const {
+void RunOutput::account_for_frames(const std::vector<std::int64_t>& steps,
+                                   const std::string& backup) const {
   const OutputSection& out = deck_.output;
   const std::string& path = out.trajectory;
   const auto later = std::upper_bound(steps.begin(), steps.end(), first_step_);
@@ -236,13 +287,16 @@ void RunOutput::account_for_frames(const std::vector<std::int64_t>& steps) const
   if (n_later > 0) {
     const std::string which = n_later == 1 ? fmt::format("step {}", *later)
                                            : fmt::format("steps {} to {}", *later, steps.back());
-    const std::string kept = out.overwrite ? std::string("output.overwrite = true: no backup")
-                                           : fmt::format("the file as it was is backed up to {}",
-                                                         io::copy_to_backup(path));
+    const std::string kept = backup.empty()
+                                 ? std::string("output.overwrite = true: no backup")
+                                 : fmt::format("the file as it was is backed up to {}", backup);
     spdlog::info(
         "trajectory: {} holds {} frame{} after the restart step {} ({}), dropped and "
         "written again by this run; {}",
         path, n_later, n_later == 1 ? "" : "s", first_step_, which, kept);
+  } else if (!backup.empty()) {
+    spdlog::info("trajectory: {} is appended to; the file as it was is backed up to {}", path,
+                 backup);
   }
   const long long last = steps.empty() ? -1 : steps.back();
   if (steps.empty() || last >= first_step_) return;

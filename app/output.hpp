@@ -12,10 +12,12 @@
 //   checkpoint        every output.checkpoint_every steps and at the last step
 //   data file         output.data_file, once, at the end of the run (finish): the final state
 //                     gathered by id onto rank 0 (N × 80 bytes there), which writes it
-// Before the first step (constructor, collective): existing files are backed up
+// Before the first step (constructor, collective): rank 0 locks every output for the run
+// (io/output_lock.hpp: a second run writing one of them is refused), existing files are backed up
 // (`#name.1#`, ...) unless output.overwrite, paths are checked for writability, and the
-// trajectory is created, or on a restart appended to after dropping its frames beyond the
-// restart step. Every problem is an exception with the same message on every rank.
+// trajectory is created, or on a restart appended to (after a copy to a backup, unless
+// output.overwrite) after dropping its frames beyond the restart step. Every problem is an
+// exception with the same message on every rank.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,7 @@
 #include "core/simulation.hpp"
 #include "io/deck.hpp"
 #include "io/h5md_writer.hpp"
+#include "io/output_lock.hpp"
 #include "io/particle_rows.hpp"
 
 namespace scanmd {
@@ -75,10 +78,12 @@ class RunOutput {
   void write_checkpoint(const Simulation& sim);
   // Restart into an existing trajectory with frames at `steps`: back up and log the frames
   // after the restart step, warn of a gap before it (rank 0).
-  void account_for_frames(const std::vector<std::int64_t>& steps) const;
+  // `backup`: the copy made of the file first ("" with output.overwrite).
+  void account_for_frames(const std::vector<std::int64_t>& steps, const std::string& backup) const;
 
   const Communicator& comm_;
   const io::Deck& deck_;
+  std::vector<io::OutputLock> locks_;  // rank 0: every output, held for the run
   std::string restart_from_;
   long long first_step_ = 0, last_step_ = 0;
   long long particles_ = 0;

@@ -1,12 +1,18 @@
 // Restart from a checkpoint (see restart.hpp).
 #include "app/restart.hpp"
 
+#include <chrono>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include "base/box.hpp"
+#include "core/species.hpp"
 #include "io/checkpoint.hpp"
 #include "io/particle_rows.hpp"
 
@@ -36,11 +42,124 @@ void wrap_into_box(io::ParticleRow& r, const Box& box, const std::string& path) 
   }
 }
 
+// The deck's type (0-based) of every particle, by id: from the data file, or the lattice's
+// (system.type_fractions, seed). Each particle keeps its type for the whole run.
+class DeckTypes {
+ public:
+  DeckTypes(const SimulationConfig& config, long long n,
+            const std::vector<InitialParticle>& data_file) {
+    if (!data_file.empty()) {
+      by_id_.assign(static_cast<std::size_t>(n), 0);
+      for (const InitialParticle& p : data_file)
+        if (p.id >= 1 && p.id <= static_cast<std::uint64_t>(n)) by_id_[p.id - 1] = p.type;
+      source_ = fmt::format("the data file {}", config.system.data_file);
+    } else if (!config.system.type_fractions.empty()) {
+      lattice_.emplace(config.system.type_fractions, static_cast<std::uint64_t>(n),
+                       config.system.seed);
+      source_ = fmt::format("system.type_fractions = [{}], system.seed = {}",
+                            fmt::join(config.system.type_fractions, ", "), config.system.seed);
+    } else {
+      source_ = "one species: no system.type_fractions";
+    }
+  }
+  std::uint32_t operator()(std::uint64_t id) const {
+    if (!by_id_.empty()) return by_id_[id - 1];
+    return lattice_ ? (*lattice_)(id) : 0;
+  }
+  const std::string& source() const { return source_; }
+
+ private:
+  std::vector<std::uint32_t> by_id_;
+  std::optional<LatticeTypes> lattice_;
+  std::string source_;
+};
+
+// Every rank compares its rows' types with the deck's; the lowest id that differs, with both
+// types, is thrown on every rank.
+void check_types(const Communicator& comm, const std::string& path,
+                 const std::vector<io::ParticleRow>& rows, const DeckTypes& deck) {
+  long long first = 0, mismatches = 0;
+  for (const io::ParticleRow& r : rows)
+    if (static_cast<std::uint32_t>(r.type) != deck(r.id)) {
+      if (mismatches++ == 0) first = static_cast<long long>(r.id);
+    }
+  mismatches = comm.sum(mismatches);
+  if (mismatches == 0) return;
+  // The lowest differing id over the ranks, then its two types (from the rank holding it).
+  const long long lowest = -comm.max(first > 0 ? -first : std::numeric_limits<long long>::min());
+  long long in_file = -1, in_deck = -1;
+  for (const io::ParticleRow& r : rows)
+    if (static_cast<long long>(r.id) == lowest) {
+      in_file = r.type;
+      in_deck = deck(r.id);
+    }
+  in_file = comm.max(in_file);
+  in_deck = comm.max(in_deck);
+  throw std::runtime_error(fmt::format(
+      "{}: particle {} is of type {} in the checkpoint but of type {} in this deck ({}){}: the "
+      "checkpoint was written with other species; restart with the deck that wrote it",
+      path, lowest, in_file + 1, in_deck + 1, deck.source(),
+      mismatches > 1 ? fmt::format(", and {} more particles differ", mismatches - 1)
+                     : std::string()));
+}
+
+// The thermostat state the run continues from: the file's when it belongs to the deck's
+// thermostat; else none (a fresh start), with a warning (rank 0) saying what is lost.
+std::vector<double> thermostat_to_continue(const Communicator& comm, const std::string& path,
+                                           const io::Checkpoint& c, const ThermostatSection& t) {
+  const std::string style(name_of<ThermostatStyle>(kThermostatNames, t.style));
+  const std::string writer = c.writer_thermostat.empty() ? "unknown" : c.writer_thermostat;
+  auto warn = [&](const std::string& text) {
+    if (comm.rank() == 0) spdlog::warn("warning: {}: {}", path, text);
+  };
+  if (t.style == ThermostatStyle::None) {
+    if (!c.thermostat.empty())
+      warn(
+          fmt::format("the state of its {} thermostat is dropped: this deck has "
+                      "thermostat.style = \"none\"",
+                      writer));
+    return {};
+  }
+  if (!c.thermostat_saved) {
+    warn(t.style == ThermostatStyle::NoseHoover
+             ? std::string("it holds no Nosé–Hoover chain state (a trajectory, not a checkpoint): "
+                           "the chain starts at rest, so the run does not continue as the one "
+                           "that wrote the file would have, and econs jumps; restart from that "
+                           "run's output.checkpoint to continue exactly")
+             : std::string("it holds no Langevin work (a trajectory, not a checkpoint): econs "
+                           "starts again from etotal (the dynamics continue exactly); restart "
+                           "from that run's output.checkpoint to keep it"));
+    return {};
+  }
+  if (!c.writer_thermostat.empty() && c.writer_thermostat != style) {
+    warn(
+        fmt::format("it was written by a run with thermostat.style = \"{}\", this deck has "
+                    "\"{}\": the thermostat starts afresh{}",
+                    c.writer_thermostat, style,
+                    t.style == ThermostatStyle::NoseHoover ? " (the chain at rest)" : ""));
+    return {};
+  }
+  if (t.style == ThermostatStyle::NoseHoover &&
+      c.thermostat.size() != 3 * static_cast<std::size_t>(t.chain) + 2)
+    throw std::runtime_error(fmt::format(
+        "{}: its Nosé–Hoover chain state has {} values, thermostat.chain = {} needs {}{}: "
+        "restart with the chain length that wrote it",
+        path, c.thermostat.size(), t.chain, 3 * t.chain + 2,
+        c.writer_chain > 0
+            ? fmt::format(" (it was written with thermostat.chain = {})", c.writer_chain)
+            : std::string()));
+  return c.thermostat;
+}
+
 }  // namespace
 
 RestartState load_restart(const Communicator& comm, const std::string& path, const Simulation& sim,
-                          long long expected_particles) {
+                          long long expected_particles,
+                          const std::vector<InitialParticle>& data_file) {
+  const auto t0 = std::chrono::steady_clock::now();
   io::Checkpoint c = io::read_checkpoint(comm, path);
+  const double read_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const Vec3 L = sim.box().length;
   if (c.particles != expected_particles)
     throw std::runtime_error(fmt::format(
@@ -56,6 +175,15 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
     throw std::runtime_error(fmt::format(
         "{}: checkpoint is at step {}, beyond run.steps = {}: raise run.steps to continue", path,
         c.step, sim.config().run.steps));
+  // A restart at run.steps would run no step and only write its outputs again.
+  if (c.step == sim.config().run.steps)
+    throw std::runtime_error(fmt::format(
+        "{}: checkpoint is at step {}, which is run.steps already: nothing to run; raise "
+        "run.steps to continue (e.g. --set run.steps={})",
+        path, c.step, c.step > 0 ? 2 * c.step : 100));
+  check_types(comm, path, c.rows, DeckTypes(sim.config(), expected_particles, data_file));
+  const std::vector<double> thermostat =
+      thermostat_to_continue(comm, path, c, sim.config().thermostat);
 
   // Rows → the ranks whose boxes hold them.
   std::vector<std::uint32_t> dest(c.rows.size());
@@ -72,7 +200,10 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
   r.path = path;
   r.step = c.step;
   r.particles = c.particles;
-  r.thermostat = c.thermostat;
+  r.thermostat = thermostat;
+  r.checksum_verified = c.checksum == io::Checkpoint::Checksum::Verified;
+  r.read_seconds = read_seconds;
+  r.checksum_seconds = c.checksum_seconds;
   r.particles_here.reserve(mine.size());
   for (const io::ParticleRow& p : mine)
     r.particles_here.push_back(InitialParticle{p.id,

@@ -21,11 +21,22 @@ struct RestartState {
   long long particles = 0;
   std::vector<InitialParticle> particles_here;  // those this rank's box holds
   std::vector<double> thermostat;               // the thermostat's state at `step`
+  bool checksum_verified = false;  // false: the file has no checksum (a trajectory, an old file)
+  double read_seconds = 0;         // reading and verifying the file (rank 0)
+  double checksum_seconds = 0;     // of which hashing the rows (rank 0)
 };
 
 // Collective. Throws (the same message on every rank) naming `path` and the problem.
 // `expected_particles` is the deck's particle count; `sim` gives the box and the rank grid.
+// `data_file`: the particles of system.data_file (every rank holds all), empty for a lattice
+// start: every particle's type in the checkpoint must be the one the deck gives it.
+//
+// Refused as well (issue 31): a checkpoint already at run.steps (nothing to run), a Nosé–Hoover
+// chain whose length differs from thermostat.chain. Warned of (rank 0): a file without the
+// thermostat state the deck's thermostat continues from (a trajectory: the chain starts at rest,
+// econs jumps) and a thermostat state the deck's thermostat drops.
 RestartState load_restart(const Communicator& comm, const std::string& path, const Simulation& sim,
-                          long long expected_particles);
+                          long long expected_particles,
+                          const std::vector<InitialParticle>& data_file = {});
 
 }  // namespace scanmd

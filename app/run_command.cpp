@@ -1,15 +1,19 @@
 #include "app/run_command.hpp"
 
+#include <sched.h>
 #include <spdlog/spdlog.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,6 +27,7 @@
 #include "core/backend_choice.hpp"
 #include "core/memory_budget.hpp"
 #include "core/simulation.hpp"
+#include "core/species.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"
 #include "io/log.hpp"
@@ -86,6 +91,83 @@ std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConf
   return particles;
 }
 
+// Issue 31: a particle that moves more than half the smallest σ in one step passes through
+// others instead of bouncing off them (v·dt = 10σ ran with exit 0, its energy off by 1.6%). The
+// deck checks run.dt against τ; this checks the speeds the run starts from (the lattice's
+// temperature, the data file's or the checkpoint's velocities) and the speed a thermostat drives
+// the particles to, sqrt(3T/m) of the lightest type. Collective: every rank throws the same
+// CollectiveError naming the key (or file) and the fastest particle.
+void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
+                  const std::string& restart_from) {
+  const Species& sp = sim.species();
+  // The smallest repulsive core of the pair style (LJ: sigma of the interacting pairs).
+  const double sigma_min = sp.pair.min_core_size();
+  if (!std::isfinite(sigma_min)) return;             // nothing interacts: nothing to pass through
+  if (sim.step() >= sim.config().run.steps) return;  // no step to run (a data file converted)
+  const double m_min = *std::min_element(sp.mass.begin(), sp.mass.end());
+  const double dt = sim.config().run.dt, limit = 0.5 * sigma_min;
+  auto where = [&](const std::string& key) {
+    const auto w = deck.where.find(key);
+    return w != deck.where.end() ? w->second : deck.path;
+  };
+  // The fastest particle: its speed (a non-finite one counts as infinite), then its id.
+  const ParticleStore& p = sim.particles();
+  double vmax = 0.0;
+  std::uint64_t fastest = 0;
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    double speed = std::sqrt(p.v[i].x * p.v[i].x + p.v[i].y * p.v[i].y + p.v[i].z * p.v[i].z);
+    if (!std::isfinite(speed)) speed = std::numeric_limits<double>::infinity();
+    if (speed > vmax || (speed == vmax && p.id[i] < fastest)) vmax = speed, fastest = p.id[i];
+  }
+  const double global = comm.max(vmax);
+  const long long id =
+      -comm.max(vmax == global && fastest > 0 ? -static_cast<long long>(fastest)
+                                              : std::numeric_limits<long long>::min());
+  const std::string tail = fmt::format(
+      "more than half the smallest sigma ({:.4g}) per step: its pairs would pass through each "
+      "other instead of bouncing off",
+      sigma_min);
+  if (global * dt > limit) {
+    const std::string what = fmt::format(
+        "particle {} starts at speed {:.4g} sigma/tau and would move {:.4g} sigma in one step of "
+        "run.dt = {}, {}",
+        id, global, global * dt, dt, tail);
+    if (!restart_from.empty())
+      throw CollectiveError(
+          fmt::format("{}: {}; lower run.dt to continue from this checkpoint", restart_from, what));
+    if (!deck.system.data_file.empty())
+      throw CollectiveError(
+          fmt::format("{}: system.data_file: {} (its Velocities section); lower "
+                      "run.dt or those velocities",
+                      where("system.data_file"), what));
+    // The lattice's speeds follow system.temperature: blame what is furthest from LJ units.
+    const bool temperature =
+        0.5 * std::log10(deck.system.temperature / 1.44) > std::log10(dt / 0.005);
+    const std::string key = temperature ? "system.temperature" : "run.dt";
+    throw CollectiveError(fmt::format("{}: {}: {} (system.temperature = {}); lower {}", where(key),
+                                      key, what, deck.system.temperature, key));
+  }
+  if (sim.config().thermostat.style == ThermostatStyle::None) return;
+  const double T = sim.config().thermostat.temperature;
+  const double v_T = std::sqrt(3.0 * T / m_min);
+  if (!(v_T * dt <= limit)) {
+    const bool temperature = 0.5 * std::log10(T / 1.44) > std::log10(dt / 0.005);
+    const std::string key = temperature ? "thermostat.temperature" : "run.dt";
+    throw CollectiveError(fmt::format(
+        "{}: {}: thermostat.temperature = {} drives particles of mass {} to speeds near "
+        "sqrt(3T/m) = {:.4g} sigma/tau, {:.4g} sigma per step of run.dt = {}, {}; lower {}",
+        where(key), key, T, m_min, v_T, v_T * dt, dt, tail, key));
+  }
+}
+
+// The cores this process may run on (its affinity mask), 0 when unknown.
+int cores_of_this_rank() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set);
+}
+
 // run.backend resolved (collective; see core/backend_choice.hpp), and the choice logged.
 Backend choose_backend(const Communicator& comm, const SimulationConfig& config) {
   const Backend requested = config.run.backend;
@@ -124,9 +206,10 @@ class ThermoPrinter {
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const long long done = s.step - first_step_;
     const double eta = done > 0 ? elapsed * (last_step_of_run_ - s.step) / done : 0.0;
-    spdlog::info("{:>10} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g}{} {:>12.4g} {:>7.1f}s",
-                 s.step, s.temp, s.pe, s.ke, s.etotal, s.press,
-                 econs_ ? fmt::format(" {:>19.12g}", s.econs) : "", rate, eta);
+    spdlog::info(
+        "{:>10} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g}{} {:>12.4g} {:>7.1f}s",
+        s.step, s.temp, s.pe, s.ke, s.etotal, s.press,
+        econs_ ? fmt::format(" {:>19.12g}", s.econs) : "", rate, eta);
     last_ = now;
     last_step_ = s.step;
   }
@@ -233,6 +316,27 @@ int run_command(const RunOptions& options) {
 #ifdef _OPENMP
   if (std::getenv("OMP_NUM_THREADS") == nullptr) omp_set_num_threads(1);
   threads = omp_get_max_threads();
+  // At most the cores this rank may use (issue 31: OMP_NUM_THREADS=100000 crashed in libgomp):
+  // threads beyond them only wait for each other. SCANMD_THREADS_PAST_CORES=1 allows up to
+  // 8 per core (tests of the thread splits on small machines).
+  if (const int cores = cores_of_this_rank(); cores > 0) {
+    const char* past = std::getenv("SCANMD_THREADS_PAST_CORES");
+    const bool allow_past = past && *past && std::string_view(past) != "0";
+    const int limit = allow_past ? 8 * cores : cores;
+    const int asked = threads;
+    if (threads > limit) {
+      threads = limit;
+      omp_set_num_threads(threads);
+    }
+    if (comm.max(static_cast<long long>(asked > limit)) != 0 && comm.rank() == 0)
+      spdlog::warn(
+          "warning: OMP_NUM_THREADS = {} is more than {} the {} core{} rank 0 may use{}: "
+          "{} thread{} per rank (give each rank more cores: mpirun --map-by slot:PE=N, "
+          "or --bind-to none)",
+          asked, allow_past ? "8 threads per core of" : "one thread per core of", cores,
+          cores == 1 ? "" : "s", allow_past ? " (SCANMD_THREADS_PAST_CORES)" : "", threads,
+          threads == 1 ? "" : "s");
+  }
 #endif
   spdlog::info("scanmd {} — {} ranks × {} thread{}", SCANMD_VERSION, comm.size(), threads,
                threads == 1 ? "" : "s");
@@ -302,20 +406,20 @@ int run_command(const RunOptions& options) {
   // --restart: the checkpoint is read and checked against the deck before anything runs.
   std::optional<RestartState> restart;
   if (!options.restart.empty() && !agree(comm, [&] {
-        const long long expected =
-            deck.system.data_file.empty()
-                ? static_cast<long long>(lattice_start_count(deck))
-                : static_cast<long long>(initial.size());
-        restart = load_restart(comm, options.restart, *sim, expected);
+        const long long expected = deck.system.data_file.empty()
+                                       ? static_cast<long long>(lattice_start_count(deck))
+                                       : static_cast<long long>(initial.size());
+        restart = load_restart(comm, options.restart, *sim, expected, initial);
         std::vector<InitialParticle>().swap(initial);
       }))
     return 1;
 
-  spdlog::info("decomposition: {} on a {} grid of ranks, box {:.6g} x {:.6g} x {:.6g}, "
-               "R = cutoff + skin = {:.6g}",
-               method_name(sim->config().decomposition.method), sim->grid().to_string(),
-               sim->grid().sub_length().x, sim->grid().sub_length().y,
-               sim->grid().sub_length().z, sim->import_cutoff());
+  spdlog::info(
+      "decomposition: {} on a {} grid of ranks, box {:.6g} x {:.6g} x {:.6g}, "
+      "R = cutoff + skin = {:.6g}",
+      method_name(sim->config().decomposition.method), sim->grid().to_string(),
+      sim->grid().sub_length().x, sim->grid().sub_length().y, sim->grid().sub_length().z,
+      sim->import_cutoff());
   if (const std::string line = grid_choice_line(*sim); !line.empty()) spdlog::info("{}", line);
 
   if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());
@@ -334,12 +438,23 @@ int run_command(const RunOptions& options) {
                         restart->particles - sim->total_particles(), restart->particles));
       std::vector<InitialParticle>().swap(restart->particles_here);
       spdlog::info("restart from {} at step {}", restart->path, restart->step);
+      if (restart->checksum_verified)
+        spdlog::info(
+            "checkpoint {}: checksum verified (read in {:.3g} s, the checksum of rank "
+            "0's rows {:.3g} s)",
+            restart->path, restart->read_seconds, restart->checksum_seconds);
+      else if (comm.rank() == 0)
+        spdlog::warn(
+            "warning: {} has no checksum (a trajectory, or a checkpoint of an older "
+            "scanmd): its contents cannot be verified",
+            restart->path);
     } else if (deck.system.data_file.empty()) {
       sim->setup();
     } else {
       sim->setup(initial);
       std::vector<InitialParticle>().swap(initial);
     }
+    check_speeds(comm, deck, *sim, restart ? restart->path : std::string());
     spdlog::info("{} particles, box {:.6g} x {:.6g} x {:.6g}", sim->total_particles(),
                  sim->box().length.x, sim->box().length.y, sim->box().length.z);
     // Output files: backups, checks and the trajectory opened before the first step.

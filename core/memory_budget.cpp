@@ -7,9 +7,11 @@
 #include <fstream>
 #include <numbers>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include "core/lattice.hpp"
 #include "core/simulation.hpp"
@@ -197,17 +199,39 @@ MemoryEstimate estimate_rank_memory(const SimulationConfig& c, const RankGrid& g
   return e;
 }
 
+// The address space this process may still map (ulimit -v, RLIMIT_AS), as room for resident
+// memory: the limit less what is mapped but not resident now (libraries, MPI's segments); -1
+// when unlimited.
+double address_space_room(std::string& source) {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return -1;
+  const double mapped = field("/proc/self/status", "VmSize") * 1024.0;
+  const double resident = field("/proc/self/status", "VmRSS") * 1024.0;
+  const double cap = static_cast<double>(limit.rlim_cur);
+  const double room = mapped >= 0 && resident >= 0 ? cap - (mapped - resident) : cap;
+  source = fmt::format(
+      "ulimit -v: {} of address space per process, {} of it not taken by "
+      "mappings already there",
+      format_bytes(cap), format_bytes(std::max(0.0, room)));
+  return std::max(0.0, room);
+}
+
 AvailableMemory available_memory() {
   AvailableMemory a;
+  a.process_bytes = address_space_room(a.process_source);
   if (const char* forced = std::getenv("SCANMD_AVAILABLE_MEMORY"); forced && *forced) {
     char* end = nullptr;
     const double v = std::strtod(forced, &end);
-    if (end && *end == '\0' && v >= 0) {
-      a.bytes = v;
-      a.known = true;
-      a.source = "SCANMD_AVAILABLE_MEMORY";
-      return a;
-    }
+    // Issue 31: "abc", "-5" and "4G" were ignored without a word.
+    if (!(end && *end == '\0' && v >= 0 && std::isfinite(v)))
+      throw std::invalid_argument(fmt::format(
+          "SCANMD_AVAILABLE_MEMORY = \"{}\": not a number of bytes (give a plain number such as "
+          "8e9, or unset it to read /proc/meminfo and the cgroup limit)",
+          forced));
+    a.bytes = v;
+    a.known = true;
+    a.source = "SCANMD_AVAILABLE_MEMORY";
+    return a;
   }
   const double kib = field("/proc/meminfo", "MemAvailable");
   if (kib >= 0) {
@@ -231,19 +255,28 @@ void check_memory(const Communicator& comm, const SimulationConfig& config, cons
   const AvailableMemory avail = available_memory();
   const MemoryEstimate e =
       estimate_rank_memory(config, grid, comm.rank(), particles, start_particles);
-  const double share = avail.bytes / node_ranks;
-  const bool short_of_memory = avail.known && e.bytes > share;
+  double share = avail.bytes / node_ranks;
+  bool known = avail.known;
+  std::string source = fmt::format(
+      "{} {}{}", format_bytes(avail.bytes), avail.source,
+      node_ranks == 1 ? std::string()
+                      : fmt::format(", shared by the {} ranks of its node", node_ranks));
+  // A per-process address-space limit (ulimit -v) lower than the share: that is the bound.
+  if (avail.process_bytes >= 0 && (!known || avail.process_bytes < share)) {
+    share = avail.process_bytes;
+    known = true;
+    source = avail.process_source;
+  }
+  const bool short_of_memory = known && e.bytes > share;
   const int first = comm.first_rank_where(short_of_memory);
   if (first >= comm.size()) return;
   std::string message;
   if (comm.rank() == first)
     message = fmt::format(
         "{:.4g} particles need about {} on rank {} ({:.3g} owned, {:.3g} ghosts, a neighbour "
-        "list of {:.3g} entries, {:.3g} cells), more than the {} it may use ({} {}{})",
+        "list of {:.3g} entries, {:.3g} cells), more than the {} it may use ({})",
         particles, format_bytes(e.bytes), first, e.owned, e.ghosts, e.list_entries, e.cells,
-        format_bytes(share), format_bytes(avail.bytes), avail.source,
-        node_ranks == 1 ? std::string()
-                        : fmt::format(", shared by the {} ranks of its node", node_ranks));
+        format_bytes(share), source);
   // Whether the cells, not the particles, take most of it (a low density): the same on all ranks.
   const bool cells = comm.broadcast(static_cast<int>(e.cell_bytes > 0.5 * e.bytes), first) != 0;
   throw MemoryError(comm.broadcast(std::move(message), first), cells);

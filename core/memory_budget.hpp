@@ -70,7 +70,13 @@ struct AvailableMemory {
   double bytes = 0;    // for the whole node (or cgroup)
   std::string source;  // how it was read, for messages
   bool known = false;  // false: nothing could be read, no check is made
+  // For this process alone (ulimit -v: the address space limit less what is mapped but not
+  // resident); -1 when unlimited.
+  double process_bytes = -1;
+  std::string process_source;
 };
+// Throws std::invalid_argument when SCANMD_AVAILABLE_MEMORY is set to anything but a plain
+// non-negative number of bytes.
 AvailableMemory available_memory();
 
 // Collective: every rank estimates its own need and compares it with its share of its node's

@@ -6,6 +6,7 @@
 
 #include <bit>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,12 @@
 #include <fmt/format.h>
 
 #include "io/hdf5_ops.hpp"
+
+#if __has_include(<toml++/toml.hpp>)
+#include <toml++/toml.hpp>
+#else
+#include <toml++/toml.h>
+#endif
 
 namespace scanmd::io {
 
@@ -31,6 +38,66 @@ bool sync_path(const std::string& path, int flags) {
 struct Shape {
   hsize_t frames = 0, particles = 0;
 };
+
+// The checksum of a checkpoint (issue 31): every row is hashed on its own (id, position,
+// velocity, image flags, species: nine 64-bit words through a multiply-xorshift mix), the row
+// hashes are summed modulo 2^64 over all ranks (so the sum does not depend on how the rows are
+// split), and the sum is hashed with the particle count, the step, the time, the box and the
+// thermostat's words. One flipped bit anywhere in these changes it (but for a chance of 2^-64).
+constexpr const char* kChecksumName = "scanmd/checksum";
+constexpr const char* kChecksumScheme = "rowmix64-v1";
+
+constexpr std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+class Checksum {
+ public:
+  void add(std::uint64_t word) { h_ = mix64(h_ ^ word) + 0x9e3779b97f4a7c15ULL; }
+  void add(double x) { add(std::bit_cast<std::uint64_t>(x)); }
+  std::uint64_t value() const { return h_; }
+
+ private:
+  std::uint64_t h_ = 0x243f6a8885a308d3ULL;
+};
+
+std::uint64_t row_hash(std::int64_t id, const double* x, const double* v, const std::int32_t* image,
+                       std::int32_t species) {
+  Checksum c;
+  c.add(static_cast<std::uint64_t>(id));
+  for (int k = 0; k < 3; ++k) c.add(x[k]);
+  for (int k = 0; k < 3; ++k) c.add(v[k]);
+  c.add(static_cast<std::uint64_t>(static_cast<std::uint32_t>(image[0])) |
+        static_cast<std::uint64_t>(static_cast<std::uint32_t>(image[1])) << 32);
+  c.add(static_cast<std::uint64_t>(static_cast<std::uint32_t>(image[2])) |
+        static_cast<std::uint64_t>(static_cast<std::uint32_t>(species)) << 32);
+  return c.value();
+}
+
+// The sum of `local` (this rank's row hashes, summed) over all ranks, modulo 2^64: the two
+// 32-bit halves are summed exactly as long long (fine up to 2^31 ranks).
+std::uint64_t sum_mod_2_64(const Communicator& comm, std::uint64_t local) {
+  long long halves[2] = {static_cast<long long>(local & 0xffffffffULL),
+                         static_cast<long long>(local >> 32)};
+  comm.sum(std::span<long long>(halves, 2));
+  return static_cast<std::uint64_t>(halves[0]) + (static_cast<std::uint64_t>(halves[1]) << 32);
+}
+
+std::string checksum_text(const Communicator& comm, std::uint64_t local_rows,
+                          std::int64_t particles, std::int64_t step, double time,
+                          const std::array<double, 3>& box, std::span<const double> thermostat) {
+  Checksum c;
+  c.add(sum_mod_2_64(comm, local_rows));
+  c.add(static_cast<std::uint64_t>(particles));
+  c.add(static_cast<std::uint64_t>(step));
+  c.add(time);
+  for (double l : box) c.add(l);
+  c.add(static_cast<std::uint64_t>(thermostat.size()));
+  for (double w : thermostat) c.add(w);
+  return fmt::format("{} {:016x}", kChecksumScheme, c.value());
+}
 
 }  // namespace
 
@@ -55,6 +122,12 @@ void write_checkpoint(const Communicator& comm, const std::string& path, const F
     for (const double x : thermostat_state)
       words += fmt::format("{}{:016x}", words.empty() ? "" : " ", std::bit_cast<std::uint64_t>(x));
     h5::write_text(w.file(), "scanmd/thermostat_state", words, w.transfer(), comm.rank() == 0);
+    std::uint64_t rows = 0;
+    for (const ParticleRow& r : block)
+      rows += row_hash(static_cast<std::int64_t>(r.id), r.x, r.v, r.image, r.type + 1);
+    const std::string checksum =
+        checksum_text(comm, rows, particles, frame.step, frame.time, frame.box, thermostat_state);
+    h5::write_text(w.file(), kChecksumName, checksum, w.transfer(), comm.rank() == 0);
     w.close();
   } catch (const CollectiveError&) {
     // Agreed by every rank; the writer has closed (and emptied) the temporary file: it goes,
@@ -85,14 +158,19 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
   const std::string bad = path + ": not a usable checkpoint: ";
   {
     std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-      throw CheckpointError(path + ": checkpoint file not found");
+    const bool exists = std::filesystem::exists(path, ec);
+    // A symbolic link loop, a folder without search permission, ...: said as it is (issue 31:
+    // a link loop was "not found").
+    if (ec) throw CheckpointError(path + ": cannot read the checkpoint: " + ec.message());
+    if (!exists) throw CheckpointError(path + ": checkpoint file not found");
     if (!std::filesystem::is_regular_file(path, ec))
       throw CheckpointError(path + ": checkpoint is not a regular file");
   }
 
   Checkpoint c;
   std::vector<std::int64_t> ids;
+  std::uint64_t row_hashes = 0;  // this rank's rows, summed (checksum)
+  std::string stored_checksum;   // "" when the file has none
   try {
     File file = h5::open_parallel(comm.get(), path, false);
     const hid_t f = file.get();
@@ -167,7 +245,8 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
       const hsize_t ss[1] = {lo}, sc[1] = {n};
       h5::read_block(sp.get(), H5T_NATIVE_INT32, ss, sc, species.data(), dxpl, path + ": species");
     }
-    if (h5::exists(f, "scanmd/thermostat_state")) {
+    c.thermostat_saved = h5::exists(f, "scanmd/thermostat_state");
+    if (c.thermostat_saved) {
       const std::string words = h5::read_text(f, "scanmd/thermostat_state", dxpl);
       std::size_t pos = 0;
       while (pos < words.size()) {
@@ -178,6 +257,12 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
         while (pos < words.size() && words[pos] == ' ') ++pos;
       }
     }
+    if (h5::exists(f, kChecksumName)) stored_checksum = h5::read_text(f, kChecksumName, dxpl);
+    const auto hash_start = std::chrono::steady_clock::now();
+    for (hsize_t i = 0; i < n; ++i)
+      row_hashes += row_hash(ids[i], &x[3 * i], &v[3 * i], &image[3 * i], species[i]);
+    c.checksum_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - hash_start).count();
     if (h5::exists(f, "scanmd/runs")) {
       Group runs = h5::open_group(f, "scanmd/runs");
       H5G_info_t info{};
@@ -219,6 +304,27 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
   problem = static_cast<int>(comm.max(static_cast<long long>(problem)));
   if (problem == 1) throw CheckpointError(bad + "particle ids are not 1..N in row order");
   if (problem == 2) throw CheckpointError(bad + "non-finite positions or velocities");
+  // The thermostat of the run that wrote the file, from its resolved deck (every rank read it).
+  if (!c.deck.empty()) {
+    try {
+      const toml::table deck = toml::parse(c.deck, path);
+      c.writer_thermostat = deck["thermostat"]["style"].value_or(std::string("none"));
+      c.writer_chain = static_cast<int>(deck["thermostat"]["chain"].value_or(std::int64_t{0}));
+    } catch (const toml::parse_error&) {
+      // A deck that does not parse says nothing about the thermostat: left unknown.
+    }
+  }
+  // The checksum of what was read against the one stored (all ranks take part in the sum).
+  const std::string computed =
+      checksum_text(comm, row_hashes, c.particles, c.step, c.time, c.box, c.thermostat);
+  c.checksum =
+      stored_checksum.empty() ? Checkpoint::Checksum::Absent : Checkpoint::Checksum::Verified;
+  if (!stored_checksum.empty() && stored_checksum != computed)
+    throw CheckpointError(fmt::format(
+        "{}: checksum mismatch: the file holds {}, its contents give {}: its ids, positions, "
+        "velocities, image flags, species, step, box or thermostat state are not what was "
+        "written (a damaged file); restart from an earlier checkpoint (#{}.N# backups)",
+        path, stored_checksum, computed, std::filesystem::path(path).filename().string()));
   // Every rank read the same step: a run never writes a negative one.
   if (c.step < 0)
     throw CheckpointError(bad + "its step is " + std::to_string(c.step) + ", negative");

@@ -10,6 +10,11 @@
 // read_checkpoint() reads the last frame of such a file (a trajectory with velocities and
 // images works too), every rank its row block, and checks it thoroughly: a missing,
 // truncated or foreign file is a CheckpointError naming the file and the problem.
+//
+// Checkpoints carry a checksum (scanmd/checksum, text "rowmix64-v1 <16 hex digits>") of what a
+// restart takes from them: ids, positions, velocities, image flags and species of every row, the
+// particle count, step, time, box and thermostat state. read_checkpoint() recomputes it from what
+// it read and refuses a file whose checksum differs (one flipped bit), naming the file.
 #pragma once
 
 #include <array>
@@ -35,9 +40,18 @@ struct Checkpoint {
   double time = 0;
   std::array<double, 3> box{0, 0, 0};
   std::int64_t particles = 0;
-  std::string deck;               // resolved deck of the run that wrote it ("" if absent)
+  std::string deck;                // resolved deck of the run that wrote it ("" if absent)
   std::vector<double> thermostat;  // the thermostat's state (Simulation::thermostat_state())
+  bool thermostat_saved = false;   // the file has scanmd/thermostat_state (checkpoints do)
+  // thermostat.style and thermostat.chain of the run that wrote it, from its resolved deck
+  // ("" and 0 when the file has none).
+  std::string writer_thermostat;
+  int writer_chain = 0;
   std::vector<ParticleRow> rows;  // this rank's row block, sorted by id (forces zero)
+  // scanmd/checksum: verified (a mismatch is an error), or absent (a trajectory, or a
+  // checkpoint of a scanmd before issue 31): nothing to verify.
+  enum class Checksum { Absent, Verified } checksum = Checksum::Absent;
+  double checksum_seconds = 0;  // this rank's time hashing its rows
 };
 
 // Collective. `block` is this rank's row block of `particles` rows (order_by_id()).

@@ -770,6 +770,15 @@ std::optional<TomlPitfall> toml_pitfall(std::string_view t) {
 
 ParseOutcome parse_toml(std::string_view text, std::string_view path) {
   ParseOutcome out;
+  // A UTF-8 byte order mark (editors on Windows write one) is no part of the TOML: read as
+  // blanks, so that positions keep their columns (issue 31: such decks were refused, while data
+  // files accept it).
+  std::string unmarked;
+  if (text.starts_with("\xEF\xBB\xBF")) {
+    unmarked = "   ";
+    unmarked.append(text.substr(3));
+    text = unmarked;
+  }
   if (auto pitfall = toml_pitfall(text)) {
     out.ok = false;
     out.error = std::move(pitfall->what);
@@ -849,6 +858,35 @@ void check_run_time(const Deck& deck, const std::vector<Item>& items, const std:
   Reader(file, *blame).fail(what);
 }
 
+// [thermostat] nose-hoover (issue 31): the chain's thermostat masses are N_f·T·τ², so T = 0
+// makes them 0 and the run NaN (LAMMPS refuses T = 0 for fix nvt); and a damping τ of a few
+// time steps cannot be integrated (τ = run.dt: econs from -4.6 to +50 in 2000 steps, τ = 1.5 dt
+// drifts; 2 dt and more hold): at least kMinDampingSteps steps. Blames the key given (damping or
+// run.dt, the later one), else thermostat.damping.
+constexpr double kMinDampingSteps = 5.0;
+void check_thermostat(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
+  const ThermostatSection& t = deck.thermostat;
+  if (t.style != ThermostatStyle::NoseHoover) return;
+  auto fail = [&](std::initializer_list<std::string_view> keys, const std::string& what) {
+    const Item* blame = nullptr;
+    for (const auto& it : items)
+      for (const std::string_view k : keys)
+        if (it.name == k) blame = &it;
+    if (!blame) throw DeckError(fmt::format("{}: {}: {}", file, *keys.begin(), what));
+    Reader(file, *blame).fail(what);
+  };
+  if (!(t.temperature > 0.0))
+    fail({"thermostat.temperature"},
+         "must be > 0 with thermostat.style = \"nose-hoover\" (the chain's masses are "
+         "proportional to it, T = 0 gives NaN); to quench to T = 0 use \"langevin\"");
+  if (t.damping < kMinDampingSteps * deck.run.dt)
+    fail({"thermostat.damping", "run.dt"},
+         fmt::format("thermostat.damping = {} is only {:.3g} × run.dt (run.dt = {}): the "
+                     "Nosé–Hoover chain cannot be integrated over so few steps (econs drifts "
+                     "off); it must be at least {} × run.dt (LAMMPS suggests about 100 × run.dt)",
+                     t.damping, t.damping / deck.run.dt, deck.run.dt, kMinDampingSteps));
+}
+
 // Whether a slab or sphere inside the box holds a lattice site, without visiting every site
 // (the lattice may be far too large for that: the memory check comes later). Along any axis the
 // fcc sites lie on planes (c + b)·a, b ∈ {0, ½}: a slab needs one of the planes near its lower
@@ -909,7 +947,7 @@ void check_region(const Deck& deck, const std::vector<Item>& items, const std::s
   const Vec3 L = lattice.box().length;
   const double len[3] = {L.x, L.y, L.z};
   if (slab) {
-    for (const char* k : {"region.axis", "region.lo", "region.hi"})
+    for (const char* k : {"region.lo", "region.hi"})  // region.axis: "z" unless given
       if (!item(k)) fail("region.style", fmt::format("a slab needs {}", k));
     const double l = len[g.axis];
     const char ax = "xyz"[g.axis];
@@ -1148,6 +1186,7 @@ Deck parse_deck(std::string_view text, const std::string& path,
         Reader(path, it).fail("is for lattice starts: system.data_file brings its own positions");
   }
   check_run_time(deck, items, path);
+  check_thermostat(deck, items, path);
   return deck;
 }
 

@@ -9,11 +9,15 @@
 
 namespace scanmd::io {
 
+// Logs go to stdout; when writing there fails (a closed pipe, a terminal gone), logging to
+// stdout ends with one note on stderr and the process goes on (stdout_closed() is then true).
 void setup_logging(int rank, int size, bool verbose = false);
+bool stdout_closed();
 
 // Echoes an error line, already logged on stdout, to stderr as well, so that `> run.log` does
 // not hide it from the terminal. Skipped when stdout and stderr are the same file, pipe or
-// terminal (a plain run in a terminal, or `&> run.log`): there one copy is enough.
+// terminal (a plain run in a terminal, or `&> run.log`): there one copy is enough; always
+// printed once stdout is closed.
 void echo_error_to_stderr(const std::string& message);
 
 }  // namespace scanmd::io

@@ -40,7 +40,7 @@ struct Evaluation {
 };
 
 Evaluation evaluate(std::span<const Vec3> positions, const Box& box, Method method, double cutoff,
-                    double R, const RankGrid& grid, bool count_pairs) {
+                    double R, const RankGrid& grid, bool count_pairs, const ModelOptions& options) {
   const std::size_t n = positions.size();
   const int P = grid.size();
   kernels::Workspace ws;
@@ -112,12 +112,18 @@ Evaluation evaluate(std::span<const Vec3> positions, const Box& box, Method meth
     long long pairs = 0;
     const auto& off = list.offsets();
     const auto& nbr = list.neighbors();
+    const bool typed = !options.types.empty();
+    const auto T = static_cast<std::size_t>(options.type_count);
     for (std::size_t i = 0; i < store.size(); ++i)
       for (std::uint32_t k = off[i]; k < off[i + 1]; ++k) {
         const std::uint32_t j = nbr[k];  // the listed images (any box length)
         const Vec3 d =
             image_displacement(store.x[i], store.x[j], store.shift[i], store.shift[j], box.length);
-        pairs += d.x * d.x + d.y * d.y + d.z * d.z < cutoff_sq;
+        const double pair_cutoff_sq =
+            typed ? options.pair_cutoff_sq[options.types[store.id[i] - 1] * T +
+                                           options.types[store.id[j] - 1]]
+                  : cutoff_sq;
+        pairs += d.x * d.x + d.y * d.y + d.z * d.z < pair_cutoff_sq;
       }
     ev.pairs[r] = pairs;
   }
@@ -154,7 +160,8 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
     if (candidates.size() > 1)
       grid = RankGrid(choose_balanced_grid(candidates, marginals, options.tolerance).dims, box);
   }
-  Evaluation ev = evaluate(positions, box, method, cutoff, R, grid, options.count_pairs || pairs);
+  Evaluation ev =
+      evaluate(positions, box, method, cutoff, R, grid, options.count_pairs || pairs, options);
   // The max/mean of the balanced load: pairs counted, or particles owned.
   auto load_imbalance = [&](const Evaluation& e) {
     if (pairs) return max_over_mean(e.pairs);
@@ -181,7 +188,8 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
         const GridCuts cuts = balanced_cuts(nullptr, grid, positions, weights);
         if (cuts == grid.cuts()) break;
         grid.set_cuts(cuts);
-        ev = evaluate(positions, box, method, cutoff, R, grid, options.count_pairs || pairs);
+        ev = evaluate(positions, box, method, cutoff, R, grid, options.count_pairs || pairs,
+                      options);
         const double now = load_imbalance(ev);
         if (now < best_imbalance) {
           best = cuts;

@@ -33,14 +33,14 @@ struct ModelResult {
   Int3 grid{};
   Int3 import_best_grid{};  // the least-import grid (= grid unless balancing chose another)
   GridCuts cuts;            // the cut planes (balanced: as a real run's setup balance step)
-  Vec3 box_edge{};       // b
-  double r_over_b = 0;   // R / (bx·by·bz)^(1/3)
-  ModelStats imports;    // ghost images per rank
+  Vec3 box_edge{};          // b
+  double r_over_b = 0;      // R / (bx·by·bz)^(1/3)
+  ModelStats imports;       // ghost images per rank
   double tower_mean = 0, plate_mean = 0;
-  ModelStats pairs;      // pair interactions within the cutoff computed per rank
+  ModelStats pairs;  // pair interactions within the cutoff computed per rank
   long long pairs_total = 0;
-  double analytic = 0;   // ρ·V of the method's formula, the mean over the (balanced) boxes
-  double seconds = 0;    // time the model took
+  double analytic = 0;  // ρ·V of the method's formula, the mean over the (balanced) boxes
+  double seconds = 0;   // time the model took
   std::vector<long long> imports_per_rank;
   std::vector<long long> pairs_per_rank;
 };
@@ -53,9 +53,16 @@ struct ModelOptions {
   // least-import grid. (Time cannot be modelled.)
   Balance balance = Balance::None;
   double tolerance = 1.05;  // decomposition.balance_tolerance
+  // Several species (issue 31): the type (0-based) of every particle and the squared cutoff of
+  // every pair of types, [ti · type_count + tj], so that pairs are counted within each pair's
+  // own cutoff as a run counts them; empty: one cutoff, `cutoff` of model_decomposition().
+  std::vector<std::uint32_t> types;
+  std::vector<double> pair_cutoff_sq;
+  int type_count = 1;
 };
 
-// positions: all particles, wrapped into [0, L).
+// positions: all particles, wrapped into [0, L). `cutoff`: the largest pair cutoff (R = cutoff +
+// skin, as a run's import cutoff).
 ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box, Method method,
                                 double cutoff, double skin, int ranks,
                                 const ModelOptions& options = {});

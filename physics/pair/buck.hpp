@@ -101,6 +101,11 @@ struct Buck {
     return fmt::format("a = {}, rho = {}, m = {}", c[kA], c[kRho], mass);
   }
 
+  // The repulsion's decay length ρ sets the core an interacting pair must not cross in a step.
+  static double core_size(const Coefficients& c) {
+    return c[kA] > 0.0 ? c[kRho] : INFINITY;
+  }
+
   static std::string overflow_cause(double r, const Coefficients& c, const std::string& terms) {
     return fmt::format(
         ": the particles overlap (r = {:.3g} = {:.3g} rho, {}); the time step is "

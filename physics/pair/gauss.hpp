@@ -85,6 +85,11 @@ struct Gauss {
     return fmt::format("a = {}, b = {}, m = {}", c[kA], c[kB], mass);
   }
 
+  // Bounded at r = 0: particles may pass through each other (the Gaussian core is penetrable).
+  static double core_size(const Coefficients&) {
+    return INFINITY;
+  }
+
   static std::string overflow_cause(double, const Coefficients& c, const std::string& terms) {
     return fmt::format(
         ": {}: a = {:.6g}, b = {:.6g} are too large for the 64-bit fixed point of "

@@ -133,6 +133,11 @@ struct LJCut {
     return fmt::format("sigma = {}, m = {}, epsilon = {}", c[kSigma], mass, c[kEpsilon]);
   }
 
+  // The repulsive core: σ of an interacting pair.
+  static double core_size(const Coefficients& c) {
+    return c[kEpsilon] > 0.0 ? c[kSigma] : INFINITY;
+  }
+
   // For n_i, n_j particles of the two types, the truncated (unshifted) potential's correction:
   // e = 8π n_i n_j ε σ⁶ (σ⁶ − 3 r_c⁶) / (9 r_c⁹), p = 16π n_i n_j ε σ⁶ (2σ⁶ − 3 r_c⁶) / (9 r_c⁹).
   static TailTerms tail(const Coefficients& c, double cutoff, double n_i, double n_j) {

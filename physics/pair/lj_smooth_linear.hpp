@@ -80,6 +80,9 @@ struct LJSmoothLinear {
   static std::string time_unit_values(const Coefficients& c, double mass) {
     return LJCut::time_unit_values(c, mass);
   }
+  static double core_size(const Coefficients& c) {
+    return LJCut::core_size(c);
+  }
   static std::string overflow_cause(double r, const Coefficients& c, const std::string& terms) {
     return LJCut::overflow_cause(r, c, terms);
   }

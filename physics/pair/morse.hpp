@@ -98,6 +98,11 @@ struct Morse {
     return fmt::format("d0 = {}, alpha = {}, m = {}", c[kD0], c[kAlpha], mass);
   }
 
+  // The repulsive core: below the well at r0 (an interacting pair).
+  static double core_size(const Coefficients& c) {
+    return c[kD0] > 0.0 ? c[kR0] : INFINITY;
+  }
+
   static std::string overflow_cause(double r, const Coefficients& c, const std::string& terms) {
     if (r < 0.8 * c[kR0])
       return fmt::format(

@@ -356,6 +356,14 @@ std::string PairPotential::overflow_message(std::uint64_t id_i, std::uint64_t id
   return out;
 }
 
+double PairPotential::min_core_size() const {
+  double out = INFINITY;
+  with_style(style_, [&]<class E>() {
+    for (const Coefficients& c : coeffs_) out = std::min(out, E::core_size(c));
+  });
+  return out;
+}
+
 void PairPotential::check_time_step(double dt, const std::vector<double>& mass) const {
   // Like pairs first (the ones a deck lists), then the unlike ones.
   std::vector<std::pair<int, int>> pairs;

@@ -85,6 +85,8 @@ class PairPotential {
   // the cause the style reads off the pair.
   std::string overflow_message(std::uint64_t id_i, std::uint64_t id_j, double r2, std::uint32_t ti,
                                std::uint32_t tj) const;
+  // The smallest repulsive core over the pairs of types (infinite when none has one).
+  double min_core_size() const;
   // run.dt against the style's time unit of every interacting pair (m the lighter mass);
   // throws SpeciesError naming the key furthest from the style's units: run.dt, system.mass, or
   // a coefficient.

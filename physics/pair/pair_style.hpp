@@ -29,6 +29,9 @@
 //   mix(rule, a, b)           the coefficients of an unlike pair from two like pairs
 //   check(c, cutoff)          why coefficients cannot run (CoefficientProblem), or nothing
 //   time_unit(c, mass)        the style's time unit for the run.dt check (τ of LJ)
+//   core_size(c)              the repulsive core particles must not cross in one step (σ of
+//                             LJ), infinite for soft or non-interacting pairs (the start's
+//                             speed check)
 //   tail(c, cutoff, n_i, n_j) the long-range correction of n_i, n_j particles (kTail)
 //   overflow_cause(r, c, t)   words for a pair whose term left the fixed point
 #pragma once

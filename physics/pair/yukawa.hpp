@@ -96,6 +96,13 @@ struct Yukawa {
     return fmt::format("a = {}, kappa = {}, m = {}", c[kA], c[kKappa], mass);
   }
 
+  // A repulsive Yukawa pair (a > 0) diverges at r = 0 within the screening length 1/κ (1 when
+  // unscreened); an attractive one has no core to cross.
+  static double core_size(const Coefficients& c) {
+    if (!(c[kA] > 0.0)) return INFINITY;
+    return c[kKappa] > 0.0 ? 1.0 / c[kKappa] : 1.0;
+  }
+
   static std::string overflow_cause(double r, const Coefficients& c, const std::string& terms) {
     return fmt::format(
         ": the particles overlap (r = {:.3g}, a = {:.6g}, {}); the time step is "

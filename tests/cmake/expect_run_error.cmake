@@ -8,7 +8,7 @@
 #   (d) the message printed once: one "error:" line on stdout whatever the rank count, and at
 #       most one on stderr,
 #   (e) with MAX_OUTPUT, at most that many characters of output (nothing echoed whole).
-# Usage: cmake -DEXE= -DDECK= -DEXPECT= [-DSUBCOMMAND=run|model] [-DSET=k=v[;k=v...]]
+# Usage: cmake -DEXE= -DDECK= -DEXPECT= [-DSUBCOMMAND=run|model] [-DSET=k=v[;k=v...] or k=v|k=v]
 #              [-DARGS=a;b] [-DAFTER_START=1] [-DMAX_OUTPUT=n]
 #              [-DMPIEXEC= -DNP_FLAG= -DRANKS= "-DPRE_FLAGS="] -P expect_run_error.cmake
 foreach(var EXE DECK EXPECT)
@@ -22,6 +22,7 @@ endif()
 
 set(cmd "${EXE}" ${SUBCOMMAND} "${DECK}")
 if(DEFINED SET AND NOT SET STREQUAL "")
+  string(REPLACE "|" ";" SET "${SET}")  # k=v|k=v: several --set through add_test in one argument
   foreach(_s IN LISTS SET)
     list(APPEND cmd --set "${_s}")
   endforeach()

@@ -18,7 +18,9 @@ separate_arguments(_pre UNIX_COMMAND "${PRE_FLAGS}")
 # sets out_var to the hash, or to "cannot-run" when the CPU lacks the kernel.
 function(kernel_hash kernel threads out_var)
   set(extra ${ARGN})
-  set(env SCANMD_PAIR_KERNEL=${kernel})
+  # Threads past the cores each rank may use (mpiexec binds a rank to one core): allowed here,
+  # the thread splits must give the same hash whatever the machine (issue 31 caps them else).
+  set(env SCANMD_PAIR_KERNEL=${kernel} SCANMD_THREADS_PAST_CORES=1)
   if(threads STREQUAL "")
     set(unset --unset=OMP_NUM_THREADS)
   else()

@@ -27,7 +27,8 @@ with h5py.File(r.path("badids.h5"), "w") as f:
             g.copy(k, f)
     f["particles/trajectory/id"][0:2] = [2, 1]
 # Issue 17: a checkpoint at a negative step, and one with a position 1e20 away (its image flag
-# would not fit 32 bits).
+# would not fit 32 bits); written without a checksum (as by scanmd before issue 31), else the
+# checksum would refuse them first.
 for name, edit in (("negstep.h5", lambda f: f["particles/trajectory/position/step"].__setitem__(
                         -1, -5)),
                    ("farpos.h5", lambda f: f["particles/trajectory/position/value"].__setitem__(
@@ -35,7 +36,37 @@ for name, edit in (("negstep.h5", lambda f: f["particles/trajectory/position/ste
     shutil.copy(r.path("ckpt.h5"), r.path(name))
     with h5py.File(r.path(name), "r+") as f:
         edit(f)
+        if "scanmd/checksum" in f:
+            del f["scanmd/checksum"]
+
+
+# Issue 31, item 2: one flipped bit anywhere a restart reads is refused by the checksum.
+def flip(dataset, index):
+    def edit(f):
+        d = f["particles/trajectory/" + dataset]
+        a = d[...]
+        bits = a.view(a.dtype.str.replace("f", "u").replace("i", "u"))
+        bits[index] ^= bits.dtype.type(1)
+        d[...] = a
+    return edit
+
+
+for name, edit in (("flip_x.h5", flip("position/value", (-1, 321, 1))),
+                   ("flip_v.h5", flip("velocity/value", (-1, 17, 2))),
+                   ("flip_image.h5", flip("image/value", (-1, 400, 0))),
+                   ("flip_species.h5", flip("species", 250)),
+                   ("flip_step.h5", flip("position/step", -1)),
+                   ("flip_box.h5", flip("box/edges/value", (-1, 2, 2)))):
+    shutil.copy(r.path("ckpt.h5"), r.path(name))
+    with h5py.File(r.path(name), "r+") as f:
+        edit(f)
+# Issue 31, item 3: a checkpoint of two species (80:20) for the one-species deck, and back.
+TWO = ["--set", "system.type_fractions=[0.8,0.2]", "--set",
+       "potential.pair=[{types=[1,1],epsilon=1.0,sigma=1.0},{types=[2,2],epsilon=0.5,sigma=0.88}]"]
+r.run(1, "--set", "run.steps=10", "--set", "output.trajectory=", "--set",
+      "output.checkpoint=two_species.h5", *TWO)
 os.makedirs(r.path("a_folder.h5"))
+os.symlink("loop.h5", r.path("loop.h5"))  # issue 31, item 7: a link to itself
 shutil.copy(r.path("traj.h5"), r.path("other_system.h5"))
 # Issue 15, item 5: outputs that name an input. A copy of the deck (runs below use it), a link
 # to it under another name, and a LAMMPS data file to start from.
@@ -56,6 +87,12 @@ CASES = [
      r"\.\./a_folder\.h5: cannot write: is a folder"),
     ("trajectory = checkpoint", ["--set", "output.checkpoint=traj.h5"],
      r"output\.trajectory and output\.checkpoint are the same file \(traj\.h5\)"),
+    # Issue 31, item 7: causes named as they are (MPI-IO noise; "not found").
+    ("trajectory to append to is a folder",
+     ["--restart", "../ckpt.h5", "--set", "output.trajectory=../a_folder.h5", "--set", "run.steps=20"],
+     r"\.\./a_folder\.h5: cannot write: is a folder \(output\.trajectory\)"),
+    ("checkpoint is a symbolic link loop", ["--restart", "../loop.h5"],
+     r"\.\./loop\.h5: cannot read the checkpoint: Too many levels of symbolic links"),
     ("missing checkpoint", ["--restart", "../missing.h5"],
      r"\.\./missing\.h5: checkpoint file not found"),
     ("truncated checkpoint", ["--restart", "../trunc.h5"],
@@ -73,11 +110,28 @@ CASES = [
      r"\.\./ckpt\.h5: checkpoint box 8\.39\d+ x .* does not fit this deck's box 8\.54\d+"),
     ("checkpoint beyond run.steps", ["--restart", "../ckpt.h5", "--set", "run.steps=5"],
      r"\.\./ckpt\.h5: checkpoint is at step 10, beyond run\.steps = 5"),
+    # Issue 31, item 3: a restart that would run no step (it rewrote the checkpoint, exit 0).
+    ("checkpoint at run.steps", ["--restart", "../ckpt.h5", "--set", "run.steps=10"],
+     r"\.\./ckpt\.h5: checkpoint is at step 10, which is run\.steps already: nothing to run; "
+     r"raise run\.steps to continue \(e\.g\. --set run\.steps=20\)"),
+    # ... and species: the checkpoint's silently replaced the deck's.
+    ("two-species checkpoint, one-species deck", ["--restart", "../two_species.h5"],
+     r"\.\./two_species\.h5: particle \d+ is of type 2 in the checkpoint but of type 1 in this "
+     r"deck \(one species: no system\.type_fractions\), and 99 more particles differ: the "
+     r"checkpoint was written with other species; restart with the deck that wrote it"),
+    ("one-species checkpoint, two-species deck", ["--restart", "../ckpt.h5", *TWO],
+     r"\.\./ckpt\.h5: particle \d+ is of type 1 in the checkpoint but of type 2 in this deck "
+     r"\(system\.type_fractions = \[0\.8, 0\.2\], system\.seed = \d+\), and 99 more"),
     ("checkpoint at a negative step", ["--restart", "../negstep.h5"],
      r"\.\./negstep\.h5: not a usable checkpoint: its step is -5, negative"),
     ("checkpoint position beyond the image range", ["--restart", "../farpos.h5"],
      r"\.\./farpos\.h5: particle 1: x = 1e\+20 \(image flag -?\d+\) cannot be wrapped into the "
      r"box \[0, 8\.39\d+\): its image flag would leave the 32-bit range"),
+    *[(f"checkpoint with a flipped bit ({what})", ["--restart", f"../flip_{what}.h5"],
+       rf"\.\./flip_{what}\.h5: checksum mismatch: the file holds rowmix64-v1 [0-9a-f]{{16}}, its "
+       r"contents give rowmix64-v1 [0-9a-f]{16}: its ids, positions, velocities, image flags, "
+       r"species, step, box or thermostat state are not what was written")
+      for what in ("x", "v", "image", "species", "step", "box")],
     ("append to another system's trajectory",
      ["--restart", "../ckpt.h5", "--set", "output.trajectory=../other_system.h5", "--set",
       "output.trajectory_force=true"],
