@@ -56,6 +56,14 @@ inline F64x8 min_of(F64x8 a, F64x8 b) {
 inline F64x8 max_of(F64x8 a, F64x8 b) {
   return _mm512_mask_max_pd(a.v, 0xFF, b.v, a.v);
 }
+inline F64x8 select_gt(F64x8 a, F64x8 b, F64x8 x, F64x8 y) {
+  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a.v, b.v, _CMP_GT_OQ), y.v, x.v);
+}
+// x = m·2^e, m in [1, 2), x normal and positive (exact: the exponent and the significand).
+inline void split_of(F64x8 x, F64x8& e, F64x8& m) {
+  e = _mm512_mask_getexp_pd(x.v, 0xFF, x.v);
+  m = _mm512_mask_getmant_pd(x.v, 0xFF, x.v, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+}
 #endif
 
 #if defined(__AVX2__)
@@ -97,6 +105,22 @@ inline F64x4 min_of(F64x4 a, F64x4 b) {
 }
 inline F64x4 max_of(F64x4 a, F64x4 b) {
   return _mm256_max_pd(b.v, a.v);
+}
+inline F64x4 select_gt(F64x4 a, F64x4 b, F64x4 x, F64x4 y) {
+  return _mm256_blendv_pd(y.v, x.v, _mm256_cmp_pd(a.v, b.v, _CMP_GT_OQ));
+}
+// x = m·2^e, m in [1, 2), x normal and positive: the exponent bits as an integer made exact
+// double through 2^52 (|e| < 2^11), the significand with the exponent of 1.
+inline void split_of(F64x4 x, F64x4& e, F64x4& m) {
+  const __m256i bits = _mm256_castpd_si256(x.v);
+  const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000LL);
+  const __m256d biased =
+      _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(bits, 52), two52)),
+                    _mm256_castsi256_pd(two52));
+  e = _mm256_sub_pd(biased, _mm256_set1_pd(1023.0));
+  m = _mm256_castsi256_pd(
+      _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi64x(0x000FFFFFFFFFFFFFLL)),
+                      _mm256_set1_epi64x(0x3FF0000000000000LL)));
 }
 #endif
 

@@ -12,7 +12,9 @@
 #include "physics/pair/gauss.hpp"
 #include "physics/pair/lj_cut.hpp"
 #include "physics/pair/lj_smooth_linear.hpp"
+#include "physics/pair/mie_cut.hpp"
 #include "physics/pair/morse.hpp"
+#include "physics/pair/soft.hpp"
 #include "physics/pair/yukawa.hpp"
 
 namespace scanmd {
@@ -22,7 +24,9 @@ using PairStyles = std::tuple<LJCut,           // lj, lj/cut
                               Morse,           // morse
                               Yukawa,          // yukawa
                               Gauss,           // gauss
-                              Buck>;           // buck
+                              Buck,            // buck
+                              MieCut,          // mie/cut
+                              Soft>;           // soft
 
 // f.template operator()<E>() for every style E of the list, in order.
 template <class F>

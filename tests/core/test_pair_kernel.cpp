@@ -85,6 +85,14 @@ template <>
 Buck::Params params_of<Buck>() {
   return Buck::make({1000.0, 0.2, 1.0}, 2.5, false);
 }
+template <>
+MieCut::Params params_of<MieCut>() {
+  return MieCut::make({1.0, 1.0, 14.0, 6.5}, 2.5, true);
+}
+template <>
+Soft::Params params_of<Soft>() {
+  return Soft::make({10.0}, 2.5, false);
+}
 
 template <class E>
 PairRows<E> rows_of(const Rows& r, double limit_sq) {

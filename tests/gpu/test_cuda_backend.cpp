@@ -244,10 +244,15 @@ TEST(CudaBackend, HashEqualsHostPairStyles) {
     CoefficientValues coeffs;
     double cutoff;
   };
-  for (const Style& st : {Style{"lj/smooth/linear", {{"epsilon", 1.0}, {"sigma", 1.0}}, 2.5},
-                          Style{"yukawa", {{"a", 1.0}, {"kappa", 2.0}}, 2.5},
-                          Style{"gauss", {{"a", -1.0}, {"b", 1.0}}, 2.5},
-                          Style{"buck", {{"a", 1000.0}, {"rho", 0.2}, {"c", 1.0}}, 2.5}}) {
+  for (const Style& st :
+       {Style{"lj/smooth/linear", {{"epsilon", 1.0}, {"sigma", 1.0}}, 2.5},
+        Style{"yukawa", {{"a", 1.0}, {"kappa", 2.0}}, 2.5},
+        Style{"gauss", {{"a", -1.0}, {"b", 1.0}}, 2.5},
+        Style{"buck", {{"a", 1000.0}, {"rho", 0.2}, {"c", 1.0}}, 2.5},
+        Style{"mie/cut",
+              {{"epsilon", 1.0}, {"sigma", 1.0}, {"gamma_r", 14.0}, {"gamma_a", 6.5}},
+              2.5},
+        Style{"soft", {{"a", 10.0}}, 1.0}}) {
     SCOPED_TRACE(st.name);
     SimulationConfig cfg = melt(6, 60, 5);
     cfg.system.temperature = 1.2;

@@ -82,6 +82,33 @@ TEST(PairStyles, Buckingham) {
       p, 0.6, rc, [&](LD r) { return a * std::exp(-r / rho) - c / std::pow(r, LD(6)); }, c);
 }
 
+TEST(PairStyles, MieAndItsPrefactor) {
+  const double eps = 1.2, sig = 0.9, gr = 14.0, ga = 6.5, rc = 2.5;
+  const auto p = MieCut::make({eps, sig, gr, ga}, rc, true);
+  const LD C = LD(gr) / (gr - ga) * std::pow(LD(gr) / ga, LD(ga) / (gr - ga));
+  const LD off = C * eps * (std::pow(LD(sig) / rc, LD(gr)) - std::pow(LD(sig) / rc, LD(ga)));
+  expect_potential<MieCut>(
+      p, 0.85 * sig, rc,
+      [&](LD r) { return C * eps * (std::pow(sig / r, LD(gr)) - std::pow(sig / r, LD(ga))) - off; },
+      eps);
+  // γr = 12, γa = 6 is LJ: C = 4.
+  const auto lj = MieCut::make({1.0, 1.0, 12.0, 6.0}, 2.5, false);
+  const auto ref = LJCut::make({1.0, 1.0}, 2.5, false);
+  for (double r = 0.9; r < 2.5; r += 0.1) {
+    EXPECT_NEAR(MieCut::eval(r * r, lj).energy, LJCut::eval(r * r, ref).energy, 1e-13);
+    EXPECT_NEAR(MieCut::eval(r * r, lj).fpair, LJCut::eval(r * r, ref).fpair, 1e-12);
+  }
+}
+
+TEST(PairStyles, SoftCosine) {
+  const double a = 10.0, rc = 1.2;
+  const auto p = Soft::make({a}, rc, false);
+  const LD pi = 3.141592653589793238462643383279502884L;
+  expect_potential<Soft>(
+      p, 0.05, rc, [&](LD r) { return a * (1 + std::cos(pi * r / rc)); }, a);
+  EXPECT_NEAR(Soft::eval(rc * rc, p).energy, 0.0, 1e-14);
+}
+
 // Every style has a name, coefficient rows as long as its defaults and domains, and an alias
 // list; names are unique, so the deck resolves each to one style.
 TEST(PairStyles, TheListIsConsistent) {
