@@ -2,6 +2,8 @@
 
 #ifdef SCANMD_WITH_CUDA
 #include <cuda_runtime.h>
+
+#include "kernels/cuda/api.hpp"
 #endif
 
 namespace scanmd {
@@ -13,15 +15,18 @@ GpuInventory query_gpus() {
   int count = 0;
   const cudaError_t rc = cudaGetDeviceCount(&count);
   if (rc != cudaSuccess) {
-    inv.why_none = std::string("no usable GPU (CUDA runtime: ") + cudaGetErrorString(rc) + ")";
+    // The reason as the backend choice gives it (no NVIDIA driver at all, or the runtime's).
+    std::string why;
+    kernels::cuda::device_available(&why);
+    inv.why_none = "no usable GPU: " + why;
     cudaGetLastError();
     return inv;
   }
   for (int d = 0; d < count; ++d) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, d) != cudaSuccess) continue;
-    inv.devices.push_back({prop.name, static_cast<double>(prop.totalGlobalMem) / (1 << 30),
-                           prop.major, prop.minor});
+    inv.devices.push_back(
+        {prop.name, static_cast<double>(prop.totalGlobalMem) / (1 << 30), prop.major, prop.minor});
   }
   if (inv.devices.empty()) inv.why_none = "no CUDA device found";
 #else

@@ -4,8 +4,10 @@
 #include <cstdlib>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <sys/resource.h>
 #include <CLI/CLI.hpp>
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -68,9 +70,43 @@ int info_command() {
   return 0;
 }
 
+// Before MPI starts (issue 31): limits too low for Open MPI's start-up make it abort inside
+// MPI_Init with only its own messages (PMIX ERROR: OUT-OF-RESOURCE, orte_init failed). Said
+// first, on rank 0 (or a process started without mpirun), naming the limit and the fix. The
+// bounds are those Open MPI 4.1 was seen to need on one node (a singleton needs 32 files, 256
+// KiB of stack, ~10 MB of file size), with room.
+void warn_low_limits() {
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  if (rank && std::string_view(rank) != "0") return;
+  struct Limit {
+    int resource;
+    const char* flag;
+    const char* what;
+    rlim_t least;
+    rlim_t unit;  // of `ulimit <flag>`
+  };
+  const Limit limits[] = {{RLIMIT_NOFILE, "-n", "open files", 64, 1},
+                          {RLIMIT_STACK, "-s", "stack size", 1 << 20, 1024},
+                          {RLIMIT_FSIZE, "-f", "file size", rlim_t{64} << 20, 1024}};
+  for (const Limit& l : limits) {
+    struct rlimit now {};
+    if (getrlimit(l.resource, &now) != 0 || now.rlim_cur == RLIM_INFINITY ||
+        now.rlim_cur >= l.least)
+      continue;
+    std::fprintf(stderr,
+                 "scanmd: warning: ulimit %s (%s) is %llu, below the %llu that MPI's start-up "
+                 "and the output files want: if MPI_Init fails below (PMIX ERROR, orte_init "
+                 "failed, OUT-OF-RESOURCE), raise it (ulimit %s %llu, or unlimited)\n",
+                 l.flag, l.what, static_cast<unsigned long long>(now.rlim_cur / l.unit),
+                 static_cast<unsigned long long>(l.least / l.unit), l.flag,
+                 static_cast<unsigned long long>(l.least / l.unit));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  warn_low_limits();
 #if defined(__GLIBC__)
   // Arrays of 256 KiB and more get their own pages, returned when freed. glibc's default raises
   // this threshold (up to 32 MiB) after the first such free, after which freed per-particle
@@ -79,24 +115,27 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
   scanmd::MpiRuntime mpi(argc, argv);
-  CLI::App app{"scanmd: MPI-distributed Lennard-Jones molecular dynamics built from scan "
-               "primitives"};
+  CLI::App app{
+      "scanmd: MPI-distributed Lennard-Jones molecular dynamics built from scan "
+      "primitives"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("scanmd ") + SCANMD_VERSION);
 
   scanmd::RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "Run the simulation described by an input deck");
   run_cmd->add_option("deck", run.deck, "Input deck (TOML)")->required();
-  run_cmd->add_option("--set", run.overrides,
-                      "Override a deck key: section.key=value (value read as TOML; a bare word "
-                      "is a string). Repeatable.")
+  run_cmd
+      ->add_option("--set", run.overrides,
+                   "Override a deck key: section.key=value (value read as TOML; a bare word "
+                   "is a string). Repeatable.")
       ->take_all()
       ->allow_extra_args(false);
   std::vector<std::string> backends;
   for (const auto& b : scanmd::kBackendNames) backends.emplace_back(b.name);
-  run_cmd->add_option("--backend", run.backend,
-                      names<scanmd::Backend>(scanmd::kBackendNames, " | ") +
-                          " (overrides run.backend)")
+  run_cmd
+      ->add_option(
+          "--backend", run.backend,
+          names<scanmd::Backend>(scanmd::kBackendNames, " | ") + " (overrides run.backend)")
       ->check(CLI::IsMember(backends));
   run_cmd->add_option("--restart", run.restart,
                       "Continue from this checkpoint (output.checkpoint of an earlier run) up to "
@@ -105,16 +144,17 @@ int main(int argc, char** argv) {
 
   scanmd::ModelCommandOptions model;
   auto* model_cmd = app.add_subcommand(
-      "model", "Model the decompositions for P ranks in one process (virtual decomposition) "
-               "over the deck's initial configuration");
+      "model",
+      "Model the decompositions for P ranks in one process (virtual decomposition) "
+      "over the deck's initial configuration");
   model_cmd->add_option("deck", model.deck, "Input deck (TOML)")->required();
   model_cmd->add_option("--ranks", model.ranks, "Rank counts, e.g. 1,8,64,512")
       ->required()
       ->delimiter(',')
       ->check(CLI::Validator(check_rank_count, "INT>=1", "rank count"));
-  model_cmd->add_option("--methods", model.methods,
-                        "Methods (default all): " +
-                            names<scanmd::Method>(scanmd::kMethodNames, ","))
+  model_cmd
+      ->add_option("--methods", model.methods,
+                   "Methods (default all): " + names<scanmd::Method>(scanmd::kMethodNames, ","))
       ->delimiter(',');
   model_cmd->add_option("--csv", model.csv, "Write the table as CSV (header row) to this file");
   model_cmd->add_option("--set", model.overrides, "Override a deck key: section.key=value")

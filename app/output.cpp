@@ -269,8 +269,17 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   if (!out.trajectory.empty() && !append) {
     std::vector<std::int32_t> species;
     for (const io::ParticleRow& r : rows_by_id(comm, sim)) species.push_back(r.type + 1);
-    trajectory_ = std::make_unique<io::H5mdWriter>(
-        io::H5mdWriter::create(comm, out.trajectory, layout, SCANMD_VERSION, species));
+    try {
+      trajectory_ = std::make_unique<io::H5mdWriter>(
+          io::H5mdWriter::create(comm, out.trajectory, layout, SCANMD_VERSION, species));
+    } catch (const CollectiveError&) {
+      // Closed by every rank (the failure is agreed): a file that never got its first frame
+      // goes, rather than stay half made (issue 31: a disk full from the start left one that
+      // HDF5 could not open).
+      comm.barrier();
+      if (comm.rank() == 0) std::remove(out.trajectory.c_str());
+      throw;
+    }
   }
   if (trajectory_) trajectory_->begin_run(run_record(comm, deck, sim, first_step_, restart_from));
 }

@@ -12,7 +12,7 @@ constexpr int kCount = sizeof(kSignals) / sizeof(kSignals[0]);
 volatile std::sig_atomic_t g_received = 0;
 struct sigaction g_previous[kCount];
 bool g_installed[kCount] = {};
-struct sigaction g_previous_pipe;
+struct sigaction g_previous_pipe, g_previous_xfsz;
 
 extern "C" void on_stop_signal(int signo) {
   if (g_received == 0) g_received = signo;  // async-signal-safe: one store
@@ -38,12 +38,16 @@ StopSignals::StopSignals() {
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   sigaction(SIGPIPE, &ignore, &g_previous_pipe);
+  // A file past `ulimit -f`: the write fails (EFBIG) and is reported as write errors are, on
+  // every rank, instead of SIGXFSZ killing the process (issue 31).
+  sigaction(SIGXFSZ, &ignore, &g_previous_xfsz);
 }
 
 StopSignals::~StopSignals() {
   for (int i = 0; i < kCount; ++i)
     if (g_installed[i]) sigaction(kSignals[i], &g_previous[i], nullptr);
   sigaction(SIGPIPE, &g_previous_pipe, nullptr);
+  sigaction(SIGXFSZ, &g_previous_xfsz, nullptr);
 }
 
 int StopSignals::received() {

@@ -1135,6 +1135,15 @@ Deck parse_deck(std::string_view text, const std::string& path,
     if (spec < 0) throw DeckError(fmt::format("{}: {}", set, unknown_key_message(name)));
 
     ParseOutcome v = parse_toml("v = " + value, set);
+    // A whole number TOML cannot hold is no bare word (issue 31: "expected an integer, got
+    // string"): said as what it is.
+    if (!v.ok && value.size() > 1 &&
+        value.find_first_not_of("0123456789_", value[0] == '-' || value[0] == '+' ? 1 : 0) ==
+            std::string::npos)
+      throw DeckError(
+          fmt::format("{}: {}: {} is beyond the range of a 64-bit integer "
+                      "(-9223372036854775808 .. 9223372036854775807)",
+                      set, name, value));
     const bool as_toml = v.ok && v.table.size() == 1 && v.table.contains("v") &&
                          !(kKeys[spec].is_string && !v.table.get("v")->is_string());
     if (as_toml) {

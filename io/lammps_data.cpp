@@ -32,6 +32,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
 #include <utility>
 
 namespace scanmd::io {
@@ -249,6 +250,12 @@ class Parser {
                                      kMaxLine >> 20));
     }
     ++line_;
+    // Line breaks of a lone CR (classic Mac OS) make the whole file its first line (issue 31:
+    // reported as a missing 'xlo xhi' line).
+    if (const auto cr = raw.find('\r'); cr != std::string_view::npos && cr + 1 < raw.size())
+      fail_at(line_,
+              "the lines end in a lone CR (carriage return, classic Mac OS), not LF or CR LF: "
+              "convert the file (tr '\\r' '\\n' < in > out)");
     const auto hash = raw.find('#');
     content_ = trim(raw.substr(0, hash));
     comment_ = hash == std::string_view::npos ? std::string_view{} : trim(raw.substr(hash + 1));
@@ -266,6 +273,12 @@ class Parser {
   template <typename T>
   T integer(std::string_view tok, std::string_view what) const {
     if (!tok.empty() && tok.front() == '+') tok.remove_prefix(1);
+    // A count or id below zero is named as such (issue 31: "-5 atoms" was "not an integer").
+    if constexpr (std::is_unsigned_v<T>) {
+      if (tok.size() > 1 && tok.front() == '-' &&
+          tok.find_first_not_of("0123456789", 1) == std::string_view::npos)
+        fail(fmt::format("{} must not be negative: '{}'", what, tok));
+    }
     T v{};
     const auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), v);
     if (ec == std::errc::result_out_of_range) {

@@ -4,9 +4,11 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 
@@ -66,13 +68,32 @@ bool stdout_closed() {
   return g_stdout_closed;
 }
 
+namespace {
+
+// Whether two open files of process `pid` ("self": this one) are one file.
+bool same_output(const std::string& pid, int a, int b) {
+  struct stat sa {
+  }, sb{};
+  const std::string dir = "/proc/" + pid + "/fd/";
+  return ::stat((dir + std::to_string(a)).c_str(), &sa) == 0 &&
+         ::stat((dir + std::to_string(b)).c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+}  // namespace
+
 void echo_error_to_stderr(const std::string& message) {
-  if (!g_stdout_closed) std::fflush(stdout);
-  struct stat out {
-  }, err{};
-  if (!g_stdout_closed && fstat(1, &out) == 0 && fstat(2, &err) == 0 && out.st_dev == err.st_dev &&
-      out.st_ino == err.st_ino)
-    return;
+  if (!g_stdout_closed) {
+    std::fflush(stdout);
+    if (same_output("self", 1, 2)) return;
+    // Under mpirun our stdout and stderr are two pipes to it, which writes them to its own
+    // stdout and stderr: when those are one file (a terminal, `&> run.log`), one copy is enough
+    // (issue 31: every error showed twice in a terminal). mpirun is the parent of the ranks of
+    // its node; a rank elsewhere (orted's child) cannot tell and echoes.
+    if (std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr &&
+        same_output(std::to_string(::getppid()), 1, 2))
+      return;
+  }
   std::fprintf(stderr, "error: %s\n", message.c_str());
 }
 

@@ -4,6 +4,7 @@
 // (cudaGetDeviceCount), at least one device, and a one-thread probe kernel actually runs (catches
 // "no kernel image for this architecture").  Tests skip and benchmarks print the reason.
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -31,6 +32,13 @@ bool device_available(std::string* why) {
   };
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
+  // Without any NVIDIA kernel driver the runtime says "CUDA driver version is insufficient for
+  // CUDA runtime version", which sends one looking for a driver update (issue 31): say that
+  // there is none. (Only where the call failed: WSL has GPUs without /proc/driver/nvidia.)
+  if (e != cudaSuccess && ::access("/proc/driver/nvidia/version", F_OK) != 0)
+    return fail(std::string("no NVIDIA driver on this machine (no /proc/driver/nvidia; the CUDA "
+                            "runtime says: ") +
+                cudaGetErrorString(e) + ")");
   if (e != cudaSuccess)
     return fail(std::string("cudaGetDeviceCount failed: ") + cudaGetErrorString(e));
   if (count == 0) return fail("no CUDA-capable device found");

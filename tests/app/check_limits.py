@@ -5,6 +5,9 @@
   E   SCANMD_AVAILABLE_MEMORY = abc, -5, 4G: refused naming the variable (were ignored)
   M   `scanmd model --ranks 100000000` (the largest it takes): refused in seconds with the memory
       it would need (was OOM-killed after 104 s at 24 GB)
+  F   `ulimit -f` of 20 MB, a trajectory that outgrows it: the write error of the step, exit 1
+      (was death by SIGXFSZ)
+  N   `ulimit -n 24`: Open MPI cannot start; a warning first names the limit and the fix
 """
 import os
 import re
@@ -20,10 +23,12 @@ args = arguments(__doc__)
 r = Runner(args)
 
 
-def run(cmd, env=None, limit_as=None, stderr=False):
+def run(cmd, env=None, limit_as=None, stderr=False, limits=()):
     def pre():
         if limit_as:
             resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
+        for which, value in limits:
+            resource.setrlimit(which, (value, value))
     t0 = time.time()
     p = subprocess.run(cmd, cwd=args.workdir, capture_output=True, text=True, timeout=120,
                        env={**os.environ, **(env or {})}, preexec_fn=pre)
@@ -59,4 +64,18 @@ r.check(rc == 1 and re.search(r"error: --ranks 100000000: modelling 100000000 vi
                               r"particles needs about [0-9.]+ GiB .*more than the 7\.5 GiB available "
                               r"\(SCANMD_AVAILABLE_MEMORY\); model fewer ranks", out) is not None
         and took < 30, f"M: --ranks 100000000 refused in {took:.1f} s (exit {rc}):\n{out[-800:]}")
+
+# F: the trajectory outgrows ulimit -f.
+rc, out, _ = run([args.exe, "run", args.deck, "--set", "output.trajectory=big.h5", "--set",
+                  "output.trajectory_every=1", "--set", "run.steps=2000", "--set",
+                  "output.thermo_every=0"], limits=((resource.RLIMIT_FSIZE, 20000 * 1024),),
+                 stderr=True)
+r.check(rc == 1 and re.search(r"^error: step \d+: big\.h5: write particles/trajectory/\S+: file "
+                              r"write failed", out, re.M) is not None,
+        f"F: past ulimit -f, the write error (exit {rc}; -25 is SIGXFSZ):\n{out[-800:]}")
+
+# N: too few files for MPI to start: the limit is named first.
+rc, out, _ = run([args.exe, "run", args.deck], limits=((resource.RLIMIT_NOFILE, 24),), stderr=True)
+r.check("scanmd: warning: ulimit -n (open files) is 24, below the 64" in out,
+        f"N: ulimit -n named (exit {rc}):\n{out[:600]}")
 r.done()

@@ -11,6 +11,7 @@ whose context holds <text> fails on that rank as on a full disk; always run):
   I4  checkpoint, 1 rank, backup mode: the checkpoint file of an earlier run is backed up, the
       first checkpoint fails: the backup is intact, nothing half written is left
   I5  thermo table, 2 ranks: a thermo row fails on rank 1 only
+  I6  trajectory creation, 2 ranks: its species fail on rank 1: no half-made file is left
 A real full disk (a 2 MiB tmpfs per case, `mount -t tmpfs`; skipped, saying so, where mounting
 is not permitted):
   T1-T4  checkpoint that no longer fits, output.overwrite and backup modes, 1 and 2 ranks: the
@@ -96,11 +97,16 @@ CASES = {
            ["--set", "output.overwrite=true"]),
     "I4": (1, "ckpt.h5.tmp: write particles/trajectory/position#1", []),
     "I5": (2, "scanmd/thermo@1#2", []),
+    # Issue 31, item 7: the trajectory fails as it is created (a disk full from the start): no
+    # file of it is left (a half-made one was), an earlier trajectory's backup is intact.
+    "I6": (2, "traj.h5: write species@1", []),
 }
 for name in CASES:
     os.makedirs(r.path(name))
-# I4: an earlier run's checkpoint is there to be backed up.
+# I4: an earlier run's checkpoint is there to be backed up; I6: an earlier trajectory.
 shutil.copy(r.path("ref/ckpt.h5"), r.path("I4/ckpt.h5"))
+shutil.copy(r.path("ref/traj.h5"), r.path("I6/traj.h5"))
+earlier_traj = open(r.path("I6/traj.h5"), "rb").read()
 earlier = open(r.path("I4/ckpt.h5"), "rb").read()
 
 
@@ -137,6 +143,10 @@ readable("I4", r.path("I4/traj.h5"), r.path("ref/traj.h5"), [0, 20, 40, 60, 80, 
 failed_cleanly("I5", results["I5"], r"step 50: traj\.h5: write scanmd/thermo: file write failed: "
                + nospace)
 readable("I5", r.path("I5/traj.h5"), r.path("ref/traj.h5"), [0, 20, 40])
+failed_cleanly("I6", results["I6"], r"traj\.h5: write species: file write failed: " + nospace)
+r.check(not os.path.exists(r.path("I6/traj.h5")), f"I6: no half-made trajectory left: "
+        f"{os.listdir(r.path('I6'))}")
+r.check(open(r.path("I6/#traj.h5.1#"), "rb").read() == earlier_traj, "I6: the backup is intact")
 
 # ---- a real full disk: 2 MiB tmpfs per case
 TMPFS = {"T1": (1, "ckpt", True), "T2": (2, "ckpt", True), "T3": (1, "ckpt", False),

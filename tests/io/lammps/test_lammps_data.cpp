@@ -256,6 +256,27 @@ TEST(LammpsDataErrors, NonNumericFields) {
   EXPECT_EQ(error_of(w), w + ":16: Atoms: x must be finite: 'inf'");
 }
 
+// Issue 31, item 7: causes named as they are: a negative count or id ("not an integer"), line
+// breaks of a lone CR ("no 'xlo xhi' line").
+TEST(LammpsDataErrors, NegativeCountsAndLoneCarriageReturns) {
+  const std::string p = write_file("negcount.data", "title\n-5 atoms\n");
+  EXPECT_EQ(error_of(p), p + ":2: the number of atoms must not be negative: '-5'");
+  const std::string q = write_file("negid.data", kHeader + "Atoms # atomic\n\n-1 1 1 1 1\n");
+  EXPECT_EQ(error_of(q), q + ":16: Atoms: atom id must not be negative: '-1'");
+  std::string mac = kHeader + kAtoms;
+  for (char& c : mac)
+    if (c == '\n') c = '\r';
+  const std::string r = write_file("cr.data", mac);
+  EXPECT_EQ(error_of(r), r + ":1: the lines end in a lone CR (carriage return, classic Mac OS), "
+                             "not LF or CR LF: convert the file (tr '\\r' '\\n' < in > out)");
+  std::string windows;  // CR LF stays fine
+  for (const char c : kHeader + kAtoms) {
+    if (c == '\n') windows += '\r';
+    windows += c;
+  }
+  EXPECT_EQ(read_lammps_data(write_file("crlf.data", windows)).atoms.size(), 4u);
+}
+
 // Issue 17, item 3: a coordinate is wrapped into the box by the full count of box lengths, added
 // to its image flag; where that flag would leave the 32-bit range the file is refused at the line
 // (box 0..10 here: x = 1e20 is 1e19 box lengths out, z = 10.5 with iz = 2^31 − 1 one past it),
