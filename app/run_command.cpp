@@ -357,6 +357,30 @@ int run_command(const RunOptions& options) {
                                                w != deck.where.end() ? w->second : deck.path,
                                                e.what()));
         } catch (const MemoryError& e) {
+          // Ghost images far beyond the particles owned: R is at fault, the pair cutoff or the
+          // skin, whichever is longer (a pair table: its entry with the longest cutoff).
+          if (e.imports_dominate()) {
+            const PotentialSection& pot = deck.potential;
+            const double cutoff = SimulationConfig::max_pair_cutoff(pot);
+            std::string key = "potential.cutoff";
+            if (deck.neighbor.skin > cutoff) {
+              key = "neighbor.skin";
+            } else if (!pot.pairs.empty()) {
+              for (std::size_t k = 0; k < pot.pairs.size(); ++k)
+                if (pot.pairs[k].cutoff.value_or(pot.cutoff) == cutoff &&
+                    deck.where.count(fmt::format("potential.pair[{}]", k))) {
+                  key = fmt::format("potential.pair[{}]", k);
+                  break;
+                }
+            }
+            const auto w = deck.where.find(key);
+            throw std::runtime_error(fmt::format(
+                "{}: {}: R = largest pair cutoff + skin = {} + {} = {:.6g}: {}; such an import "
+                "cutoff makes every rank hold images of far more particles than it owns: R is "
+                "an interaction range (LJ: about 2.5 sigma + 0.3)",
+                w != deck.where.end() ? w->second : deck.path, key, cutoff, deck.neighbor.skin,
+                deck.import_cutoff(), e.what()));
+          }
           // The particle count comes from the lattice (cells, region) or from the data file;
           // memory that goes mostly to cells is the box's (the density) rather than theirs.
           const bool lattice = deck.system.data_file.empty();

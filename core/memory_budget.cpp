@@ -279,7 +279,10 @@ void check_memory(const Communicator& comm, const SimulationConfig& config, cons
         format_bytes(share), source);
   // Whether the cells, not the particles, take most of it (a low density): the same on all ranks.
   const bool cells = comm.broadcast(static_cast<int>(e.cell_bytes > 0.5 * e.bytes), first) != 0;
-  throw MemoryError(comm.broadcast(std::move(message), first), cells);
+  const bool imports =
+      comm.broadcast(static_cast<int>(!cells && !(e.ghosts <= 10.0 * std::max(1.0, e.owned))),
+                     first) != 0;
+  throw MemoryError(comm.broadcast(std::move(message), first), cells, imports);
 }
 
 }  // namespace scanmd

@@ -45,14 +45,21 @@ namespace scanmd {
 // names the deck key (system.cells, or system.data_file).
 class MemoryError : public std::runtime_error {
  public:
-  MemoryError(const std::string& what, bool cells_dominate)
-      : std::runtime_error(what), cells_dominate_(cells_dominate) {}
+  MemoryError(const std::string& what, bool cells_dominate, bool imports_dominate = false)
+      : std::runtime_error(what),
+        cells_dominate_(cells_dominate),
+        imports_dominate_(imports_dominate) {}
   // Most of the memory would go to cells: the box is large for its particles (the density is
   // low), rather than there being too many particles.
   bool cells_dominate() const { return cells_dominate_; }
+  // The ghost images of the import region, more than ten times the particles owned, take most
+  // of it: the import cutoff R (the pair cutoff or the skin) is far too long (issue 31:
+  // potential.cutoff = 1e300 was blamed on system.cells).
+  bool imports_dominate() const { return imports_dominate_; }
 
  private:
   bool cells_dominate_;
+  bool imports_dominate_;
 };
 
 struct MemoryEstimate {
