@@ -30,8 +30,12 @@ std::optional<std::string> back_up_existing(const std::string& path) {
   for (int n = 1; n < 100000; ++n) {
     const std::string name = backup_name(path, n);
     if (fs::exists(fs::symlink_status(name, ec))) continue;
-    if (std::rename(path.c_str(), name.c_str()) != 0)
-      throw std::runtime_error(path + ": cannot back up to " + name + ": " + std::strerror(errno));
+    if (std::rename(path.c_str(), name.c_str()) != 0) {
+      // errno read at once: the string concatenation below allocates, and may change it (the
+      // order of evaluation of the + operands is unspecified): "cannot back up ...: Success".
+      const int err = errno;
+      throw std::runtime_error(path + ": cannot back up to " + name + ": " + std::strerror(err));
+    }
     return name;
   }
   throw std::runtime_error(path + ": too many backups (#...#) next to it");
