@@ -24,16 +24,13 @@
 
 namespace scanmd {
 
-struct Buck {
+struct Buck : NoStyleKeys {
   static constexpr std::string_view kName = "buck";
   static constexpr std::array<std::string_view, 0> kAliases{};
   static constexpr std::array<std::string_view, 3> kCoefficients{"a", "rho", "c"};
   static constexpr std::array<double, 3> kDefaults{kRequired, kRequired, kRequired};
   static constexpr std::array<CoefficientDomain, 3> kDomains{
       CoefficientDomain::NonNegative, CoefficientDomain::Positive, CoefficientDomain::NonNegative};
-  static constexpr std::array<std::string_view, 0> kGlobals{};
-  static constexpr std::array<double, 0> kGlobalDefaults{};
-  static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
   static constexpr bool kMixing = false, kShift = true, kTail = true, kVector = true;
   enum : int { kA = 0, kRho = 1, kC = 2 };
 
@@ -85,11 +82,7 @@ struct Buck {
   }
 
   // τ = ρ √(m/A): crossing the repulsion's decay length at the speed its energy gives.
-  struct TimeUnit {
-    double tau;
-    std::array<double, 3> blame;
-    std::string words;
-  };
+  using TimeUnit = StyleTimeUnit<3>;
   static TimeUnit time_unit(const Coefficients& c, double mass) {
     if (!(c[kA] > 0.0)) return {INFINITY, {0, 0, 0}, ""};
     const double tau = c[kRho] * std::sqrt(mass / c[kA]);

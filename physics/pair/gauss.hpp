@@ -24,16 +24,13 @@
 
 namespace scanmd {
 
-struct Gauss {
+struct Gauss : NoStyleKeys {
   static constexpr std::string_view kName = "gauss";
   static constexpr std::array<std::string_view, 0> kAliases{};
   static constexpr std::array<std::string_view, 2> kCoefficients{"a", "b"};
   static constexpr std::array<double, 2> kDefaults{kRequired, kRequired};
   static constexpr std::array<CoefficientDomain, 2> kDomains{CoefficientDomain::Any,
                                                              CoefficientDomain::Positive};
-  static constexpr std::array<std::string_view, 0> kGlobals{};
-  static constexpr std::array<double, 0> kGlobalDefaults{};
-  static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
   static constexpr bool kMixing = false, kShift = true, kTail = false, kVector = true;
   enum : int { kA = 0, kB = 1 };
 
@@ -68,11 +65,7 @@ struct Gauss {
   }
 
   // τ = √(m/(|A| B)): crossing the width 1/√B at the speed the depth |A| gives.
-  struct TimeUnit {
-    double tau;
-    std::array<double, 2> blame;
-    std::string words;
-  };
+  using TimeUnit = StyleTimeUnit<2>;
   static TimeUnit time_unit(const Coefficients& c, double mass) {
     const double energy = std::fabs(c[kA]);
     if (!(energy > 0.0)) return {INFINITY, {0, 0}, ""};

@@ -24,16 +24,13 @@
 
 namespace scanmd {
 
-struct LJCut {
+struct LJCut : NoStyleKeys {
   static constexpr std::string_view kName = "lj";
   static constexpr std::array<std::string_view, 1> kAliases{"lj/cut"};
   static constexpr std::array<std::string_view, 2> kCoefficients{"epsilon", "sigma"};
   static constexpr std::array<double, 2> kDefaults{1.0, 1.0};
   static constexpr std::array<CoefficientDomain, 2> kDomains{CoefficientDomain::NonNegative,
                                                              CoefficientDomain::Positive};
-  static constexpr std::array<std::string_view, 0> kGlobals{};
-  static constexpr std::array<double, 0> kGlobalDefaults{};
-  static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
   static constexpr bool kMixing = true, kShift = true, kTail = true, kVector = true;
   enum : int { kEpsilon = 0, kSigma = 1 };
 
@@ -114,11 +111,7 @@ struct LJCut {
 
   // τ = σ√(m/ε), and how far each coefficient is from LJ units in the direction that shortens
   // τ (the deck check blames the furthest); infinite without an interaction.
-  struct TimeUnit {
-    double tau;
-    std::array<double, 2> blame;
-    std::string words;  // what τ is, with the pair's values
-  };
+  using TimeUnit = StyleTimeUnit<2>;
   static TimeUnit time_unit(const Coefficients& c, double mass) {
     const double epsilon = c[kEpsilon], sigma = c[kSigma];
     if (!(epsilon > 0.0)) return {INFINITY, {0, 0}, ""};

@@ -23,16 +23,13 @@
 
 namespace scanmd {
 
-struct LJSmoothLinear {
+struct LJSmoothLinear : NoStyleKeys {
   static constexpr std::string_view kName = "lj/smooth/linear";
   static constexpr std::array<std::string_view, 0> kAliases{};
   static constexpr std::array<std::string_view, 2> kCoefficients{"epsilon", "sigma"};
   static constexpr std::array<double, 2> kDefaults{1.0, 1.0};
   static constexpr std::array<CoefficientDomain, 2> kDomains{CoefficientDomain::NonNegative,
                                                              CoefficientDomain::Positive};
-  static constexpr std::array<std::string_view, 0> kGlobals{};
-  static constexpr std::array<double, 0> kGlobalDefaults{};
-  static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
   // Shifted by construction (potential.shift changes nothing); no tail (nothing beyond r_c).
   static constexpr bool kMixing = true, kShift = false, kTail = false, kVector = true;
 
@@ -73,7 +70,7 @@ struct LJSmoothLinear {
                                                  const std::string& types) {
     return LJCut::check(c, cutoff, types);
   }
-  using TimeUnit = LJCut::TimeUnit;
+  using TimeUnit = StyleTimeUnit<2>;
   static TimeUnit time_unit(const Coefficients& c, double mass) {
     return LJCut::time_unit(c, mass);
   }

@@ -28,7 +28,7 @@
 
 namespace scanmd {
 
-struct MieCut {
+struct MieCut : NoStyleKeys {
   static constexpr std::string_view kName = "mie/cut";
   static constexpr std::array<std::string_view, 0> kAliases{};
   static constexpr std::array<std::string_view, 4> kCoefficients{"epsilon", "sigma", "gamma_r",
@@ -37,9 +37,6 @@ struct MieCut {
   static constexpr std::array<CoefficientDomain, 4> kDomains{
       CoefficientDomain::NonNegative, CoefficientDomain::Positive, CoefficientDomain::Positive,
       CoefficientDomain::Positive};
-  static constexpr std::array<std::string_view, 0> kGlobals{};
-  static constexpr std::array<double, 0> kGlobalDefaults{};
-  static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
   static constexpr bool kMixing = true, kShift = true, kTail = true, kVector = true;
   enum : int { kEpsilon = 0, kSigma = 1, kGammaR = 2, kGammaA = 3 };
 
@@ -132,11 +129,7 @@ struct MieCut {
   }
 
   // τ = σ √(m/ε), as for lj.
-  struct TimeUnit {
-    double tau;
-    std::array<double, 4> blame;
-    std::string words;
-  };
+  using TimeUnit = StyleTimeUnit<4>;
   static TimeUnit time_unit(const Coefficients& c, double mass) {
     if (!(c[kEpsilon] > 0.0)) return {INFINITY, {0, 0, 0, 0}, ""};
     const double tau = c[kSigma] * std::sqrt(mass / c[kEpsilon]);

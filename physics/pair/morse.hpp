@@ -25,16 +25,13 @@
 
 namespace scanmd {
 
-struct Morse {
+struct Morse : NoStyleKeys {
   static constexpr std::string_view kName = "morse";
   static constexpr std::array<std::string_view, 0> kAliases{};
   static constexpr std::array<std::string_view, 3> kCoefficients{"d0", "alpha", "r0"};
   static constexpr std::array<double, 3> kDefaults{kRequired, kRequired, kRequired};
   static constexpr std::array<CoefficientDomain, 3> kDomains{
       CoefficientDomain::NonNegative, CoefficientDomain::Positive, CoefficientDomain::NonNegative};
-  static constexpr std::array<std::string_view, 0> kGlobals{};
-  static constexpr std::array<double, 0> kGlobalDefaults{};
-  static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
   static constexpr bool kMixing = false, kShift = true, kTail = false, kVector = true;
   enum : int { kD0 = 0, kAlpha = 1, kR0 = 2 };
 
@@ -82,11 +79,7 @@ struct Morse {
 
   // τ = √(m/D0)/α: the time a particle of mass m takes to cross the well's width 1/α at the
   // speed √(D0/m); infinite without an interaction.
-  struct TimeUnit {
-    double tau;
-    std::array<double, 3> blame;
-    std::string words;
-  };
+  using TimeUnit = StyleTimeUnit<3>;
   static TimeUnit time_unit(const Coefficients& c, double mass) {
     if (!(c[kD0] > 0.0)) return {INFINITY, {0, 0, 0}, ""};
     const double tau = std::sqrt(mass / c[kD0]) / c[kAlpha];

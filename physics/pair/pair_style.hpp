@@ -12,7 +12,7 @@
 //   kCoefficients             the per-pair deck keys besides `cutoff`, in Coefficients order
 //   kDefaults                 the values a one-species deck may leave out (NaN: required)
 //   kDomains                  what values each coefficient may take (CoefficientDomain)
-//   kGlobals, kGlobalDefaults, kGlobalDomains
+//   kGlobals, kGlobalDefaults, kGlobalDomains (or derive from NoStyleKeys)
 //                             style-level keys of [potential] that every pair shares (Yukawa's
 //                             kappa, as LAMMPS's pair_style arguments); in Coefficients after the
 //                             per-pair ones, at kCoefficients.size() + g
@@ -87,6 +87,23 @@ struct CoefficientProblem {
   std::string why;
 };
 inline constexpr int kCutoffIndex = -1;
+
+// The style-level keys of a style that has none (most): evaluators derive from it.
+struct NoStyleKeys {
+  static constexpr std::array<std::string_view, 0> kGlobals{};
+  static constexpr std::array<double, 0> kGlobalDefaults{};
+  static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
+};
+
+// A style's time unit τ for the run.dt check (time_unit): τ, how far each of its N per-pair
+// coefficients lies from the style's natural units in the direction that shortens τ (the check
+// blames the furthest key), and the words that say what τ is.
+template <std::size_t N>
+struct StyleTimeUnit {
+  double tau;
+  std::array<double, N> blame;
+  std::string words;
+};
 
 // The long-range correction of one ordered pair of types (e_ij, p_ij of LAMMPS pair_modify tail)
 // with N_i, N_j particles: E += Σ energy / V, P += Σ pressure / V².

@@ -26,15 +26,12 @@
 
 namespace scanmd {
 
-struct Soft {
+struct Soft : NoStyleKeys {
   static constexpr std::string_view kName = "soft";
   static constexpr std::array<std::string_view, 0> kAliases{};
   static constexpr std::array<std::string_view, 1> kCoefficients{"a"};
   static constexpr std::array<double, 1> kDefaults{kRequired};
   static constexpr std::array<CoefficientDomain, 1> kDomains{CoefficientDomain::NonNegative};
-  static constexpr std::array<std::string_view, 0> kGlobals{};
-  static constexpr std::array<double, 0> kGlobalDefaults{};
-  static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
   static constexpr bool kMixing = true, kShift = false, kTail = false, kVector = true;
   enum : int { kA = 0 };
 
@@ -73,11 +70,7 @@ struct Soft {
     return std::nullopt;
   }
   // No core: a soft pair is meant to be pushed through (no time unit or speed check).
-  struct TimeUnit {
-    double tau;
-    std::array<double, 1> blame;
-    std::string words;
-  };
+  using TimeUnit = StyleTimeUnit<1>;
   static TimeUnit time_unit(const Coefficients&, double) {
     return {INFINITY, {0}, ""};
   }

@@ -79,11 +79,7 @@ struct Yukawa {
 
   // τ = (1/κ) √(m / (|A| κ)): crossing the screening length at the speed the energy |A|κ gives;
   // without screening (κ = 0) no time unit is checked.
-  struct TimeUnit {
-    double tau;
-    std::array<double, 1> blame;
-    std::string words;
-  };
+  using TimeUnit = StyleTimeUnit<1>;
   static TimeUnit time_unit(const Coefficients& c, double mass) {
     const double energy = std::fabs(c[kA]) * c[kKappa];
     if (!(energy > 0.0)) return {INFINITY, {0}, ""};
