@@ -51,21 +51,6 @@ __global__ void __launch_bounds__(kThreads)
   if (s < self.count) ghost_x[self.recv_offset + s] = xk;
 }
 
-__global__ void __launch_bounds__(kThreads)
-    sum_ghost_forces_kernel(Fix3* f, const Fix3* ghost_f, const Fix3* recv,
-                            const std::uint32_t* export_index, std::uint32_t m, SelfPart self,
-                            DeviceFlags* flags) {
-  const std::uint32_t k = blockIdx.x * kThreads + threadIdx.x;
-  if (k >= m) return;
-  const std::uint32_t s = k - self.send_offset;
-  const Fix3 add = s < self.count ? ghost_f[self.recv_offset + s] : recv[k];
-  Fix3& target = f[export_index[k]];
-  bool overflow = atomic_add_checked(&target.x, add.x);
-  overflow |= atomic_add_checked(&target.y, add.y);
-  overflow |= atomic_add_checked(&target.z, add.z);
-  if (overflow) atomic_min_index(&flags->sum_overflow, k);
-}
-
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     pack_field_kernel(const T* field, const std::uint32_t* export_index, std::uint32_t m,
@@ -153,10 +138,8 @@ void launch_pack_positions(const Vec3* x, const std::uint32_t* export_index, std
 void launch_sum_ghost_forces(Fix3* f, const Fix3* ghost_f, const Fix3* recv,
                              const std::uint32_t* export_index, std::uint32_t m, SelfPart self,
                              DeviceFlags* flags, cudaStream_t stream) {
-  if (m == 0) return;
-  sum_ghost_forces_kernel<<<blocks_for(m), kThreads, 0, stream>>>(f, ghost_f, recv, export_index, m,
-                                                                  self, flags);
-  kernels::cuda::check(cudaGetLastError(), "sum_ghost_forces_kernel launch");
+  // The force field's instance of the field halo's sum.
+  launch_sum_ghost_field<Fix3>(f, ghost_f, recv, export_index, m, self, flags, stream);
 }
 
 }  // namespace scanmd::cuda_step
