@@ -18,7 +18,7 @@
 #include "app/model_command.hpp"
 #include "app/run_command.hpp"
 #include "base/communicator.hpp"
-#include "core/config.hpp"
+#include "engine/config.hpp"
 #include "io/hdf5_ops.hpp"
 
 namespace {

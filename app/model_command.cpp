@@ -11,9 +11,9 @@
 #include <fmt/format.h>
 
 #include "base/box.hpp"
-#include "core/lattice.hpp"
-#include "core/memory_budget.hpp"
-#include "core/species.hpp"
+#include "engine/lattice.hpp"
+#include "engine/memory_budget.hpp"
+#include "engine/species.hpp"
 #include "io/backup.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"

@@ -23,7 +23,7 @@
 
 #include "app/build_info.hpp"
 #include "base/fixed_point.hpp"
-#include "core/memory_budget.hpp"
+#include "engine/memory_budget.hpp"
 #include "io/backup.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5md_writer.hpp"

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "app/report.hpp"
-#include "core/simulation.hpp"
+#include "engine/simulation.hpp"
 #include "io/deck.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/output_lock.hpp"

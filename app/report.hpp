@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/simulation.hpp"
+#include "engine/simulation.hpp"
 
 namespace scanmd {
 

@@ -12,7 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/box.hpp"
-#include "core/species.hpp"
+#include "engine/species.hpp"
 #include "io/checkpoint.hpp"
 #include "io/particle_rows.hpp"
 

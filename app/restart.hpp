@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/simulation.hpp"
+#include "engine/simulation.hpp"
 
 namespace scanmd {
 

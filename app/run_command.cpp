@@ -24,10 +24,10 @@
 #include "app/report.hpp"
 #include "app/restart.hpp"
 #include "app/stop_signals.hpp"
-#include "core/backend_choice.hpp"
-#include "core/memory_budget.hpp"
-#include "core/simulation.hpp"
-#include "core/species.hpp"
+#include "engine/backend_choice.hpp"
+#include "engine/memory_budget.hpp"
+#include "engine/simulation.hpp"
+#include "engine/species.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"
 #include "io/log.hpp"
@@ -168,7 +168,7 @@ int cores_of_this_rank() {
   return CPU_COUNT(&set);
 }
 
-// run.backend resolved (collective; see core/backend_choice.hpp), and the choice logged.
+// run.backend resolved (collective; see engine/backend_choice.hpp), and the choice logged.
 Backend choose_backend(const Communicator& comm, const SimulationConfig& config) {
   const Backend requested = config.run.backend;
   const BackendChoice choice = resolve_backend(comm, requested, config.cuda.fill);

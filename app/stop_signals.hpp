@@ -2,7 +2,7 @@
 // SIGUSR1 (which mpirun forwards to every rank without ending them; Slurm's --signal=USR1@T)
 // and SIGHUP (the terminal or ssh session went away; left ignored under `nohup`) set a flag in an async-signal-safe handler (one store to a volatile sig_atomic_t). The run's
 // observer reports the flag at every step; the ranks agree on it in the step's existing vote
-// (core/simulation.hpp), so every rank stops after the same step: a final checkpoint, the
+// (engine/simulation.hpp), so every rank stops after the same step: a final checkpoint, the
 // trajectory closed, the timing table, exit status 128 + the signal number.
 //
 // SIGPIPE is ignored while the run lasts: a closed stdout (`scanmd run deck | head`) makes the

@@ -8,7 +8,7 @@
 // image (visit_exports, the one copy of the rule). The result is a list of (destination box,
 // particle, shift, kind) entries, in particle order. The real halo exchange (MPI), the virtual
 // decomposition (`scanmd model`, P ranks in one process) and the CUDA backend's export
-// selection on the device (core/cuda/ghosts.cu) all run this same code.
+// selection on the device (engine/cuda/ghosts.cu) all run this same code.
 #pragma once
 
 #include <cstdint>

@@ -68,7 +68,7 @@ Int3 choose_grid(int ranks, Int3 requested, const Box& box, Method m, double R);
 
 // Every grid choose_grid may return, best first (its order: import volume, then the most
 // cubic); choose_grid returns the first. Load balancing picks further down the list when the
-// first cannot be balanced (core/load_balance.hpp).
+// first cannot be balanced (engine/load_balance.hpp).
 std::vector<Int3> candidate_grids(int ranks, Int3 requested, const Box& box, Method m, double R);
 
 }  // namespace scanmd

@@ -4,8 +4,8 @@
 // can jump straight to it. Only the first problem is reported. No MPI in here.
 #include "io/deck.hpp"
 
-#include "core/lattice.hpp"
-#include "core/species.hpp"
+#include "engine/lattice.hpp"
+#include "engine/species.hpp"
 
 #include <fmt/format.h>
 

@@ -13,11 +13,11 @@
 #include <string_view>
 #include <vector>
 
-#include "core/config.hpp"
+#include "engine/config.hpp"
 
 namespace scanmd::io {
 
-// The sections and their defaults are core/config.hpp's: a deck is a SimulationConfig read from
+// The sections and their defaults are engine/config.hpp's: a deck is a SimulationConfig read from
 // a file.
 struct Deck : SimulationConfig {
   std::string path;  // the deck file as given

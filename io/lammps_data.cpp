@@ -9,7 +9,7 @@
 #include "io/lammps_data.hpp"
 
 #include "base/box.hpp"
-#include "core/config.hpp"
+#include "engine/config.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

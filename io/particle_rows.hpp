@@ -7,7 +7,7 @@
 // scatter, kernels/counting_sort.hpp) → Communicator::all_to_allv of the records → placed at row − block.lo. A restart runs the other direction with redistribute()
 // and destinations chosen by the caller (the rank whose box holds the position).
 //
-// ParticleRow is a plain struct so io/ does not depend on core/: the app fills it from the
+// ParticleRow is a plain struct so io/ does not depend on engine/: the app fills it from the
 // particle store (forces already converted from fixed point).
 #pragma once
 

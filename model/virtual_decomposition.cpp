@@ -6,10 +6,10 @@
 #include <stdexcept>
 
 #include "base/particles.hpp"
-#include "core/cell_list.hpp"
-#include "core/load_balance.hpp"
-#include "core/neighbor_list.hpp"
 #include "decomposition/export_selection.hpp"
+#include "engine/cell_list.hpp"
+#include "engine/load_balance.hpp"
+#include "engine/neighbor_list.hpp"
 #include "kernels/counting_sort.hpp"
 #include "kernels/workspace.hpp"
 

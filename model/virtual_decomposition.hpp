@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "base/box.hpp"
-#include "core/config.hpp"
 #include "decomposition/method.hpp"
 #include "decomposition/rank_grid.hpp"
+#include "engine/config.hpp"
 
 namespace scanmd {
 
@@ -48,7 +48,7 @@ struct ModelResult {
 struct ModelOptions {
   Int3 requested_grid{0, 0, 0};
   bool count_pairs = true;  // neighbour lists per virtual rank (load balance)
-  // Grid and cut planes balanced as a real run's setup would (core/load_balance.hpp, the same
+  // Grid and cut planes balanced as a real run's setup would (engine/load_balance.hpp, the same
   // grid choice, cuts and pair corrections) by particles or pairs; none: equal boxes of the
   // least-import grid. (Time cannot be modelled.)
   Balance balance = Balance::None;

@@ -155,7 +155,7 @@ do_build() {
     -DCMAKE_INSTALL_RPATH='$ORIGIN/lib' \
     -DSCANMD_BUILD_TESTS=ON -DSCANMD_BUILD_BENCH=ON
   cmake --build "$build" --target help >"$build/targets.txt"
-  if ! grep -q scanmd_core_cuda "$build/targets.txt"; then
+  if ! grep -q scanmd_engine_cuda "$build/targets.txt"; then
     echo "gpu-check: the CUDA backend is not enabled in $build (nvcc not found?)" >&2
     exit 1
   fi

@@ -1,5 +1,5 @@
 // bench/md/bench_neighbors.cpp — the CUDA neighbour-list build, segmented-scan placement vs
-// atomic row counters (core/cuda/neighbors.cu), on one rank and one GPU.
+// atomic row counters (engine/cuda/neighbors.cu), on one rank and one GPU.
 //
 // Configuration: fcc lattice at density ρ (default the MDPairLJ deck: 1.0, cells 20×20×40 =
 // 64 000), every site displaced uniformly in ±0.15 (counter-based, so reproducible), R = 2.9
@@ -21,17 +21,17 @@
 
 #include "base/communicator.hpp"
 #include "base/particles.hpp"
-#include "core/cuda/device_cell_list.hpp"
-#include "core/cuda/device_flags.hpp"
-#include "core/cuda/device_memory.hpp"
-#include "core/cuda/device_neighbor_list.hpp"
-#include "core/cuda/device_particles.hpp"
-#include "core/cuda/device_selection.hpp"
-#include "core/cuda/device_timing.hpp"
-#include "core/domain.hpp"
-#include "core/lattice.hpp"
-#include "core/velocities.hpp"
 #include "decomposition/rank_grid.hpp"
+#include "engine/cuda/device_cell_list.hpp"
+#include "engine/cuda/device_flags.hpp"
+#include "engine/cuda/device_memory.hpp"
+#include "engine/cuda/device_neighbor_list.hpp"
+#include "engine/cuda/device_particles.hpp"
+#include "engine/cuda/device_selection.hpp"
+#include "engine/cuda/device_timing.hpp"
+#include "engine/domain.hpp"
+#include "engine/lattice.hpp"
+#include "engine/velocities.hpp"
 
 namespace {
 

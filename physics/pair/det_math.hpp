@@ -6,7 +6,7 @@
 // bit on any backend.
 //
 // Each is a template over the number type R: double on the host and the device, and the vector
-// types of core/simd.hpp, which provide sqrt_of, floor_of, scale_of (x·2^k, exact), min_of and
+// types of engine/simd.hpp, which provide sqrt_of, floor_of, scale_of (x·2^k, exact), min_of and
 // max_of.
 //
 // exp(x): x clamped to [−708, 709] (e^x is then a normal double; beyond it the potentials this

@@ -1,6 +1,6 @@
 // What a pair style is: the contract between an evaluator (the physics of one potential, e.g.
 // physics/pair/lj_cut.hpp) and the drivers that run it (the host scalar loop and vector kernels,
-// core/pair_forces and core/pair_rows_*, and the CUDA kernel, core/cuda/forces.cu). The drivers
+// engine/pair_forces and engine/pair_rows_*, and the CUDA kernel, engine/cuda/forces.cu). The drivers
 // own the neighbour loop, the pair displacement, the cutoff test, the decomposition's pair rule,
 // the fixed-point conversion, the overflow bound and report, and the energy split between ranks;
 // so every evaluator is bitwise reproducible across ranks, methods, threads and backends for
@@ -23,7 +23,7 @@
 //                             cutoff_sq (r_c²) is read by the drivers
 //   make(c, cutoff, shift)    Params from the coefficients
 //   eval<R>(r2, params)       PairTerms<R>{F(r)/r, U(r)} for r² < r_c², with R = double (host,
-//                             CUDA) or a vector of doubles (core/simd_*.hpp): only +, −, ×, / and
+//                             CUDA) or a vector of doubles (engine/simd_*.hpp): only +, −, ×, / and
 //                             the shared deterministic functions, so every backend gets the bits
 // and host-only (not compiled by nvcc):
 //   mix(rule, a, b)           the coefficients of an unlike pair from two like pairs

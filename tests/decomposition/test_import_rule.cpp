@@ -26,7 +26,7 @@
 #include "decomposition/export_selection.hpp"
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
-#include "tests/core/test_support.hpp"
+#include "tests/engine/test_support.hpp"
 
 namespace scanmd {
 namespace {
@@ -43,12 +43,20 @@ TEST(PairRule, NeverBothOrders) {
   for (Method m : kMethods)
     for (int t = 0; t < 100000; ++t) {
       const Int3 dims = random_int3(rng, 1, 4);
-      const PairRule rule{m, {rng.integer(0, dims.x - 1), rng.integer(0, dims.y - 1), rng.integer(0, dims.z - 1)},
-                          GridCuts::equal_boxes(dims, L)};
-      PairSide i{rng.uniform() < 0.5, random_int3(rng, -1, 4), static_cast<std::uint64_t>(rng.integer(0, 50)),
-                 static_cast<std::uint64_t>(rng.integer(1, 50)), {rng.uniform() * L.x, rng.uniform() * L.y, rng.uniform() * L.z}};
-      PairSide j{rng.uniform() < 0.5, random_int3(rng, -1, 4), static_cast<std::uint64_t>(rng.integer(0, 50)),
-                 static_cast<std::uint64_t>(rng.integer(1, 50)), {rng.uniform() * L.x, rng.uniform() * L.y, rng.uniform() * L.z}};
+      const PairRule rule{
+          m,
+          {rng.integer(0, dims.x - 1), rng.integer(0, dims.y - 1), rng.integer(0, dims.z - 1)},
+          GridCuts::equal_boxes(dims, L)};
+      PairSide i{rng.uniform() < 0.5,
+                 random_int3(rng, -1, 4),
+                 static_cast<std::uint64_t>(rng.integer(0, 50)),
+                 static_cast<std::uint64_t>(rng.integer(1, 50)),
+                 {rng.uniform() * L.x, rng.uniform() * L.y, rng.uniform() * L.z}};
+      PairSide j{rng.uniform() < 0.5,
+                 random_int3(rng, -1, 4),
+                 static_cast<std::uint64_t>(rng.integer(0, 50)),
+                 static_cast<std::uint64_t>(rng.integer(1, 50)),
+                 {rng.uniform() * L.x, rng.uniform() * L.y, rng.uniform() * L.z}};
       if (i.order == j.order) ++j.order;
       if (i.id == j.id) ++j.id;
       const bool ij = rule.lists_pair(i, j);
@@ -58,7 +66,8 @@ TEST(PairRule, NeverBothOrders) {
         ASSERT_TRUE(ij || ji) << "two owned particles: one order must list the pair";
       }
       if (ij) {
-        ASSERT_TRUE(rule.can_head(i.owned, i.home)) << method_name(m) << ": listed under a particle that cannot head a row";
+        ASSERT_TRUE(rule.can_head(i.owned, i.home))
+            << method_name(m) << ": listed under a particle that cannot head a row";
       }
       if (m != Method::Midpoint) {  // the short form agrees with the PairSide form
         ASSERT_EQ(ij, rule.lists_pair(i.owned, j.owned, i.home, j.home, i.order, j.order));
@@ -70,7 +79,8 @@ TEST(PairRule, NeutralTerritoryExactlyOneBoxInPeriodicGrid) {
   test::Rng rng(2);
   for (int t = 0; t < 1500; ++t) {
     const Int3 dims = random_int3(rng, 1, 4);
-    const Int3 a{rng.integer(0, dims.x - 1), rng.integer(0, dims.y - 1), rng.integer(0, dims.z - 1)};
+    const Int3 a{rng.integer(0, dims.x - 1), rng.integer(0, dims.y - 1),
+                 rng.integer(0, dims.z - 1)};
     const Int3 o = random_int3(rng, -3, 3);  // home offset of the pair's second image
     const std::uint64_t ka = rng.integer(0, 1000), kb = ka + 1 + rng.integer(0, 10);
     int boxes = 0;
@@ -89,19 +99,21 @@ TEST(PairRule, NeutralTerritoryExactlyOneBoxInPeriodicGrid) {
                          rule.lists_pair(false, false, hb, ha, kb, ka);
               }
         }
-    ASSERT_EQ(boxes, 1) << "offset " << o.x << "," << o.y << "," << o.z << " grid " << dims.x
-                        << "x" << dims.y << "x" << dims.z;
+    ASSERT_EQ(boxes, 1) << "offset " << o.x << "," << o.y << "," << o.z << " grid " << dims.x << "x"
+                        << dims.y << "x" << dims.z;
   }
 }
 
 TEST(ImportRegion, ClassifyFollowsTheMethodDefinitions) {
   // A box [0,2)x[0,3)x[0,4) at coord (1,1,1), R = 1.5.
   const double R = 1.5;
-  auto region = [&](Method m) { return ImportRegion{m, {1, 1, 1}, {0, 0, 0}, {2, 3, 4}, R * R, R}; };
+  auto region = [&](Method m) {
+    return ImportRegion{m, {1, 1, 1}, {0, 0, 0}, {2, 3, 4}, R * R, R};
+  };
   const Vec3 above_x{2.5, 1.0, 1.0};  // 0.5 beyond the +x face
   const Vec3 below_x{-0.5, 1.0, 1.0};
-  const Vec3 far{3.6, 1.0, 1.0};       // 1.6 beyond: outside R
-  const Vec3 corner{2.9, 3.9, 4.9};    // gaps 0.9 each: distance 1.56 > R
+  const Vec3 far{3.6, 1.0, 1.0};     // 1.6 beyond: outside R
+  const Vec3 corner{2.9, 3.9, 4.9};  // gaps 0.9 each: distance 1.56 > R
   const Vec3 near_corner{2.5, 3.5, 4.5};
   EXPECT_EQ(region(Method::FullShell).classify(above_x, {2, 1, 1}), ImportKind::Shell);
   EXPECT_EQ(region(Method::FullShell).classify(below_x, {0, 1, 1}), ImportKind::Shell);
@@ -119,7 +131,7 @@ TEST(ImportRegion, ClassifyFollowsTheMethodDefinitions) {
   EXPECT_EQ(nt.classify({1, 1, -1.4}, {1, 1, 0}), ImportKind::Tower);
   EXPECT_EQ(nt.classify({1, 1, 5.6}, {1, 1, 2}), ImportKind::None);
   EXPECT_EQ(nt.classify({2.5, 1, 2}, {2, 1, 1}), ImportKind::Plate);
-  EXPECT_EQ(nt.classify({-0.5, 1, 2}, {0, 1, 1}), ImportKind::None);   // the other half plate
+  EXPECT_EQ(nt.classify({-0.5, 1, 2}, {0, 1, 1}), ImportKind::None);    // the other half plate
   EXPECT_EQ(nt.classify({2.5, 3.5, 2}, {2, 2, 1}), ImportKind::Plate);  // plate corner, r 0.71
   EXPECT_EQ(nt.classify({1, 3.5, 2}, {1, 2, 1}), ImportKind::Plate);
   EXPECT_EQ(nt.classify({1, -0.5, 2}, {1, 0, 1}), ImportKind::None);
@@ -170,13 +182,15 @@ TEST(ImportAndPairRules, EachPairComputedByExactlyOneBox) {
         d = {rng.uniform(-R, R), rng.uniform(-R, R), rng.uniform(-R, R)};
       } while (d.x * d.x + d.y * d.y + d.z * d.z >= R * R * (1 - 1e-9));
       const Vec3 raw{a.x + d.x, a.y + d.y, a.z + d.z};
-      const Vec3 b{test::wrap_into(raw.x, L.x), test::wrap_into(raw.y, L.y), test::wrap_into(raw.z, L.z)};
+      const Vec3 b{test::wrap_into(raw.x, L.x), test::wrap_into(raw.y, L.y),
+                   test::wrap_into(raw.z, L.z)};
       const bool direct = b.x == raw.x && b.y == raw.y && b.z == raw.z;
       periodic += !direct;
       int boxes = 0;
       for (int r = 0; r < grid.size(); ++r) {
         const Int3 C = grid.coord_of(r);
-        const ImportRegion region{m, C, grid.lo(C), grid.hi(C), R * R * (1 + 1e-12), R * (1 + 1e-12)};
+        const ImportRegion region{
+            m, C, grid.lo(C), grid.hi(C), R * R * (1 + 1e-12), R * (1 + 1e-12)};
         const PairRule rule{m, C, grid.cuts()};
         for (const Image& ia : images_held(region, grid, a, L))
           for (const Image& ib : images_held(region, grid, b, L)) {
@@ -190,8 +204,8 @@ TEST(ImportAndPairRules, EachPairComputedByExactlyOneBox) {
       const bool same_owner = grid.box_of(a) == grid.box_of(b);
       const int expected = m == Method::FullShell && !(same_owner && direct) ? 2 : 1;
       ASSERT_EQ(boxes, expected) << method_name(m) << " grid " << dims.x << "x" << dims.y << "x"
-                                 << dims.z << " R " << R << " a " << a.x << "," << a.y << ","
-                                 << a.z << " b " << b.x << "," << b.y << "," << b.z;
+                                 << dims.z << " R " << R << " a " << a.x << "," << a.y << "," << a.z
+                                 << " b " << b.x << "," << b.y << "," << b.z;
       ++checked;
     }
     EXPECT_GT(periodic, 100);

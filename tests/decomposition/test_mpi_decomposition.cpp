@@ -50,9 +50,9 @@
 #include <string>
 #include <vector>
 
-#include "core/lattice.hpp"
-#include "core/simulation.hpp"
-#include "tests/core/test_support.hpp"
+#include "engine/lattice.hpp"
+#include "engine/simulation.hpp"
+#include "tests/engine/test_support.hpp"
 
 namespace scanmd {
 namespace {

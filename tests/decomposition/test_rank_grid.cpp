@@ -24,7 +24,7 @@
 
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
-#include "tests/core/test_support.hpp"
+#include "tests/engine/test_support.hpp"
 
 namespace scanmd {
 namespace {
@@ -46,11 +46,15 @@ double v_es(Vec3 b, double R) {
 }
 double v_oracle(Method m, Vec3 b, double R) {
   switch (m) {
-    case Method::HalfShell: return v_hs(b, R);
-    case Method::NeutralTerritory: return v_nt(b, R);
-    case Method::FullShell: return 2 * v_hs(b, R);
+    case Method::HalfShell:
+      return v_hs(b, R);
+    case Method::NeutralTerritory:
+      return v_nt(b, R);
+    case Method::FullShell:
+      return 2 * v_hs(b, R);
     case Method::EighthShell:
-    case Method::Midpoint: return v_es(b, R);
+    case Method::Midpoint:
+      return v_es(b, R);
   }
   return -1;
 }
@@ -58,7 +62,8 @@ double v_oracle(Method m, Vec3 b, double R) {
 constexpr auto& kMethods = kAllMethods;
 
 TEST(AnalyticImportVolume, MatchesDesignFormulas) {
-  const Vec3 boxes[] = {{1, 1, 1}, {2, 3, 5}, {16.8, 16.8, 8.4}, {0.5, 7, 2.25}, {33.59, 33.59, 33.59}};
+  const Vec3 boxes[] = {
+      {1, 1, 1}, {2, 3, 5}, {16.8, 16.8, 8.4}, {0.5, 7, 2.25}, {33.59, 33.59, 33.59}};
   for (double R : {0.5, 2.8, 4.3})
     for (const Vec3& b : boxes)
       for (Method m : kMethods) {
@@ -109,7 +114,8 @@ double integrated_region_volume(Method m, Vec3 b, double R, int per_edge) {
       for (int i = 0; i < nx; ++i) {
         const Vec3 q{(i - px + rng.uniform()) * hx, (j - py + rng.uniform()) * hy,
                      (k - pz + rng.uniform()) * hz};
-        const Int3 home{static_cast<int>(std::floor(q.x / b.x)), static_cast<int>(std::floor(q.y / b.y)),
+        const Int3 home{static_cast<int>(std::floor(q.x / b.x)),
+                        static_cast<int>(std::floor(q.y / b.y)),
                         static_cast<int>(std::floor(q.z / b.z))};
         if (home == Int3{0, 0, 0}) continue;
         inside += region.classify(q, home) != ImportKind::None;

@@ -25,13 +25,13 @@
 #include <utility>
 #include <vector>
 
-#include "core/cuda/device_selection.hpp"
+#include "engine/cuda/device_selection.hpp"
 #if defined(SCANMD_TEST_DEVICE_API)  // the backend's internals: a build with CUDA, or the emulator
-#include "core/cuda/device_flags.hpp"
-#include "core/cuda/device_halo.hpp"
-#include "core/cuda/device_memory.hpp"
-#include "core/cuda/device_particles.hpp"
 #include "decomposition/census.hpp"
+#include "engine/cuda/device_flags.hpp"
+#include "engine/cuda/device_halo.hpp"
+#include "engine/cuda/device_memory.hpp"
+#include "engine/cuda/device_particles.hpp"
 #endif
 #if defined(SCANMD_TEST_EMU)
 namespace scanmd_emu {  // tests/emu/cuda_emu.hpp: what the emulated device was asked to do
@@ -41,8 +41,8 @@ struct OpCounts {
 OpCounts op_counts();
 }  // namespace scanmd_emu
 #endif
-#include "core/simulation.hpp"
-#include "tests/core/test_support.hpp"
+#include "engine/simulation.hpp"
+#include "tests/engine/test_support.hpp"
 
 namespace scanmd {
 namespace {

@@ -1,7 +1,7 @@
 // tests/gpu/test_device_logic.cpp — the CUDA backend's per-thread logic run on the host (label
-// `core`: no GPU needed), against the host code it must reproduce.
+// `engine`: no GPU needed), against the host code it must reproduce.
 //
-// The kernels of core/cuda are thin shells around SCANMD_HD functions; these tests call the
+// The kernels of engine/cuda are thin shells around SCANMD_HD functions; these tests call the
 // same functions on the host and rebuild, with the host scan primitives, what the kernels
 // compute around them:
 //   GhostImages.SameAsExportSelector   ghosts.cu's count → exclusive scan → fill around
@@ -26,15 +26,15 @@
 #include <utility>
 #include <vector>
 
-#include "core/cell_list.hpp"
-#include "core/fixed_terms.hpp"
-#include "core/cuda/neighbor_runs.hpp"
-#include "core/neighbor_list.hpp"
-#include "core/simulation.hpp"
 #include "decomposition/export_selection.hpp"
+#include "engine/cell_list.hpp"
+#include "engine/cuda/neighbor_runs.hpp"
+#include "engine/fixed_terms.hpp"
+#include "engine/neighbor_list.hpp"
+#include "engine/simulation.hpp"
 #include "kernels/scan.hpp"
 #include "kernels/segmented.hpp"
-#include "tests/core/test_support.hpp"
+#include "tests/engine/test_support.hpp"
 
 namespace scanmd {
 namespace {
@@ -77,18 +77,20 @@ void check_ghost_images(Vec3 L) {
     const ExportGeometry& g = selector.geometry();
     std::vector<std::uint32_t> images(x.size()), offsets(x.size());
     for (std::uint32_t i = 0; i < x.size(); ++i)
-      images[i] = visit_exports(g, x[i], {0, 0, 0}, [](std::uint32_t, Int3, Int3, Int3, ImportKind) {});
+      images[i] =
+          visit_exports(g, x[i], {0, 0, 0}, [](std::uint32_t, Int3, Int3, Int3, ImportKind) {});
     kernels::Workspace ws;
     const std::uint32_t m = kernels::exclusive_scan<std::uint32_t>(ws, images, offsets);
     std::vector<Entry> got(m);
     for (std::uint32_t i = 0; i < x.size(); ++i) {
       std::uint32_t seen = 0;
-      visit_exports(g, x[i], {0, 0, 0}, [&](std::uint32_t c, Int3 S, Int3 home, Int3 X, ImportKind kind) {
-        EXPECT_EQ(c, seen++);
-        EXPECT_EQ(home, S);  // box 0 plus S·grid
-        EXPECT_EQ(X, (Int3{0, 0, 0}));
-        got[offsets[i] + c] = {i, S.x, S.y, S.z, static_cast<int>(kind)};
-      });
+      visit_exports(g, x[i], {0, 0, 0},
+                    [&](std::uint32_t c, Int3 S, Int3 home, Int3 X, ImportKind kind) {
+                      EXPECT_EQ(c, seen++);
+                      EXPECT_EQ(home, S);  // box 0 plus S·grid
+                      EXPECT_EQ(X, (Int3{0, 0, 0}));
+                      got[offsets[i] + c] = {i, S.x, S.y, S.z, static_cast<int>(kind)};
+                    });
       EXPECT_EQ(images[i], seen);
     }
     ASSERT_FALSE(want.empty());
@@ -228,8 +230,15 @@ TEST(NeighborRuns, SameListAsHost) {
 }
 
 TEST(EnergyShare, PartsAddUpToTheWhole) {
-  const std::int64_t values[] = {0, 1, -1, 7, -7, 123456789012345, -123456789012345,
-                                 (std::int64_t{1} << 62) - 1, -(std::int64_t{1} << 62) + 1};
+  const std::int64_t values[] = {0,
+                                 1,
+                                 -1,
+                                 7,
+                                 -7,
+                                 123456789012345,
+                                 -123456789012345,
+                                 (std::int64_t{1} << 62) - 1,
+                                 -(std::int64_t{1} << 62) + 1};
   for (std::int64_t e : values)
     for (std::int64_t w : values) {
       // Full shell, pair (ids 5, 9) with a ghost on each of its two ranks.

@@ -560,7 +560,7 @@ TEST(Deck, GridMayMixFixedAndChosenEntries) {
   }
 }
 
-// Issue 17, item 2: every positive normal mass gets exact velocities (core/velocities); a
+// Issue 17, item 2: every positive normal mass gets exact velocities (engine/velocities); a
 // subnormal one cannot (m·v² overflows) and is refused naming the key.
 TEST(DeckErrors, SubnormalMassIsRefused) {
   EXPECT_THAT(error_of("[system]\nmass = 1e-310\n"),

@@ -4,12 +4,12 @@
 Reads every `#include "folder/..."` of the source folders and fails on an include that points
 up the graph or sideways to a sibling (DESIGN.md §1):
 
-    kernels  <-  base  <-  {decomposition, physics}  <-  core  <-  {model, io}  <-  app
+    kernels  <-  base  <-  {decomposition, physics}  <-  engine  <-  {model, io}  <-  app
 
 (each folder may include itself and the folders it lists below). Also fails on a raw MPI call
 (`MPI_Xxx(`) or `#include <mpi.h>` outside the communication layer (base/communicator.*), the
 MPI-IO writers (io/h5md_writer, io/hdf5_ops, io/checkpoint headers that take the handle) and the
-CUDA device selection (core/cuda/device_selection.cpp: MPIX_Query_cuda_support).
+CUDA device selection (engine/cuda/device_selection.cpp: MPIX_Query_cuda_support).
 
 Usage: check_layers.py REPO_ROOT   (exit 1 with one line per violation)
 """
@@ -22,15 +22,15 @@ ALLOWED = {
     "base": {"kernels"},
     "decomposition": {"base", "kernels"},
     "physics": {"base", "kernels"},
-    "core": {"physics", "decomposition", "base", "kernels"},
-    "model": {"core", "physics", "decomposition", "base", "kernels"},
-    "io": {"core", "physics", "decomposition", "base", "kernels"},
-    "app": {"io", "model", "core", "physics", "decomposition", "base", "kernels"},
+    "engine": {"physics", "decomposition", "base", "kernels"},
+    "model": {"engine", "physics", "decomposition", "base", "kernels"},
+    "io": {"engine", "physics", "decomposition", "base", "kernels"},
+    "app": {"io", "model", "engine", "physics", "decomposition", "base", "kernels"},
 }
 MPI_ALLOWED = {
     "base/communicator.hpp", "base/communicator.cpp",
     "io/h5md_writer.hpp", "io/h5md_writer.cpp", "io/hdf5_ops.hpp", "io/hdf5_ops.cpp",
-    "core/cuda/device_selection.cpp",
+    "engine/cuda/device_selection.cpp",
 }
 SUFFIXES = {".hpp", ".cpp", ".cu", ".cuh", ".h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"/]+)/')

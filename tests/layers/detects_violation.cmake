@@ -1,14 +1,14 @@
-# A tree where base/ includes core/ and decomposition/ calls MPI_Bcast: check_layers.py must
+# A tree where base/ includes engine/ and decomposition/ calls MPI_Bcast: check_layers.py must
 # fail and name both.
 file(REMOVE_RECURSE ${WORK})
-file(WRITE ${WORK}/base/vec3.hpp "#include \"core/simulation.hpp\"\n")
-file(WRITE ${WORK}/core/simulation.hpp "#include \"base/vec3.hpp\"\n")
+file(WRITE ${WORK}/base/vec3.hpp "#include \"engine/simulation.hpp\"\n")
+file(WRITE ${WORK}/engine/simulation.hpp "#include \"base/vec3.hpp\"\n")
 file(WRITE ${WORK}/decomposition/census.cpp "void f() { MPI_Bcast(0, 0, 0, 0, 0); }\n")
 execute_process(COMMAND ${PYTHON} ${CHECK} ${WORK} RESULT_VARIABLE rc OUTPUT_VARIABLE out)
 if(rc EQUAL 0)
   message(FATAL_ERROR "check_layers.py passed a tree with violations:\n${out}")
 endif()
-if(NOT out MATCHES "base/vec3.hpp:1: base/ includes core/")
+if(NOT out MATCHES "base/vec3.hpp:1: base/ includes engine/")
   message(FATAL_ERROR "the wrong-way include was not named:\n${out}")
 endif()
 if(NOT out MATCHES "decomposition/census.cpp:1: raw MPI")

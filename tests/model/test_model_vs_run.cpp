@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "core/lattice.hpp"
-#include "core/simulation.hpp"
 #include "base/communicator.hpp"
+#include "engine/lattice.hpp"
+#include "engine/simulation.hpp"
 #include "model/virtual_decomposition.hpp"
 
 namespace scanmd {
@@ -30,12 +30,15 @@ double oracle_volume(Method m, Vec3 b, double R) {
   constexpr double pi = std::numbers::pi;
   const double faces = b.x * b.y + b.y * b.z + b.z * b.x, edges = b.x + b.y + b.z;
   switch (m) {
-    case Method::HalfShell: return R * faces + pi / 2 * R * R * edges + 2.0 / 3 * pi * R * R * R;
+    case Method::HalfShell:
+      return R * faces + pi / 2 * R * R * edges + 2.0 / 3 * pi * R * R * R;
     case Method::NeutralTerritory:
       return 2 * R * b.x * b.y + R * (b.x + b.y) * b.z + pi / 2 * R * R * b.z;
-    case Method::FullShell: return 2 * R * faces + pi * R * R * edges + 4.0 / 3 * pi * R * R * R;
+    case Method::FullShell:
+      return 2 * R * faces + pi * R * R * edges + 4.0 / 3 * pi * R * R * R;
     case Method::EighthShell:
-    case Method::Midpoint: return R * faces + pi / 4 * R * R * edges + pi / 6 * R * R * R;
+    case Method::Midpoint:
+      return R * faces + pi / 4 * R * R * edges + pi / 6 * R * R * R;
   }
   return -1;
 }
@@ -47,8 +50,9 @@ TEST(ModelVsRun, ImportsAndPairsPerRankEqualTheRealRun) {
   config.run.steps = 0;
   const FccLattice lattice = FccLattice::from_density(config.system.density, config.system.cells);
   std::vector<Vec3> positions(lattice.site_count());
-  lattice.for_each_site({0, 0, 0}, lattice.box().length, [](Vec3) { return true; },
-                        [&](std::uint64_t id, Vec3 x) { positions[id - 1] = x; });
+  lattice.for_each_site(
+      {0, 0, 0}, lattice.box().length, [](Vec3) { return true; },
+      [&](std::uint64_t id, Vec3 x) { positions[id - 1] = x; });
   for (Method m : kAllMethods) {
     config.decomposition.method = m;
     Simulation sim(comm, config);

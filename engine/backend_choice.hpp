@@ -1,0 +1,23 @@
+// Which backend runs the time step: run.backend = auto | host | cuda resolved the same way on
+// every rank (collective). `host` never touches a GPU; `auto` takes the GPUs when every rank has
+// a usable one (each rank probes only the device it would use: local rank % device count) and
+// falls back to the host otherwise; `cuda` without a usable GPU on some rank (none, driver too
+// old, no kernel image for it, or a build without CUDA) is an error naming the first such rank.
+#pragma once
+
+#include <string>
+
+#include "base/communicator.hpp"
+#include "engine/config.hpp"
+
+namespace scanmd {
+
+struct BackendChoice {
+  Backend backend;     // Host or Cuda
+  std::string reason;  // for the log: the device in use, or why there is none
+};
+
+// Throws std::runtime_error (on every rank) when `cuda` is requested and some rank has no GPU.
+BackendChoice resolve_backend(const Communicator& comm, Backend requested, NeighborFill fill);
+
+}  // namespace scanmd

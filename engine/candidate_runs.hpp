@@ -1,0 +1,58 @@
+// The inner loop of the host neighbour-list build for half and full shell (engine/neighbor_list.cpp):
+// stream compaction of one row's candidate runs. Candidates k of the runs [begin[r], end[r]) of
+// the cell order are kept when |q_i − q_k|² < R² (binning positions, sorted by cell, as three
+// arrays) and j = order[k] is a ghost or comes after i in the cell order (k > k_i) — the
+// kGeneral = false rule of engine/pair_candidate.hpp, with the same operations, so every version
+// keeps the same candidates in the same order. Kept j closer than the inner cutoff go to `near`,
+// the others to `far`, each in candidate order (the row order of neighbor_list.hpp, in the same
+// pass); with inner_sq = r_sq all go to `near`.
+//
+// Versions: scalar (branch-free: written unconditionally, advanced when kept) and AVX-512 (eight
+// candidates per vector, compress-store of the kept ones), chosen by the pair kernel
+// (engine/pair_kernel.hpp; the AVX2 kernel uses the scalar one).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "base/vec3.hpp"
+
+namespace scanmd {
+
+struct CandidateRuns {
+  const double *qx, *qy, *qz;  // binning positions in cell order
+  const std::uint32_t* order;  // cell order → particle index
+  const std::uint32_t *begin, *end;
+  int runs;
+};
+
+struct KeptCandidates {
+  std::size_t near = 0, far = 0;
+};
+
+inline KeptCandidates keep_candidates_scalar(const CandidateRuns& c, Vec3 qi, double r_sq,
+                                             double inner_sq, std::uint32_t k_i,
+                                             std::uint32_t n_owned, std::uint32_t* near,
+                                             std::uint32_t* far) {
+  KeptCandidates n;
+  for (int r = 0; r < c.runs; ++r)
+    for (std::uint32_t k = c.begin[r]; k < c.end[r]; ++k) {
+      const std::uint32_t j = c.order[k];
+      const double dx = qi.x - c.qx[k], dy = qi.y - c.qy[k], dz = qi.z - c.qz[k];
+      const double d2 = dx * dx + dy * dy + dz * dz;
+      const bool keep = (d2 < r_sq) & ((j >= n_owned) | (k > k_i));
+      const bool inside = d2 < inner_sq;
+      // Written unconditionally, advanced only when kept: compaction without branches.
+      near[n.near] = j;
+      n.near += keep & inside;
+      far[n.far] = j;
+      n.far += keep & !inside;
+    }
+  return n;
+}
+
+KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_sq, double inner_sq,
+                                      std::uint32_t k_i, std::uint32_t n_owned, std::uint32_t* near,
+                                      std::uint32_t* far);
+
+}  // namespace scanmd

@@ -1,0 +1,43 @@
+// Derived quantities of the configuration (see config.hpp).
+#include "engine/config.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/lattice.hpp"
+
+namespace scanmd {
+
+Vec3 initial_box_length(const SystemSection& system) {
+  if (system.box) return *system.box;
+  return FccLattice::from_density(system.density, system.cells).box().length;
+}
+
+std::uint64_t lattice_start_count(const SimulationConfig& c) {
+  const FccLattice lattice = FccLattice::from_density(c.system.density, c.system.cells);
+  if (c.region.style == RegionStyle::Box) return lattice.site_count();
+  return lattice.count_in([&](Vec3 x) { return c.region.contains(x); });
+}
+
+double SimulationConfig::max_pair_cutoff(const PotentialSection& p) {
+  if (p.pairs.empty()) return p.cutoff;
+  double r = 0.0;
+  for (const PairCoeffs& c : p.pairs) r = std::max(r, c.cutoff.value_or(p.cutoff));
+  return r;
+}
+
+std::optional<int> short_box_axis(Vec3 length, double skin) {
+  const double l[3] = {length.x, length.y, length.z};
+  for (int axis = 0; axis < 3; ++axis)
+    if (!(l[axis] > skin)) return axis;
+  return std::nullopt;
+}
+
+std::string short_box_message(Vec3 length, double skin, int axis) {
+  const double l[3] = {length.x, length.y, length.z};
+  return fmt::format("box {:.4g} along {} is not longer than neighbor.skin = {:.4g}", l[axis],
+                     "xyz"[axis], skin);
+}
+
+}  // namespace scanmd

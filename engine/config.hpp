@@ -1,0 +1,219 @@
+// The configuration of a run: the deck's typed sections, defined once. io/deck.cpp parses TOML
+// into them (io::Deck is a SimulationConfig plus the file it came from), Simulation takes them as
+// they are, and every default lives here — the defaults reproduce LAMMPS `bench/in.lj`.
+// LJ reduced units throughout (σ, ε, m, τ = σ√(m/ε); k_B = 1).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/names.hpp"
+#include "base/vec3.hpp"
+#include "decomposition/method.hpp"
+#include "physics/pair/pair_config.hpp"
+
+namespace scanmd {
+
+// Where the time step runs. Auto: the GPU when every rank has a usable one, else the host.
+enum class Backend { Auto, Host, Cuda };
+
+inline constexpr NamedValue<Backend> kBackendNames[] = {
+    {Backend::Auto, "auto"}, {Backend::Host, "host"}, {Backend::Cuda, "cuda"}};
+
+constexpr std::string_view backend_name(Backend b) {
+  return name_of<Backend>(kBackendNames, b);
+}
+
+// How the CUDA neighbour-list build places each accepted candidate in its row.
+//   SegmentedScan   run counts → segmented exclusive scan (segments = rows): deterministic row
+//                   order, the same order as the host list (default)
+//   AtomicCounters  one atomicAdd per (row, stencil run) on the row's counter: no scan pass,
+//                   row order depends on scheduling (forces are the same bits either way)
+// The environment variable SCANMD_CUDA_NL_FILL=segmented|atomic overrides the configured value.
+// Which is faster is the H200's to say: bench/md/bench_md_neighbors times both (it is part of
+// scripts/gpu-check.sh). SegmentedScan stays the default until that measurement says otherwise:
+// it costs one extra pass over 25·n small counts, but the atomic variant's counters are
+// contended (25 adds per row land on one word) and its rows come out in a different order every
+// run, which makes lists harder to compare and debug.
+enum class NeighborFill { SegmentedScan, AtomicCounters };
+
+inline constexpr NamedValue<NeighborFill> kNeighborFillNames[] = {
+    {NeighborFill::SegmentedScan, "segmented"}, {NeighborFill::AtomicCounters, "atomic"}};
+
+// The most atom types a run may have: the pair tables grow as T² (types 1..T, every like pair
+// listed in the deck), so a count beyond this is a typo or a hostile file, refused by the deck
+// and data file readers before any table is made.
+inline constexpr int kMaxAtomTypes = 1024;
+
+struct SystemSection {
+  std::string lattice = "fcc";           // initial lattice (fcc only)
+  double density = 0.8442;               // number density ρ, σ⁻³
+  std::array<int, 3> cells{20, 20, 20};  // unit cells along x, y, z
+  double temperature = 1.44;   // initial temperature, exact with 3N − 3 degrees of freedom
+  std::uint64_t seed = 87287;  // velocities and types are functions of (seed, particle id) only
+  // Mass per type (index type − 1); one value: every type.
+  std::vector<double> mass{1.0};
+  // Lattice starts: the fraction of each type (types 1..size), summing to 1; the counts are
+  // exact (largest remainder) and which sites get which type is a function of (seed, id) only.
+  // Empty: every particle is type 1.
+  std::vector<double> type_fractions;
+  // LAMMPS write_data file (atom_style atomic) to start from; empty: the lattice above. When set,
+  // box, ids, types, positions, image flags and velocities come from the file (lattice, density,
+  // cells, temperature, seed and type_fractions are not used), the masses from its Masses section
+  // (`mass` when it has none), and the box size is checked once the file is read.
+  std::string data_file;
+  // Not deck keys: the box and the number of atom types of a started-from file (data file, test
+  // configuration), set by whoever reads it; unset: the lattice's box and type_fractions' types.
+  std::optional<Vec3> box;
+  std::optional<int> types;
+
+  // The number of species T: the file's, else type_fractions' length, else 1.
+  int type_count() const {
+    if (types) return *types;
+    return type_fractions.empty() ? 1 : static_cast<int>(type_fractions.size());
+  }
+  // The mass of type t (0-based).
+  double mass_of(int t) const { return mass.size() == 1 ? mass[0] : mass.at(t); }
+};
+
+// Temperature control ([thermostat]).
+//   None        NVE
+//   Langevin    F = −(m/τ) v + √(24 m T / (τ dt)) (u − ½) per axis, as LAMMPS `fix langevin T T τ
+//               seed`; u from Philox4x64 keyed by (seed, particle id, step): the same numbers
+//               whatever the rank count, decomposition, backend or restart (physics/dynamics/langevin.hpp)
+//   NoseHoover  a Nosé–Hoover chain of `chain` thermostats, as LAMMPS `fix nvt temp T T τ
+//               tchain M` integrates it (physics/dynamics/nose_hoover.hpp)
+enum class ThermostatStyle { None, Langevin, NoseHoover };
+
+inline constexpr NamedValue<ThermostatStyle> kThermostatNames[] = {
+    {ThermostatStyle::None, "none"},
+    {ThermostatStyle::Langevin, "langevin"},
+    {ThermostatStyle::NoseHoover, "nose-hoover"}};
+
+struct ThermostatSection {
+  ThermostatStyle style = ThermostatStyle::None;
+  double temperature = 1.0;  // target T
+  double damping = 1.0;    // τ: LAMMPS `damp` (Langevin) and `Tdamp` (Nosé–Hoover), time units
+  std::uint64_t seed = 1;  // Langevin random numbers
+  int chain = 3;           // Nosé–Hoover chain length (LAMMPS tchain)
+};
+
+struct NeighborSection {
+  double skin = 0.3;  // import cutoff R = cutoff + skin; rebuild when a particle moved > skin/2
+};
+
+struct RunSection {
+  double dt = 0.005;
+  std::int64_t steps = 100;
+  Backend backend = Backend::Auto;
+};
+
+// Load balancing (engine/load_balance.hpp): the grid's cut planes move, per axis, so that every
+// slab of boxes carries the same share of a cost — particles, neighbour-list pairs, or the
+// measured force and list time — as LAMMPS `balance shift` / `fix balance shift` do.
+enum class Balance { None, Particles, Pairs, Time };
+
+inline constexpr NamedValue<Balance> kBalanceNames[] = {{Balance::None, "none"},
+                                                        {Balance::Particles, "particles"},
+                                                        {Balance::Pairs, "pairs"},
+                                                        {Balance::Time, "time"}};
+
+struct DecompositionSection {
+  Method method = Method::HalfShell;
+  std::array<int, 3> grid{0, 0, 0};  // all 0: chosen to minimise the method's import volume
+  Balance balance = Balance::None;
+  std::int64_t balance_every = 0;   // steps between balance steps; 0: only at setup
+  double balance_tolerance = 1.05;  // balance only when the cost's max/mean exceeds this
+};
+
+struct OutputSection {
+  std::int64_t thermo_every = 50;  // 0: only at the start and the end
+  std::string trajectory;          // empty: no trajectory
+  std::int64_t trajectory_every = 0;
+  bool trajectory_force = false;  // forces in the trajectory too
+  std::string checkpoint;         // empty: no checkpoint
+  std::int64_t checkpoint_every = 0;
+  bool overwrite = false;
+  std::string imports;  // CSV of per-rank import counts at every rebuild; empty: not written
+  // LAMMPS data file of the final state (write_data: types, masses, positions, image flags,
+  // velocities); empty: not written
+  std::string data_file;
+};
+
+// Not deck keys: choices of the CUDA backend that tests and benchmarks pin down (the environment
+// variables SCANMD_CUDA_NL_FILL, SCANMD_CUDA_REBUILD and SCANMD_CUDA_FUSE override them).
+struct CudaTuning {
+  NeighborFill fill = NeighborFill::SegmentedScan;
+  bool device_rebuild = true;  // rebuilds on the device; false: through the host (for comparison)
+  bool fuse = true;  // memsets of the step fused into its kernels; false: separate (for comparison)
+};
+
+// Lattice starts: where the lattice's sites are kept (LAMMPS `region` + `create_atoms`), in σ, in
+// the box of `system.cells` lattice cells: the whole box, a slab [lo, hi) across one axis, or a
+// sphere. Ids are 1..N over the kept sites in the lattice's order (as LAMMPS numbers them).
+enum class RegionStyle { Box, Slab, Sphere };
+
+inline constexpr NamedValue<RegionStyle> kRegionNames[] = {
+    {RegionStyle::Box, "box"}, {RegionStyle::Slab, "slab"}, {RegionStyle::Sphere, "sphere"}};
+
+struct RegionSection {
+  RegionStyle style = RegionStyle::Box;
+  int axis = 2;                           // slab: its normal, 0..2 (x, y, z)
+  double lo = 0.0, hi = 0.0;              // slab: [lo, hi) along the axis
+  std::array<double, 3> center{0, 0, 0};  // sphere
+  double radius = 0.0;                    // sphere: points with |x − center| < radius
+
+  bool contains(Vec3 x) const {
+    switch (style) {
+      case RegionStyle::Box:
+        return true;
+      case RegionStyle::Slab: {
+        const double c = axis == 0 ? x.x : (axis == 1 ? x.y : x.z);
+        return c >= lo && c < hi;
+      }
+      case RegionStyle::Sphere: {
+        const double dx = x.x - center[0], dy = x.y - center[1], dz = x.z - center[2];
+        return dx * dx + dy * dy + dz * dz < radius * radius;
+      }
+    }
+    return true;
+  }
+};
+
+struct SimulationConfig {
+  SystemSection system;
+  RegionSection region;
+  PotentialSection potential;
+  NeighborSection neighbor;
+  RunSection run;
+  DecompositionSection decomposition;
+  ThermostatSection thermostat;
+  OutputSection output;
+  CudaTuning cuda;
+
+  double import_cutoff() const { return max_pair_cutoff(potential) + neighbor.skin; }  // R
+
+  // The largest pair cutoff: potential.cutoff when no pair is listed, else the largest listed
+  // one (a mixed pair's cutoff is a mean of two listed ones, never larger).
+  static double max_pair_cutoff(const PotentialSection& p);
+};
+
+// The number of particles of a lattice start: the fcc sites inside the region.
+std::uint64_t lattice_start_count(const SimulationConfig& c);
+
+// The box edge lengths a run starts with: system.box when set, else the fcc lattice's
+// (cells · (4/ρ)^(1/3)).
+Vec3 initial_box_length(const SystemSection& system);
+
+// The first axis (0, 1, 2) along which `length` is not longer than the skin, or nothing. Boxes
+// shorter than 2·(cutoff + skin) are fine (explicit pair images, base/box.hpp), but there a wrap
+// must move a particle by more than skin/2 to trigger the rebuild, which needs L > skin.
+std::optional<int> short_box_axis(Vec3 length, double skin);
+// "box 0.2 along x is not longer than neighbor.skin = 0.3"
+std::string short_box_message(Vec3 length, double skin, int axis);
+
+}  // namespace scanmd

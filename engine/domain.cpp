@@ -1,0 +1,32 @@
+// The host part of a rebuild (see domain.hpp).
+#include "engine/domain.hpp"
+
+namespace scanmd {
+
+Domain::Domain(const Communicator& comm, const RankGrid& grid, const Box& box, Method method,
+               double import_cutoff)
+    : comm_(comm),
+      grid_(grid),
+      box_(box),
+      r_(import_cutoff),
+      halo_(comm, grid, box, method, import_cutoff) {}
+
+ImportCounts Domain::redistribute(ParticleStore& p, long long step, Timers& timers) {
+  {
+    ScopedTimer t(timers, Phase::Migrate);
+    halo_.migrate(p);
+    check_census(comm_, p, census_, step);
+  }
+  {
+    // Owned particles in cell order: neighbours sit close in memory in the force loop.
+    ScopedTimer t(timers, Phase::Neigh);
+    // (A local cell list: freed before the neighbour-list build, the peak of memory.)
+    CellList owned_cells;
+    owned_cells.build(ws_, p, box_, lo(), hi(), r_, r_);
+    p.permute_owned(owned_cells.order());
+  }
+  ScopedTimer t(timers, Phase::Plan);
+  return halo_.build(p);
+}
+
+}  // namespace scanmd

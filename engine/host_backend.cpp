@@ -1,0 +1,100 @@
+// The host backend (see host_backend.hpp).
+#include "engine/host_backend.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/thermo.hpp"
+
+namespace scanmd {
+
+HostBackend::HostBackend(const StepSetup& s)
+    : timers_(s.timers),
+      box_(s.box),
+      species_(s.species),
+      rule_(s.rule),
+      cutoff_(s.params.pair_cutoff),
+      half_skin_(s.params.half_skin),
+      full_shell_(s.params.full_shell),
+      images_(s.params.images),
+      integrator_(s.params.dt, s.species.mass),
+      domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
+      kernel_(resolve_pair_kernel()) {
+  force_scratch_.threads = force_threads();
+  neighbors_.set_kernel(kernel_);
+  neighbors_.set_threads(force_scratch_.threads);
+  const ThermostatSection& t = s.params.thermostat;
+  if (t.style == ThermostatStyle::Langevin) integrator_.langevin(t.temperature, t.damping, t.seed);
+}
+
+std::string HostBackend::description() const {
+  const int threads = force_scratch_.threads, cores = cores_available();
+  std::string s = fmt::format("host: {} pair kernel, {} thread{} per rank",
+                              pair_kernel_name(kernel_), threads, threads == 1 ? "" : "s");
+  if (threads > 1 && cores > 0 && cores < threads)
+    s += fmt::format(
+        " (warning: rank 0 may run on {} core{} only: mpirun binds a rank to one "
+        "core unless told --map-by slot:PE={} or --bind-to none)",
+        cores, cores == 1 ? "" : "s", threads);
+  return s;
+}
+
+void HostBackend::load(ParticleStore owned) {
+  particles_ = std::move(owned);
+  domain_.take_census(particles_);
+}
+
+bool HostBackend::kick_drift(std::uint64_t step) {
+  work_ += integrator_.initial_integrate(particles_, box_, step);
+  ScopedTimer t(timers_, Phase::Neigh);
+  return moved_beyond(particles_, box_, half_skin_, images_);
+}
+
+ImportCounts HostBackend::rebuild(long long step) {
+  const ImportCounts counts = domain_.redistribute(particles_, step, timers_);
+  ScopedTimer t(timers_, Phase::Neigh);
+  const double R = domain_.import_cutoff();
+  cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, R);
+  neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
+  return counts;
+}
+
+void HostBackend::forward() {
+  ScopedTimer t(timers_, Phase::Forward);
+  domain_.halo().forward(particles_);
+}
+
+void HostBackend::compute_forces(bool with_energy) {
+  ScopedTimer t(timers_, Phase::Pair);
+  forces_ = compute_pair_forces(particles_, neighbors_, species_.pair, box_, images_, full_shell_,
+                                with_energy, kernel_, &force_scratch_);
+}
+
+void HostBackend::reverse() {
+  ScopedTimer t(timers_, Phase::Reverse);
+  domain_.halo().reverse(particles_);
+}
+
+void HostBackend::kick(std::uint64_t step) {
+  work_ += integrator_.final_integrate(particles_, step);
+}
+
+void HostBackend::scale_velocities(double factor) {
+  for (std::size_t i = 0; i < particles_.n_owned; ++i) scale_velocity(particles_.v[i], factor);
+}
+
+fixed::Wide HostBackend::twice_kinetic() {
+  return twice_kinetic_fixed(particles_, species_.mass);
+}
+
+NeighborEntries HostBackend::neighbor_entries() {
+  NeighborEntries out;
+  const auto& offsets = neighbors_.offsets();
+  const auto& nbr = neighbors_.neighbors();
+  out.reserve(nbr.size());
+  for (std::size_t i = 0; i + 1 < offsets.size(); ++i)
+    for (auto k = offsets[i]; k < offsets[i + 1]; ++k)
+      out.emplace_back(static_cast<std::uint32_t>(i), nbr[k]);
+  return out;
+}
+
+}  // namespace scanmd

@@ -1,0 +1,65 @@
+// The host backend: the time step of one rank on host arrays (see step_backend.hpp).
+//
+//   particles   ParticleStore, owned first, ghosts after them
+//   halo        Domain (migration, census, halo plan) and its HaloExchange (forward, reverse)
+//   cells       CellList (counting sort), rebuilt on rebuild steps
+//   list        NeighborList (count → scan → fill, the PairRule of the decomposition)
+//   forces      compute_pair_forces, 64-bit fixed point: the scalar loop or a vector kernel
+//               (engine/pair_kernel.hpp), on force_threads() threads
+#pragma once
+
+#include "engine/cell_list.hpp"
+#include "engine/domain.hpp"
+#include "engine/neighbor_list.hpp"
+#include "engine/pair_forces.hpp"
+#include "engine/step_backend.hpp"
+#include "kernels/workspace.hpp"
+#include "physics/dynamics/integrator.hpp"
+
+namespace scanmd {
+
+class HostBackend final : public StepBackend {
+ public:
+  explicit HostBackend(const StepSetup& setup);
+
+  std::string description() const override;
+  void load(ParticleStore owned) override;
+  bool kick_drift(std::uint64_t step) override;
+  ImportCounts rebuild(long long step) override;
+  void set_grid(const RankGrid& grid, const PairRule& rule) override {
+    domain_.set_grid(grid);
+    rule_ = rule;
+  }
+  void forward() override;
+  void compute_forces(bool with_energy) override;
+  void reverse() override;
+  void kick(std::uint64_t step) override;
+  void scale_velocities(double factor) override;
+  ForceTotals force_totals() override { return forces_; }
+  fixed::Wide twice_kinetic() override;
+  fixed::Wide thermostat_work() override { return work_; }
+  const ParticleStore& particles() override { return particles_; }
+  NeighborEntries neighbor_entries() override;
+  void synchronize() override {}
+
+ private:
+  Timers& timers_;
+  Box box_;
+  Species species_;
+  PairRule rule_;
+  double cutoff_, half_skin_;
+  bool full_shell_;
+  PairImages images_;
+  VelocityVerlet integrator_;
+  Domain domain_;
+  ParticleStore particles_;
+  CellList cells_;
+  NeighborList neighbors_;
+  kernels::Workspace ws_;
+  ForceTotals forces_;
+  PairKernel kernel_;
+  ForceScratch force_scratch_;
+  fixed::Wide work_ = 0;  // Langevin
+};
+
+}  // namespace scanmd

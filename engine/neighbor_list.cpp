@@ -1,0 +1,283 @@
+#include "engine/neighbor_list.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <omp.h>
+
+#include "engine/candidate_runs.hpp"
+#include "engine/pair_candidate.hpp"
+#include "kernels/scan.hpp"
+
+namespace scanmd {
+
+namespace {
+template <class T>
+void release(std::vector<T>& v) {
+  std::vector<T>().swap(v);
+}
+}  // namespace
+
+template <bool GeneralRule>
+void NeighborList::collect(const ParticleStore& p, const CellList& cells, const PairRule& rule,
+                           double r_sq, double inner_sq, std::size_t row_begin, std::size_t row_end,
+                           RowScratch& s) {
+  const std::uint32_t n_owned = static_cast<std::uint32_t>(p.n_owned);
+  const auto& order = cells.order();
+  const auto& offsets = cells.offsets();
+  const Int3 dims = cells.dims();
+  const int reach = cells.reach();
+  const bool vector = kernel_ == PairKernel::Avx512;
+  // Candidates are written unconditionally and kept by advancing `at` (stream compaction
+  // without branches: about three quarters of the candidates are rejected, at random).
+  std::size_t at = 0;
+  for (std::size_t i = row_begin; i < row_end; ++i) {
+    const bool i_owned = i < n_owned;
+    const Int3 home_i = p.home[i];
+    if (!rule.can_head(i_owned, home_i)) {
+      counts_[i] = 0;
+      continue;
+    }
+    const std::size_t before = at;
+    const std::uint32_t k_i = rank_[i];
+    const Vec3 qi{qx_[k_i], qy_[k_i], qz_[k_i]};
+    const PairSide side_i =
+        GeneralRule ? PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]} : PairSide{};
+    const Int3 ci = cells.cell_of(i);
+    // The row's candidate runs (contiguous x-runs of cells) and their total length.
+    std::uint32_t run_begin[25], run_end[25];
+    int runs = 0;
+    std::size_t capacity = 0;
+    const int x0 = std::max(0, ci.x - reach), x1 = std::min(dims.x - 1, ci.x + reach);
+    for (int cz = std::max(0, ci.z - reach); cz <= std::min(dims.z - 1, ci.z + reach); ++cz)
+      for (int cy = std::max(0, ci.y - reach); cy <= std::min(dims.y - 1, ci.y + reach); ++cy) {
+        run_begin[runs] = offsets[cells.flat({x0, cy, cz})];
+        run_end[runs] = offsets[cells.flat({x1, cy, cz}) + 1];
+        capacity += run_end[runs] - run_begin[runs];
+        ++runs;
+      }
+    if (at + capacity > s.candidates.size()) {
+      // Grown to the size the rows so far project for the whole range (plus a twentieth), not
+      // doubled: this buffer becomes the list (thread 0's), and its capacity stays for the next
+      // build, so later builds rarely grow it at all.
+      const std::size_t need = at + capacity;
+      if (need > s.candidates.capacity()) {
+        const double done = static_cast<double>(i - row_begin + 1);
+        const double projected =
+            1.05 * static_cast<double>(at) * static_cast<double>(row_end - row_begin) / done;
+        s.candidates.reserve(
+            std::max(need + need / 8, static_cast<std::size_t>(projected) + capacity));
+      }
+      // Touch only what the rows need, 64 Ki entries at a time: capacity beyond that stays
+      // unmapped, so it costs no resident memory.
+      s.candidates.resize(std::min(s.candidates.capacity(), need + 65536));
+    }
+    std::uint32_t* out = s.candidates.data();
+    if constexpr (!GeneralRule) {
+      // A run of owned particles only keeps nothing at or before i in the cell order: it
+      // starts after i (about half the stencil's candidates, inside the box, skipped).
+      for (int r = 0; r < runs; ++r)
+        if (ghosts_before_[run_end[r]] == ghosts_before_[run_begin[r]] && run_begin[r] <= k_i)
+          run_begin[r] = std::min(run_end[r], k_i + 1);
+      const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(),
+                            run_begin,  run_end,    runs};
+      // Near and far in one pass: the row is ordered as it is collected.
+      if (s.far.size() < capacity) s.far.resize(capacity + capacity / 2);
+      const KeptCandidates kept =
+          vector
+              ? keep_candidates_avx512(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data())
+              : keep_candidates_scalar(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data());
+      std::copy(s.far.begin(), s.far.begin() + static_cast<std::ptrdiff_t>(kept.far),
+                out + at + kept.near);
+      at += kept.near + kept.far;
+    } else {
+      // Neutral territory and eighth shell list a pair of two owned particles (one home: this
+      // box) under the first in the cell order, as half shell does: runs without ghosts take the
+      // half-shell scan. (Not midpoint: a pair near a cut plane can belong to the next box.)
+      const bool owned_runs_fast = i_owned && (rule.method == Method::NeutralTerritory ||
+                                               rule.method == Method::EighthShell);
+      for (int r = 0; r < runs; ++r) {
+        if (owned_runs_fast && ghosts_before_[run_end[r]] == ghosts_before_[run_begin[r]]) {
+          const std::uint32_t b[1] = {std::max(run_begin[r], std::min(run_end[r], k_i + 1))};
+          const std::uint32_t e[1] = {run_end[r]};
+          const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
+          // All as near (inner = R): the row is ordered below, with the general candidates.
+          // (s.far only takes the scalar version's unconditional writes.)
+          if (s.far.size() < capacity) s.far.resize(capacity + capacity / 2);
+          std::uint32_t* none = s.far.data();
+          at += (vector ? keep_candidates_avx512(c, qi, r_sq, r_sq, k_i, n_owned, out + at, none)
+                        : keep_candidates_scalar(c, qi, r_sq, r_sq, k_i, n_owned, out + at, none))
+                    .near;
+          continue;
+        }
+        // The general rule (lists_candidate<true>: within R, not i itself, and the method's
+        // rule) in two passes over the run: the distance by the candidate scan (n_owned = 0:
+        // every candidate within R is kept, in candidate order), then the rule on those only.
+        const std::uint32_t b[1] = {run_begin[r]};
+        const std::uint32_t e[1] = {run_end[r]};
+        const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
+        if (s.far.size() < capacity) s.far.resize(capacity + capacity / 2);
+        const std::size_t within =
+            (vector ? keep_candidates_avx512(c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data())
+                    : keep_candidates_scalar(c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data()))
+                .near;
+        std::size_t kept = at;
+        for (std::size_t w = at; w < at + within; ++w) {
+          const std::uint32_t j = out[w];
+          const std::uint32_t k = rank_[j];
+          const bool keep =
+              k != k_i &&
+              rule.lists_pair(side_i, PairSide{j < n_owned, home_sorted_[k], k, p.id[j], p.x[j]});
+          out[kept] = j;  // kept or not, advancing only when kept: compaction without branches
+          kept += keep;
+        }
+        at = kept;
+      }
+    }
+    // Row order (general rule): inside the interaction cutoff first (stable, branch-free), the
+    // rest after.
+    if (GeneralRule && inner_sq < r_sq) {
+      const std::size_t row = at - before;
+      if (s.far.size() < row) s.far.resize(2 * row);
+      std::size_t near = before, n_far = 0;
+      for (std::size_t k = before; k < at; ++k) {
+        const std::uint32_t j = out[k];
+        const std::uint32_t k_j = rank_[j];
+        const double dx = qi.x - qx_[k_j], dy = qi.y - qy_[k_j], dz = qi.z - qz_[k_j];
+        const bool inside = dx * dx + dy * dy + dz * dz < inner_sq;
+        out[near] = j;
+        near += inside;
+        s.far[n_far] = j;
+        n_far += !inside;
+      }
+      std::copy(s.far.begin(), s.far.begin() + static_cast<std::ptrdiff_t>(n_far), out + near);
+    }
+    counts_[i] = static_cast<std::uint32_t>(at - before);
+  }
+  s.kept = at;
+}
+
+void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const CellList& cells,
+                         const PairRule& rule, double import_cutoff, double inner_cutoff) {
+  const std::size_t n = p.size();
+  if (cells.reach() > 2)
+    throw std::logic_error("NeighborList: cell reach above 2 is not supported");
+  const auto& order = cells.order();
+  resize_with_slack(rank_, n);
+  resize_with_slack(qx_, n);
+  resize_with_slack(qy_, n);
+  resize_with_slack(qz_, n);
+  resize_with_slack(counts_, n);
+  const int threads = std::max(1, threads_);
+  scratch_.resize(static_cast<std::size_t>(threads));
+  // Thread 0 collects straight into the list's own buffer (no second list-sized array).
+  scratch_[0].candidates.swap(neighbors_);
+  const double r_sq = import_cutoff * import_cutoff;
+  // First build: reserve what a uniform fluid would need, (2/3)·π·R³·ρ pairs per owned
+  // particle and 5% more, so the buffer is not grown (each growth holds the old and the new
+  // buffer at once: the peak memory of the run). Later builds keep the last capacity.
+  if (scratch_[0].candidates.capacity() == 0 && cells.box_volume() > 0.0) {
+    const double rho = static_cast<double>(p.n_owned) / cells.box_volume();
+    const double per_row = 1.05 * (2.0 / 3.0) * 3.141592653589793 * r_sq * import_cutoff * rho;
+    const double owned = static_cast<double>(p.n_owned);
+    const std::size_t margin = 4096;  // one row's unconditional writes
+    // Thread 0's buffer becomes the whole list; the others hold their share of the rows.
+    for (std::size_t t = 0; t < scratch_.size(); ++t)
+      if (scratch_[t].candidates.capacity() == 0)
+        scratch_[t].candidates.reserve(
+            static_cast<std::size_t>(per_row * (t == 0 ? owned : owned / threads)) + margin);
+  }
+  // Rows split among threads by owned particles (ghost rows, after them, go to the last).
+  std::vector<std::size_t> at(static_cast<std::size_t>(threads) + 1, n);
+  for (int t = 0; t < threads; ++t)
+    at[static_cast<std::size_t>(t)] = p.n_owned * static_cast<std::size_t>(t) / threads;
+  // Without an inner cutoff every neighbour counts as near: rows keep the cell order.
+  const double inner_sq = inner_cutoff > 0.0 ? inner_cutoff * inner_cutoff : r_sq;
+  // Half and full shell have a two-line rule, inlined; the other methods ask the PairRule.
+  const bool general = !(rule.method == Method::HalfShell || rule.method == Method::FullShell);
+  if (general)
+    resize_with_slack(home_sorted_, n);
+  else
+    std::vector<Int3>().swap(home_sorted_);  // only the general rule reads it
+  const Vec3 L = cells.box_length();
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for schedule(static)
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::uint32_t i = order[k];
+      rank_[i] = static_cast<std::uint32_t>(k);
+      const Vec3 q = CellGrid::binning_position(p.x[i], p.shift[i], L);
+      qx_[k] = q.x;
+      qy_[k] = q.y;
+      qz_[k] = q.z;
+      if (general) home_sorted_[k] = p.home[i];
+    }
+#pragma omp single
+    {
+      resize_with_slack(ghosts_before_, n + 1);
+      std::uint32_t ghosts = 0;
+      for (std::size_t k = 0; k < n; ++k) {
+        ghosts_before_[k] = ghosts;
+        ghosts += order[k] >= p.n_owned;
+      }
+      ghosts_before_[n] = ghosts;
+    }
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    if (general)
+      collect<true>(p, cells, rule, r_sq, inner_sq, at[t], at[t + 1], scratch_[t]);
+    else
+      collect<false>(p, cells, rule, r_sq, inner_sq, at[t], at[t + 1], scratch_[t]);
+  }
+
+  // Rows were collected in row order, so the scanned counts are their offsets; each thread's
+  // rows go to their offsets.
+  resize_with_slack(offsets_, n + 1);
+  const std::uint32_t total = kernels::exclusive_scan<std::uint32_t>(
+      ws, counts_, std::span<std::uint32_t>(offsets_.data(), n));
+  offsets_[n] = total;
+  scratch_[0].candidates.resize(total);  // thread 0's rows are in place, from offset 0
+  neighbors_.swap(scratch_[0].candidates);
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int t = 1; t < threads; ++t) {
+    const RowScratch& s = scratch_[static_cast<std::size_t>(t)];
+    std::copy(s.candidates.begin(), s.candidates.begin() + static_cast<std::ptrdiff_t>(s.kept),
+              neighbors_.begin() + offsets_[at[static_cast<std::size_t>(t)]]);
+  }
+  // Terms per particle (as i: counts_; as j: counted by each thread over its rows' entries,
+  // thread 0 into counts_, the others into their own arrays), and their maximum.
+  std::vector<std::vector<std::uint32_t>> as_j(static_cast<std::size_t>(threads - 1));
+  std::uint32_t most = 0;
+#pragma omp parallel num_threads(threads)
+  {
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    std::uint32_t* c = counts_.data();
+    if (t > 0) {
+      as_j[t - 1].assign(n, 0);
+      c = as_j[t - 1].data();
+    }
+    const std::uint32_t* nbr = neighbors_.data();
+    for (std::uint32_t k = offsets_[at[t]]; k < offsets_[at[t + 1]]; ++k) ++c[nbr[k]];
+#pragma omp barrier
+#pragma omp for schedule(static) reduction(max : most)
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t terms = counts_[i];
+      for (const auto& a : as_j) terms += a[i];
+      most = std::max(most, terms);
+    }
+  }
+  max_terms_ = most;
+
+  // Between builds only the list stays (and, with threads, the other threads' row buffers):
+  // the build's arrays (40 B per particle) are freed, their pages returned (app/main.cpp), so
+  // the next rebuild's migration and halo records do not come on top of them at the peak of
+  // memory. Getting them back costs page faults, about 1% of a one-thread run.
+  release(rank_);
+  release(qx_);
+  release(qy_);
+  release(qz_);
+  release(home_sorted_);
+  release(ghosts_before_);
+  release(counts_);
+}
+
+}  // namespace scanmd

@@ -1,0 +1,262 @@
+// Pair forces (see pair_forces.hpp): the scalar loop, the dispatch to the vector kernels, and
+// the split of the rows among threads, each a template over the style's evaluator E.
+#include "engine/pair_forces.hpp"
+
+#include <omp.h>
+#include <sched.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <exception>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "engine/fixed_terms.hpp"
+#include "engine/pair_rows.hpp"
+
+namespace scanmd {
+
+namespace {
+
+// Typed: more than one species, the pair's constants looked up by the two types; else the one
+// entry, hoisted (the same bits, no type loads in the loop).
+// Explicit: small boxes, the displacement from the images' shifts (base/box.hpp).
+// Rows [row_begin, row_end) of the list, their forces added into f (the store's own array, or a
+// thread's).
+template <class E>
+struct Pass {
+  const ParticleStore& p;
+  const NeighborList& list;
+  PairTable<E> table;
+  const PairPotential& potential;  // the words of an overflow
+  const Box& box;
+  PairImages images;
+  bool owned_shares_only, with_energy;
+};
+
+template <class E, bool WithEnergy, bool OwnedSharesOnly, bool Typed, bool Explicit>
+ForceTotals accumulate(const Pass<E>& pass, std::size_t row_begin, std::size_t row_end, Fix3* f) {
+  const ParticleStore& p = pass.p;
+  const NeighborList& list = pass.list;
+  const PairTable<E> table = pass.table;
+  const Box& box = pass.box;
+  const std::size_t n_owned = p.n_owned;
+  const auto* offsets = list.offsets().data();
+  const auto* nbr = list.neighbors().data();
+  const Vec3* x = p.x.data();
+  const std::uint32_t* type = p.type.data();
+  const Int3* shift = p.shift.data();
+  const Vec3 L = box.length, H = box.half_length;
+  ForceTotals totals;
+  fixed::Wide energy = 0, virial = 0;
+  // Per-term bound, a power of two ≤ 2^63 / (max_terms + 1), in fixed-point units.
+  const double limit_sq = pair_term_limit_sq(list.max_terms());
+  for (std::size_t i = row_begin; i < row_end; ++i) {
+    const std::uint32_t begin = offsets[i], end = offsets[i + 1];
+    if (begin == end) continue;
+    const Vec3 xi = x[i];
+    const Int3 si = Explicit ? shift[i] : Int3{0, 0, 0};
+    const typename E::Params* row = Typed ? table.params + type[i] * table.types : table.params;
+    std::int64_t fx = 0, fy = 0, fz = 0;
+    bool overflow = false;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      const std::uint32_t j = nbr[k];
+      const Vec3 d = Explicit ? image_displacement(xi, x[j], si, shift[j], L)
+                              : pair_displacement(xi, x[j], L, H);
+      const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
+      const typename E::Params& params = Typed ? row[type[j]] : *row;
+      // A plain branch: measured faster than branch-free selection or a compaction pass,
+      // because it skips the division for the third of the list beyond r_c.
+      if (r2 >= params.cutoff_sq) continue;
+      ++totals.pairs;
+      const PairTerms<double> t = E::eval(r2, params);
+      const Fix3 F = pair_force_fixed(d, r2, t, limit_sq, overflow);
+      const std::int64_t Fx = F.x, Fy = F.y, Fz = F.z;
+      fx += Fx;
+      fy += Fy;
+      fz += Fz;
+      f[j].x -= Fx;
+      f[j].y -= Fy;
+      f[j].z -= Fz;
+      if constexpr (WithEnergy) {
+        const std::int64_t e = pair_energy_fixed(t, overflow);
+        const std::int64_t w = pair_virial_fixed(t, r2, overflow);
+        const bool shared = OwnedSharesOnly && j >= n_owned;
+        const bool i_lower =
+            shared && takes_lower_share(p.id[i], p.id[j], si, Explicit ? shift[j] : Int3{0, 0, 0});
+        add_pair_energy(energy, virial, e, w, shared, i_lower);
+      }
+      if (overflow) {
+        throw std::overflow_error(pass.potential.overflow_message(
+            p.id[i], p.id[j], r2, Typed ? type[i] : 0, Typed ? type[j] : 0));
+      }
+    }
+    f[i].x += fx;
+    f[i].y += fy;
+    f[i].z += fz;
+  }
+  totals.energy = energy;
+  totals.virial = virial;
+  return totals;
+}
+
+template <class E, bool Typed, bool Explicit>
+ForceTotals scalar_rows(const Pass<E>& pass, std::size_t begin, std::size_t end, Fix3* f) {
+  if (pass.with_energy)
+    return pass.owned_shares_only
+               ? accumulate<E, true, true, Typed, Explicit>(pass, begin, end, f)
+               : accumulate<E, true, false, Typed, Explicit>(pass, begin, end, f);
+  // Without energy, full shell's share rule does not enter.
+  return accumulate<E, false, false, Typed, Explicit>(pass, begin, end, f);
+}
+
+template <class E>
+ForceTotals scalar_rows(const Pass<E>& pass, std::size_t begin, std::size_t end, Fix3* f) {
+  const bool typed = pass.table.types > 1;
+  if (pass.images == PairImages::Explicit)
+    return typed ? scalar_rows<E, true, true>(pass, begin, end, f)
+                 : scalar_rows<E, false, true>(pass, begin, end, f);
+  return typed ? scalar_rows<E, true, false>(pass, begin, end, f)
+               : scalar_rows<E, false, false>(pass, begin, end, f);
+}
+
+// Rows [begin, end) by the chosen kernel where it applies (pair_kernel.hpp), else the scalar
+// loop. A vector pass that overflowed sets `overflow` (the caller reruns the scalar loop).
+template <class E>
+ForceTotals rows_pass(const Pass<E>& pass, PairKernel kernel, std::size_t begin, std::size_t end,
+                      Fix3* f, bool& overflow) {
+  const bool vector = E::kVector && kernel != PairKernel::Scalar && !pass.with_energy &&
+                      pass.table.types == 1 && pass.images == PairImages::Minimum &&
+                      pass.p.size() < INT_MAX / 3;
+  if (!vector) return scalar_rows(pass, begin, end, f);
+  const PairRows<E> rows{pass.list.offsets().data(),
+                         pass.list.neighbors().data(),
+                         pass.p.x.data(),
+                         pass.box.length,
+                         pass.box.half_length,
+                         pass.table.params[0],
+                         pair_term_limit_sq(pass.list.max_terms())};
+  const RowsTotals r = kernel == PairKernel::Avx512 ? pair_rows_avx512(rows, begin, end, f)
+                                                    : pair_rows_avx2(rows, begin, end, f);
+  overflow |= r.overflow;
+  ForceTotals t;
+  t.pairs = r.pairs;
+  return t;
+}
+
+// Row boundaries giving each of `parts` threads about the same number of list entries.
+std::vector<std::size_t> split_rows(const NeighborList& list, std::size_t n, int parts) {
+  std::vector<std::size_t> at(static_cast<std::size_t>(parts) + 1, n);
+  at[0] = 0;
+  const auto& offsets = list.offsets();
+  const double total = n ? offsets[n] : 0;
+  for (int t = 1; t < parts; ++t) {
+    const auto target = static_cast<std::uint32_t>(total * t / parts);
+    at[static_cast<std::size_t>(t)] = static_cast<std::size_t>(
+        std::lower_bound(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(n),
+                         target) -
+        offsets.begin());
+  }
+  return at;
+}
+
+}  // namespace
+
+int force_threads() {
+  // Like LAMMPS' OPENMP package: one thread unless OMP_NUM_THREADS asks for more, so that
+  // mpirun -np <cores> never oversubscribes by default. OpenMP is told too, so the scan
+  // primitives (kernels/) follow the same count.
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if (env == nullptr || *env == '\0') omp_set_num_threads(1);
+  return std::max(1, omp_get_max_threads());
+}
+
+int cores_available() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+  return CPU_COUNT(&set);
+}
+
+namespace {
+
+template <class E>
+ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel,
+                    ForceScratch* scratch) {
+  const std::size_t n = p.size();
+  const int threads = scratch != nullptr ? scratch->threads : 1;
+  bool overflow = false;
+  ForceTotals totals;
+  if (threads <= 1 || n == 0) {
+    std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
+    totals = rows_pass(pass, kernel, 0, n, p.f.data(), overflow);
+  } else {
+    // Each thread adds its rows' terms into its own array (thread 0: the store's), and the
+    // arrays are summed: integer sums, so the bits equal one thread's whatever the split.
+    auto& buffers = scratch->per_thread;
+    buffers.resize(static_cast<std::size_t>(threads - 1));
+    for (auto& b : buffers) b.resize(n);
+    const std::vector<std::size_t> at = split_rows(pass.list, n, threads);
+    std::vector<ForceTotals> part(static_cast<std::size_t>(threads));
+    std::vector<std::exception_ptr> error(static_cast<std::size_t>(threads));
+    std::vector<char> part_overflow(static_cast<std::size_t>(threads), 0);
+#pragma omp parallel num_threads(threads)
+    {
+      const int t = omp_get_thread_num();
+      Fix3* f = t == 0 ? p.f.data() : buffers[static_cast<std::size_t>(t - 1)].data();
+      std::fill(f, f + n, Fix3{0, 0, 0});
+      try {
+        bool o = false;
+        part[static_cast<std::size_t>(t)] = rows_pass(pass, kernel, at[static_cast<std::size_t>(t)],
+                                                      at[static_cast<std::size_t>(t) + 1], f, o);
+        part_overflow[static_cast<std::size_t>(t)] = o;
+      } catch (...) {
+        error[static_cast<std::size_t>(t)] = std::current_exception();
+      }
+#pragma omp barrier
+#pragma omp for schedule(static)
+      for (std::size_t k = 0; k < n; ++k)
+        for (const auto& b : buffers) {
+          p.f[k].x += b[k].x;
+          p.f[k].y += b[k].y;
+          p.f[k].z += b[k].z;
+        }
+    }
+    // The first error in row order: the one a single thread would have raised.
+    for (const std::exception_ptr& e : error)
+      if (e) std::rethrow_exception(e);
+    for (int t = 0; t < threads; ++t) {
+      const ForceTotals& pt = part[static_cast<std::size_t>(t)];
+      totals.energy += pt.energy;
+      totals.virial += pt.virial;
+      totals.pairs += pt.pairs;
+      overflow = overflow || part_overflow[static_cast<std::size_t>(t)] != 0;
+    }
+  }
+  if (overflow) {
+    // A vector pass found a term out of range: the scalar loop finds the same pair and names it.
+    std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
+    totals = scalar_rows(pass, 0, n, p.f.data());
+    throw std::logic_error(
+        "a vector pair kernel reported an overflow the scalar loop does not see");
+  }
+  return totals;
+}
+
+}  // namespace
+
+ForceTotals compute_pair_forces(ParticleStore& p, const NeighborList& list,
+                                const PairPotential& potential, const Box& box, PairImages images,
+                                bool owned_shares_only, bool with_energy, PairKernel kernel,
+                                ForceScratch* scratch) {
+  return potential.visit([&]<class E>(const StyleTable<E>& table) {
+    const Pass<E> pass{p,   list,   table.view(),      potential,
+                       box, images, owned_shares_only, with_energy};
+    return compute(pass, p, kernel, scratch);
+  });
+}
+
+}  // namespace scanmd

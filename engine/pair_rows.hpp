@@ -1,0 +1,43 @@
+// The vector pair kernels' one job: a force-only pass over rows [begin, end) of a neighbour list
+// of one species in minimum image (engine/pair_kernel.hpp says when), for a pair style whose
+// evaluator is generic in its number type (kVector). Each lane computes exactly the scalar loop's
+// operations for one pair (engine/pair_forces.cpp, engine/fixed_terms.hpp): d by the conditional ±L,
+// r² = (dx² + dy²) + dz², the evaluator's F/r, fs = (F/r)·2^40, the |F| < limit test,
+// F = trunc(fs·d) — and adds F to f[i] and −F to f[j]. Neighbours of one row are distinct
+// particles, so the lanes' scatters never collide.
+//
+// A pair that fails the overflow test makes the pass return overflow = true (its forces are
+// then incomplete); the caller reruns the scalar loop, which names the two particles.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "base/vec3.hpp"
+#include "physics/pair/pair_style.hpp"
+
+namespace scanmd {
+
+template <class E>
+struct PairRows {
+  const std::uint32_t* offsets;    // CSR row offsets (n + 1)
+  const std::uint32_t* neighbors;  // CSR entries
+  const Vec3* x;                   // wrapped positions
+  Vec3 length, half_length;
+  typename E::Params params;  // the one species' pair
+  double limit_sq;            // pair_term_limit_sq(max_terms)
+};
+
+struct RowsTotals {
+  long long pairs = 0;  // pairs within the cutoff
+  bool overflow = false;
+};
+
+// Defined (for every style of physics/pair/styles.hpp) in pair_rows_avx2.cpp and
+// pair_rows_avx512.cpp, each compiled for its instruction set only.
+template <class E>
+RowsTotals pair_rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_t end, Fix3* f);
+template <class E>
+RowsTotals pair_rows_avx512(const PairRows<E>& rows, std::size_t begin, std::size_t end, Fix3* f);
+
+}  // namespace scanmd

@@ -1,0 +1,139 @@
+// The AVX2 pair kernel (see pair_rows.hpp): four pairs of one row per vector, the pair's F/r
+// from the style's evaluator instantiated for simd::F64x4. AVX2 has neither a
+// double → int64 conversion nor a scatter, so the pair math runs in vectors and the four
+// truncations and the f[j] updates lane by lane (the same conversion as the scalar loop).
+// Compiled with -mavx2 for this file only (no -mfma: the same bits as the scalar loop) and
+// called only when the CPU has AVX2 (engine/pair_kernel.cpp).
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+#include <stdexcept>
+
+#include "base/fixed_point.hpp"
+#include "engine/pair_rows.hpp"
+#include "engine/simd.hpp"
+#include "physics/pair/styles.hpp"
+
+namespace scanmd {
+
+#if defined(__AVX2__)
+
+namespace {
+
+// d − L where d > L/2, d + L where d < −L/2: the scalar minimum_image, lane by lane.
+inline __m256d minimum_image(__m256d d, __m256d len, __m256d half, __m256d neg_half) {
+  const __m256d above = _mm256_cmp_pd(d, half, _CMP_GT_OQ);
+  const __m256d below = _mm256_cmp_pd(d, neg_half, _CMP_LT_OQ);
+  d = _mm256_blendv_pd(d, _mm256_sub_pd(d, len), above);
+  return _mm256_blendv_pd(d, _mm256_add_pd(d, len), below);
+}
+
+}  // namespace
+
+template <class E>
+RowsTotals pair_rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_t end, Fix3* f) {
+  if constexpr (!E::kVector) {
+    throw std::logic_error("pair_rows_avx2: this pair style has no vector kernel");
+  } else {
+    const __m256d lx = _mm256_set1_pd(rows.length.x), ly = _mm256_set1_pd(rows.length.y),
+                  lz = _mm256_set1_pd(rows.length.z);
+    const __m256d hx = _mm256_set1_pd(rows.half_length.x), hy = _mm256_set1_pd(rows.half_length.y),
+                  hz = _mm256_set1_pd(rows.half_length.z);
+    const __m256d nhx = _mm256_set1_pd(-rows.half_length.x),
+                  nhy = _mm256_set1_pd(-rows.half_length.y),
+                  nhz = _mm256_set1_pd(-rows.half_length.z);
+    const typename E::Params params = rows.params;
+    const __m256d cutoff_sq = _mm256_set1_pd(params.cutoff_sq);
+    const __m256d scale = _mm256_set1_pd(fixed::kScale);
+    const __m256d limit_sq = _mm256_set1_pd(rows.limit_sq);
+    const __m256d one = _mm256_set1_pd(1.0);
+    const double* xs = &rows.x[0].x;
+    const __m128i lane_ids = _mm_setr_epi32(0, 1, 2, 3);
+    RowsTotals totals;
+    bool bad = false;
+    alignas(32) double sx[4], sy[4], sz[4];
+    alignas(16) std::uint32_t js[4];
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
+      if (row_begin == row_end) continue;
+      const __m256d xi = _mm256_set1_pd(rows.x[i].x), yi = _mm256_set1_pd(rows.x[i].y),
+                    zi = _mm256_set1_pd(rows.x[i].z);
+      std::int64_t fx = 0, fy = 0, fz = 0;
+      for (std::uint32_t k = row_begin; k < row_end; k += 4) {
+        const std::uint32_t left = row_end - k;
+        const __m128i lanes32 =
+            _mm_cmpgt_epi32(_mm_set1_epi32(static_cast<int>(left < 4 ? left : 4)), lane_ids);
+        const __m128i j =
+            _mm_maskload_epi32(reinterpret_cast<const int*>(rows.neighbors + k), lanes32);
+        const __m128i j3 = _mm_add_epi32(_mm_add_epi32(j, j), j);  // Vec3 stride
+        const __m256d lanes = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(lanes32));
+        const __m256d zero = _mm256_setzero_pd();
+        const __m256d xj = _mm256_mask_i32gather_pd(zero, xs, j3, lanes, 8);
+        const __m256d yj = _mm256_mask_i32gather_pd(zero, xs + 1, j3, lanes, 8);
+        const __m256d zj = _mm256_mask_i32gather_pd(zero, xs + 2, j3, lanes, 8);
+        const __m256d dx = minimum_image(_mm256_sub_pd(xi, xj), lx, hx, nhx);
+        const __m256d dy = minimum_image(_mm256_sub_pd(yi, yj), ly, hy, nhy);
+        const __m256d dz = minimum_image(_mm256_sub_pd(zi, zj), lz, hz, nhz);
+        const __m256d r2 = _mm256_add_pd(
+            _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+        const __m256d in = _mm256_and_pd(lanes, _mm256_cmp_pd(r2, cutoff_sq, _CMP_LT_OQ));
+        const int in_bits = _mm256_movemask_pd(in);
+        if (in_bits == 0) continue;
+        totals.pairs += __builtin_popcount(static_cast<unsigned>(in_bits));
+        // Lanes outside the cutoff see r² = 1 (masked off below anyway).
+        const simd::F64x4 fpair =
+            E::template eval<simd::F64x4>(_mm256_blendv_pd(one, r2, in), params).fpair;
+        const __m256d fs = _mm256_mul_pd(fpair.v, scale);
+        const __m256d ok =
+            _mm256_cmp_pd(_mm256_mul_pd(_mm256_mul_pd(fs, fs), r2), limit_sq, _CMP_LT_OQ);
+        bad |= (_mm256_movemask_pd(_mm256_andnot_pd(ok, in)) != 0);
+        const __m256d s = _mm256_and_pd(fs, _mm256_and_pd(in, ok));
+        _mm256_store_pd(sx, _mm256_mul_pd(s, dx));
+        _mm256_store_pd(sy, _mm256_mul_pd(s, dy));
+        _mm256_store_pd(sz, _mm256_mul_pd(s, dz));
+        _mm_store_si128(reinterpret_cast<__m128i*>(js), j);
+        for (int l = 0; l < 4; ++l) {
+          if (!((in_bits >> l) & 1)) continue;
+          const std::int64_t Fx = static_cast<std::int64_t>(sx[l]);
+          const std::int64_t Fy = static_cast<std::int64_t>(sy[l]);
+          const std::int64_t Fz = static_cast<std::int64_t>(sz[l]);
+          fx += Fx;
+          fy += Fy;
+          fz += Fz;
+          Fix3& fj = f[js[l]];
+          fj.x -= Fx;
+          fj.y -= Fy;
+          fj.z -= Fz;
+        }
+      }
+      f[i].x += fx;
+      f[i].y += fy;
+      f[i].z += fz;
+    }
+    totals.overflow = bad;
+    return totals;
+  }
+}
+
+#else
+
+template <class E>
+RowsTotals pair_rows_avx2(const PairRows<E>&, std::size_t, std::size_t, Fix3*) {
+  throw std::logic_error("pair_rows_avx2: not built for this CPU architecture");
+}
+
+#endif
+
+// Every style's kernel, instantiated here (the only file compiled for this instruction set): a
+// function with external linkage is always emitted, and it takes every instance's address.
+namespace {
+template <class... E>
+auto instantiate(std::tuple<E...>*) {
+  return std::tuple{&pair_rows_avx2<E>...};
+}
+}  // namespace
+auto pair_rows_avx2_kernels() {
+  return instantiate(static_cast<PairStyles*>(nullptr));
+}
+
+}  // namespace scanmd

@@ -1,0 +1,104 @@
+// Species tables and lattice types (see species.hpp).
+#include "engine/species.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace scanmd {
+
+namespace {
+
+std::uint64_t splitmix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+Species make_species(const SimulationConfig& config) {
+  const int T = config.system.type_count();
+  Species s;
+  s.types = T;
+
+  if (T < 1 || T > kMaxAtomTypes)
+    throw SpeciesError("system.type_fractions",
+                       fmt::format("{} atom types: a run has 1..{}", T, kMaxAtomTypes));
+  const std::vector<double>& mass = config.system.mass;
+  if (mass.size() != 1 && mass.size() != static_cast<std::size_t>(T))
+    throw SpeciesError("system.mass", fmt::format("{} masses given for {} atom type{}: give one "
+                                                  "for every type, or one for all",
+                                                  mass.size(), T, T == 1 ? "" : "s"));
+  for (int t = 0; t < T; ++t) s.mass.push_back(config.system.mass_of(t));
+  // Velocities go as m^-1/2 and kinetic terms as m·v²: a subnormal mass (below 2^-1022) has too
+  // few digits for either (1e-310 overflowed v² and read as "moves too fast").
+  for (const double m : s.mass)
+    if (!(m >= std::numeric_limits<double>::min()))
+      throw SpeciesError("system.mass",
+                         fmt::format("mass {} is below the smallest normal double ({}): its "
+                                     "velocities and kinetic energy cannot be computed exactly",
+                                     m, std::numeric_limits<double>::min()));
+
+  s.pair = PairPotential::make(config.potential, T);
+  return s;
+}
+
+std::vector<std::uint64_t> type_counts(const std::vector<double>& fractions, std::uint64_t n) {
+  std::vector<std::uint64_t> counts(fractions.size());
+  std::vector<std::pair<double, std::size_t>> remainder;
+  std::uint64_t assigned = 0;
+  for (std::size_t t = 0; t < fractions.size(); ++t) {
+    const double exact = fractions[t] * static_cast<double>(n);
+    counts[t] = static_cast<std::uint64_t>(std::floor(exact));
+    assigned += counts[t];
+    remainder.emplace_back(exact - std::floor(exact), t);
+  }
+  std::stable_sort(remainder.begin(), remainder.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t k = 0; assigned < n && k < remainder.size(); ++k, ++assigned)
+    ++counts[remainder[k].second];
+  // Rounding of f·n can leave more than T sites over only if the fractions do not sum to 1.
+  if (assigned < n) counts.back() += n - assigned;
+  return counts;
+}
+
+LatticeTypes::LatticeTypes(const std::vector<double>& fractions, std::uint64_t n,
+                           std::uint64_t seed)
+    : n_(n), seed_(seed) {
+  std::uint64_t sum = 0;
+  for (const std::uint64_t c :
+       type_counts(fractions.empty() ? std::vector<double>{1.0} : fractions, n))
+    upper_.push_back(sum += c);
+  int bits = 1;
+  while (bits < 64 && (std::uint64_t{1} << bits) < n) ++bits;
+  half_bits_ = (bits + 1) / 2;
+}
+
+// A balanced Feistel network on 2·half_bits bits is a permutation of [0, 4^half_bits); cycle
+// walking (re-applying it until the value falls below n) restricts it to a permutation of [0, n).
+std::uint64_t LatticeTypes::permute(std::uint64_t k) const {
+  const std::uint64_t mask = (std::uint64_t{1} << half_bits_) - 1;
+  do {
+    std::uint64_t left = k >> half_bits_, right = k & mask;
+    for (std::uint64_t round = 0; round < 4; ++round) {
+      const std::uint64_t f = splitmix(seed_ ^ splitmix(round ^ (right << 8))) & mask;
+      const std::uint64_t next = left ^ f;
+      left = right;
+      right = next;
+    }
+    k = (left << half_bits_) | right;
+  } while (k >= n_);
+  return k;
+}
+
+std::uint32_t LatticeTypes::operator()(std::uint64_t id) const {
+  const std::uint64_t slot = permute(id - 1);
+  return static_cast<std::uint32_t>(std::upper_bound(upper_.begin(), upper_.end(), slot) -
+                                    upper_.begin());
+}
+
+}  // namespace scanmd

@@ -1,0 +1,62 @@
+#include "engine/thermo.hpp"
+
+#include <stdexcept>
+
+#include "engine/fixed_terms.hpp"
+
+namespace scanmd {
+
+fixed::Wide twice_kinetic_fixed(const ParticleStore& p, const std::vector<double>& mass) {
+  bool overflow = false;
+  fixed::Wide sum = 0;
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    const Vec3 v = p.v[i];
+    sum += twice_kinetic_term(v, mass[p.type[i]], overflow);
+    if (overflow)
+      throw std::overflow_error("kinetic energy overflow: particle " + std::to_string(p.id[i]) +
+                                " moves too fast");
+  }
+  return sum;
+}
+
+namespace {
+double dof(long long n_total) {
+  return 3.0 * static_cast<double>(n_total) - 3.0;
+}
+}  // namespace
+
+double kinetic_temperature(const ParticleStore& p, const Communicator& comm,
+                           const std::vector<double>& mass, long long n_total) {
+  const double two_ke =
+      fixed::to_double(sum_or_raise(comm, [&] { return twice_kinetic_fixed(p, mass); }));
+  return two_ke / dof(n_total);
+}
+
+ThermoSample thermo_sample(long long step, const ParticleStore& p, const Communicator& comm,
+                           const std::vector<double>& mass, long long n_total, double volume,
+                           fixed::Wide local_energy, fixed::Wide local_virial) {
+  return thermo_from_sums(step, comm, n_total, volume, twice_kinetic_fixed(p, mass), local_energy,
+                          local_virial);
+}
+
+ThermoSample thermo_from_sums(long long step, const Communicator& comm, long long n_total,
+                              double volume, fixed::Wide local_two_ke, fixed::Wide local_energy,
+                              fixed::Wide local_virial, ThermoTail tail) {
+  fixed::Wide sums[3] = {local_two_ke, local_energy, local_virial};
+  comm.sum(std::span<fixed::Wide>(sums, 3));
+  const double two_ke = fixed::to_double(sums[0]);
+  const double pe = fixed::to_double(sums[1]);
+  const double virial = fixed::to_double(sums[2]);
+  const double n = static_cast<double>(n_total);
+  ThermoSample s;
+  s.step = step;
+  s.temp = n_total > 1 ? two_ke / dof(n_total) : 0.0;
+  s.ke = 0.5 * two_ke / n;
+  s.pe = (pe + tail.energy) / n;
+  s.etotal = s.pe + s.ke;
+  s.econs = s.etotal;
+  s.press = (two_ke + virial) / (3.0 * volume) + tail.pressure;
+  return s;
+}
+
+}  // namespace scanmd

@@ -1,0 +1,93 @@
+// The host passes of velocity Verlet (integrator.hpp) on the rank's OpenMP threads.
+//
+// Each particle's update is independent of the others, the first bad particle is a min
+// reduction, and the Langevin work is a sum of fixed-point integers (exact, so in any order):
+// one thread or several give the same bits. Small stores stay on one thread (a parallel region
+// costs more than the loop).
+#include "physics/dynamics/integrator.hpp"
+
+#include <algorithm>
+
+namespace scanmd {
+
+namespace {
+constexpr std::size_t kParallelFrom = 4096;
+
+// Σ term(i, first_bad) over i < n on the threads: each term a particle's thermostat work,
+// converted to fixed point (`overflow` set when one does not fit). A term may lower first_bad,
+// its thread's first bad particle; `bad` becomes the lowest of them. Returns the summed work.
+template <class Term>
+fixed::Wide thread_work(std::size_t n, std::size_t& bad, bool& overflow, Term&& term) {
+  fixed::Wide work = 0;
+#pragma omp parallel if (n >= kParallelFrom)
+  {
+    fixed::Wide mine = 0;
+    bool over = false;
+    std::size_t first_bad = n;
+#pragma omp for schedule(static) nowait
+    for (std::size_t i = 0; i < n; ++i) mine += fixed::to_fixed(term(i, first_bad), over);
+#pragma omp critical(scanmd_integrate)
+    {
+      work += mine;
+      overflow = overflow || over;
+      bad = std::min(bad, first_bad);
+    }
+  }
+  return work;
+}
+}  // namespace
+
+fixed::Wide VelocityVerlet::initial_integrate(ParticleStore& p, const Box& box,
+                                              std::uint64_t step) const {
+  const std::size_t n = p.n_owned;
+  std::size_t bad = n;  // the first particle outside [0, L) after its drift
+  if (drag_.empty()) {
+#pragma omp parallel for schedule(static) reduction(min : bad) if (n >= kParallelFrom)
+    for (std::size_t i = 0; i < n; ++i) {
+      verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]], box.length);
+      if (!inside_box(p.x[i], box.length) && i < bad) bad = i;
+    }
+    check_positions(p, bad);
+    return 0;
+  }
+  const LangevinView l = view();
+  bool overflow = false;
+  const fixed::Wide work =
+      thread_work(n, bad, overflow, [&](std::size_t i, std::size_t& first_bad) {
+        const double w =
+            verlet_initial_langevin(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]],
+                                    box.length, l, p.type[i], p.id[i], step);
+        if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
+        return w;
+      });
+  check_positions(p, bad);
+  return checked(work, overflow);
+}
+
+fixed::Wide VelocityVerlet::final_integrate(ParticleStore& p, std::uint64_t step) const {
+  const std::size_t n = p.n_owned;
+  if (drag_.empty()) {
+#pragma omp parallel for schedule(static) if (n >= kParallelFrom)
+    for (std::size_t i = 0; i < n; ++i) verlet_final(p.v[i], p.f[i], dtf_[p.type[i]]);
+    return 0;
+  }
+  const LangevinView l = view();
+  bool overflow = false;
+  std::size_t bad = n;  // (no position check in the second half kick)
+  const fixed::Wide work = thread_work(n, bad, overflow, [&](std::size_t i, std::size_t&) {
+    return langevin_kick(p.v[i], p.f[i], dtf_[p.type[i]], 0.5 * dt_, l, p.type[i], p.id[i], step);
+  });
+  return checked(work, overflow);
+}
+
+bool moved_beyond(const ParticleStore& p, const Box& box, double limit, PairImages images) {
+  const double limit_sq = limit * limit;
+  const std::size_t n = p.n_owned;
+  bool moved = false;
+#pragma omp parallel for schedule(static) reduction(|| : moved) if (n >= kParallelFrom)
+  for (std::size_t i = 0; i < n; ++i)
+    moved = moved || moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
+  return moved;
+}
+
+}  // namespace scanmd

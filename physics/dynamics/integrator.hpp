@@ -1,0 +1,134 @@
+// Velocity-Verlet NVE integration (two half kicks around a drift), per particle.
+//
+//   v ← v + (dt / 2m) F        x ← x + dt v, wrapped into [0, L)       (initial_integrate)
+//   ... new forces ...
+//   v ← v + (dt / 2m) F                                                (final_integrate)
+// F is the fixed-point force converted once to double. Each update is a function of the
+// particle's own state only, so its bits do not depend on the decomposition.
+//
+// The per-particle updates (verlet_initial, verlet_final, moved_beyond_limit) are SCANMD_HD:
+// the host loops below and the CUDA kernels (engine/cuda/integrate.cu) run the same code, so
+// both backends produce the same bits (no FMA contraction on either side, DESIGN.md §5).
+//
+// After the drift every position must lie in [0, L): the wrap brings back a particle however
+// far it moved (base/box.hpp), so only a non-finite position or velocity, or a move of more
+// than 2^31 box lengths (the image counter's range), fails the test. Both backends then stop
+// with bad_position_message (physics/dynamics/step_errors.hpp) naming the particle (the host at once, the CUDA backend through
+// its flags); the caller adds the step and the rank.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "base/box.hpp"
+#include "base/fixed_point.hpp"
+#include "base/particles.hpp"
+#include "physics/dynamics/langevin.hpp"
+#include "physics/dynamics/step_errors.hpp"
+
+namespace scanmd {
+
+// Half kick, drift and wrap of one particle. dtf = dt / 2m.
+SCANMD_HD inline void verlet_initial(Vec3& x, Vec3& v, Int3& image, Fix3 f, double dt, double dtf,
+                                     const Vec3& length) {
+  v.x += dtf * fixed::to_double(f.x);
+  v.y += dtf * fixed::to_double(f.y);
+  v.z += dtf * fixed::to_double(f.z);
+  x.x += dt * v.x;
+  x.y += dt * v.y;
+  x.z += dt * v.z;
+  wrap(x, image, length);
+}
+
+// The same with the Langevin force (physics/dynamics/langevin.hpp) in the kick; returns the thermostat's
+// work of the kick.
+SCANMD_HD inline double verlet_initial_langevin(Vec3& x, Vec3& v, Int3& image, Fix3 f, double dt,
+                                                double dtf, const Vec3& length,
+                                                const LangevinView& l, std::uint32_t type,
+                                                std::uint64_t id, std::uint64_t step) {
+  const double work = langevin_kick(v, f, dtf, 0.5 * dt, l, type, id, step);
+  x.x += dt * v.x;
+  x.y += dt * v.y;
+  x.z += dt * v.z;
+  wrap(x, image, length);
+  return work;
+}
+
+// Second half kick of one particle.
+SCANMD_HD inline void verlet_final(Vec3& v, Fix3 f, double dtf) {
+  v.x += dtf * fixed::to_double(f.x);
+  v.y += dtf * fixed::to_double(f.y);
+  v.z += dtf * fixed::to_double(f.z);
+}
+
+// Nosé–Hoover's velocity scaling of one particle.
+SCANMD_HD inline void scale_velocity(Vec3& v, double factor) {
+  v.x *= factor;
+  v.y *= factor;
+  v.z *= factor;
+}
+
+// Has a particle at x moved farther than sqrt(limit_sq) from x_build (minimum image)? With
+// explicit pair images, a wrap counts as a move (raw difference: it jumps by L > skin), so the
+// list is rebuilt before the build's image shifts go stale.
+SCANMD_HD inline bool moved_beyond_limit(Vec3 x, Vec3 x_build, const Box& box, double limit_sq,
+                                         PairImages images) {
+  const Vec3 d = images == PairImages::Explicit
+                     ? Vec3{x.x - x_build.x, x.y - x_build.y, x.z - x_build.z}
+                     : pair_displacement(x, x_build, box.length, box.half_length);
+  return d.x * d.x + d.y * d.y + d.z * d.z > limit_sq;
+}
+
+// dt / 2m of each type (0-based), the per-particle factor of both half kicks.
+inline std::vector<double> half_kick_factors(double dt, const std::vector<double>& mass) {
+  std::vector<double> dtf;
+  for (const double m : mass) dtf.push_back(0.5 * dt / m);
+  return dtf;
+}
+
+// Velocity Verlet over the owned particles, with the Langevin force in the kicks when it is
+// switched on (langevin()); `step` is the counter of the kick's random numbers.
+class VelocityVerlet {
+ public:
+  VelocityVerlet(double dt, const std::vector<double>& mass)
+      : dt_(dt), mass_(mass), dtf_(half_kick_factors(dt, mass)) {}
+
+  void langevin(double temperature, double damping, std::uint64_t seed) {
+    langevin_coefficients(mass_, temperature, damping, dt_, drag_, noise_);
+    seed_ = seed;
+  }
+
+  double dt() const { return dt_; }
+  const std::vector<double>& dtf() const { return dtf_; }
+
+  // Returns the Langevin work of the kick (0 without it), fixed point. Throws
+  // std::runtime_error (bad_position_message) when a particle cannot be wrapped into the box.
+  // Both passes run on the rank's OpenMP threads (physics/dynamics/integrator.cpp); per particle they are
+  // independent, and the work is summed in fixed point, so the bits do not depend on threads.
+  fixed::Wide initial_integrate(ParticleStore& p, const Box& box, std::uint64_t step) const;
+  fixed::Wide final_integrate(ParticleStore& p, std::uint64_t step) const;
+
+ private:
+  LangevinView view() const { return {drag_.data(), noise_.data(), seed_}; }
+  static void check_positions(const ParticleStore& p, std::size_t bad) {
+    if (bad < p.n_owned)
+      throw std::runtime_error(bad_position_message(p.id[bad], p.x[bad], p.v[bad]));
+  }
+  static fixed::Wide checked(fixed::Wide w, bool overflow) {
+    if (overflow)
+      throw std::overflow_error("Langevin thermostat work overflow: velocities blew up");
+    return w;
+  }
+
+  double dt_;
+  std::vector<double> mass_, dtf_;
+  std::vector<double> drag_, noise_;  // Langevin γ1, γ2 per type; empty: off
+  std::uint64_t seed_ = 0;
+};
+
+// Has any owned particle moved more than `limit` since the last neighbour build?
+bool moved_beyond(const ParticleStore& p, const Box& box, double limit, PairImages images);
+
+}  // namespace scanmd

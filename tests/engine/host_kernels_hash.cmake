@@ -1,0 +1,103 @@
+# State-hash equality of `scanmd run` across the host pair kernels and thread counts
+# (engine/pair_kernel.hpp, engine/lj_force.hpp): the deck on RANKS ranks with the scalar kernel on one
+# thread is the reference; every kernel this CPU runs (scalar, avx2, avx512) on 1, 2 and 3
+# threads (OMP_NUM_THREADS) must give its hash. A kernel the CPU cannot run is reported and
+# skipped (the run must then fail with the "cannot run" error, not silently fall back).
+# With -DOVERFLOW_SET=key=value (a time step that blows the run up), every kernel on 2 threads
+# must also stop with the scalar loop's error, naming the same two particles.
+# Usage: cmake -DEXE=<scanmd> -DMPIEXEC=<mpiexec> -DNP_FLAG=-n "-DPRE_FLAGS=..." -DDECK=<deck>
+#              -DRANKS=<P> -P host_kernels_hash.cmake
+foreach(var EXE MPIEXEC NP_FLAG DECK RANKS)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "host_kernels_hash.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+separate_arguments(_pre UNIX_COMMAND "${PRE_FLAGS}")
+
+# Runs the deck with SCANMD_PAIR_KERNEL=kernel and OMP_NUM_THREADS=threads ("" = unset);
+# sets out_var to the hash, or to "cannot-run" when the CPU lacks the kernel.
+function(kernel_hash kernel threads out_var)
+  set(extra ${ARGN})
+  # Threads past the cores each rank may use (mpiexec binds a rank to one core): allowed here,
+  # the thread splits must give the same hash whatever the machine (issue 31 caps them else).
+  set(env SCANMD_PAIR_KERNEL=${kernel} SCANMD_THREADS_PAST_CORES=1)
+  if(threads STREQUAL "")
+    set(unset --unset=OMP_NUM_THREADS)
+  else()
+    list(APPEND env OMP_NUM_THREADS=${threads})
+    set(unset "")
+  endif()
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env ${unset} ${env}
+            "${MPIEXEC}" ${NP_FLAG} ${RANKS} ${_pre} "${EXE}" run "${DECK}" --set run.backend=host ${extra}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 200)
+  set(all "${out}${err}")
+  if(NOT rc EQUAL 0)
+    if(all MATCHES "cannot run the ${kernel} pair kernel")
+      set(${out_var} "cannot-run" PARENT_SCOPE)
+      return()
+    endif()
+    if(extra AND all MATCHES "error: ((step [0-9]+: )?force or energy overflow between particles [0-9]+ and [0-9]+)")
+      set(${out_var} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+      message(STATUS "${kernel}, threads '${threads}', ${RANKS} ranks: ${CMAKE_MATCH_1}")
+      return()
+    endif()
+    message(FATAL_ERROR "${kernel} x ${threads} threads: exit ${rc}\n${all}")
+  endif()
+  set(want_threads "${threads}")
+  if(want_threads STREQUAL "")
+    set(want_threads 1)
+  endif()
+  if(NOT all MATCHES "host: ${kernel} pair kernel, ${want_threads} threads? per rank")
+    message(FATAL_ERROR "${kernel} x ${threads} threads: the log does not say "
+                        "'host: ${kernel} pair kernel, ${want_threads} thread(s) per rank'\n${all}")
+  endif()
+  if(NOT out MATCHES "state hash: ([0-9a-f]+)[ \t\r]*\n?$")
+    message(FATAL_ERROR "${kernel} x ${threads} threads: no `state hash:` line\n${all}")
+  endif()
+  set(${out_var} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+  message(STATUS "${kernel}, threads '${threads}', ${RANKS} ranks: ${CMAKE_MATCH_1}")
+endfunction()
+
+kernel_hash(scalar "" reference)
+set(bad "")
+set(vector_runs 0)
+foreach(kernel scalar avx2 avx512)
+  foreach(threads 1 2 3)
+    kernel_hash(${kernel} ${threads} h)
+    if(h STREQUAL "cannot-run")
+      message(STATUS "skipped: this CPU cannot run the ${kernel} pair kernel")
+      break()
+    endif()
+    if(NOT kernel STREQUAL "scalar")
+      math(EXPR vector_runs "${vector_runs} + 1")
+    endif()
+    if(NOT h STREQUAL reference)
+      string(APPEND bad "  ${kernel} on ${threads} threads: ${h} (scalar, one thread: ${reference})\n")
+    endif()
+  endforeach()
+endforeach()
+if(bad)
+  message(FATAL_ERROR "state hashes differ:\n${bad}")
+endif()
+if(vector_runs EQUAL 0)
+  message(STATUS "no vector pair kernel runs on this CPU: only threads were compared")
+endif()
+message(STATUS "all state hashes equal ${reference}")
+
+if(DEFINED OVERFLOW_SET AND NOT OVERFLOW_SET STREQUAL "")
+  kernel_hash(scalar "" want --set ${OVERFLOW_SET})
+  if(NOT want MATCHES "force or energy overflow")
+    message(FATAL_ERROR "--set ${OVERFLOW_SET} did not overflow (got ${want})")
+  endif()
+  foreach(kernel scalar avx2 avx512)
+    kernel_hash(${kernel} 2 got --set ${OVERFLOW_SET})
+    if(got STREQUAL "cannot-run")
+      continue()
+    endif()
+    if(NOT got STREQUAL want)
+      message(FATAL_ERROR "${kernel} on 2 threads: '${got}', the scalar loop: '${want}'")
+    endif()
+  endforeach()
+  message(STATUS "every kernel names the pair the scalar loop names")
+endif()
