@@ -17,6 +17,7 @@ HostBackend::HostBackend(const StepSetup& s)
       full_shell_(s.params.full_shell),
       images_(s.params.images),
       integrator_(s.params.dt, s.species.mass),
+      computes_(make_host_computes(s.computes, s.species)),
       domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
       kernel_(resolve_pair_kernel()) {
   force_scratch_.threads = force_threads();
@@ -65,8 +66,14 @@ void HostBackend::forward() {
 
 void HostBackend::compute_forces(bool with_energy) {
   ScopedTimer t(timers_, Phase::Pair);
-  forces_ = compute_pair_forces(particles_, neighbors_, species_.pair, box_, images_, full_shell_,
-                                with_energy, kernel_, &force_scratch_);
+  HostForceState state{particles_, neighbors_,  domain_.halo(), box_,
+                       images_,    full_shell_, kernel_,        force_scratch_};
+  forces_ = {};
+  bool first = true;
+  for (const auto& c : computes_) {
+    forces_ += c->compute(state, with_energy, first);
+    first = false;
+  }
 }
 
 void HostBackend::reverse() {

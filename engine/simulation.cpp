@@ -151,16 +151,21 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config,
     : comm_(comm),
       config_(resolved(comm, config)),
       species_(make_species(config_)),
+      computes_(force_computes(config_)),
       box_(checked_box(config_)),
       grid_choice_(pick_grid(comm, config_, box_, start)),
       grid_(grid_choice_.dims, box_),
       params_(StepParams::make(config_, species_.max_cutoff(), box_)),
       thermostat_(comm, config_.thermostat, config_.run.dt) {
   check_cell_count(grid_, config_.import_cutoff());
-  const StepSetup setup{
-      comm_,  params_,  box_,
-      grid_,  species_, PairRule{params_.method, grid_.coord_of(comm_.rank()), grid_.cuts()},
-      timers_};
+  const StepSetup setup{comm_,
+                        params_,
+                        box_,
+                        grid_,
+                        species_,
+                        computes_,
+                        PairRule{params_.method, grid_.coord_of(comm_.rank()), grid_.cuts()},
+                        timers_};
   backend_ = make_backend(setup);
 }
 

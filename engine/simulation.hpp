@@ -172,6 +172,7 @@ class Simulation {
   const Communicator& comm_;
   SimulationConfig config_;
   Species species_;
+  std::vector<ForceComputeInfo> computes_;  // the force computes, in step order
   Box box_;
   BalancedGridChoice grid_choice_;
   RankGrid grid_;
