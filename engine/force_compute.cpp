@@ -27,6 +27,33 @@ std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config) {
   return {pair};
 }
 
+std::vector<FieldSpec> particle_fields(const std::vector<ForceComputeInfo>& computes) {
+  ParticleFields check;  // two computes asking for one name differently: std::logic_error
+  std::vector<FieldSpec> out;
+  for (const ForceComputeInfo& c : computes)
+    for (const FieldSpec& f : c.particle_fields) {
+      if (check.find(f.name) < 0) out.push_back(f);
+      check.add(f);
+    }
+  return out;
+}
+
+std::vector<FieldSpec> state_fields(const std::vector<ForceComputeInfo>& computes) {
+  std::vector<FieldSpec> out;
+  for (const FieldSpec& f : particle_fields(computes))
+    if (f.life == FieldLife::State) out.push_back(f);
+  return out;
+}
+
+std::vector<std::string> halo_fields(const std::vector<ForceComputeInfo>& computes,
+                                     FieldAccess access) {
+  std::vector<std::string> out;
+  for (const ForceComputeInfo& c : computes)
+    for (const std::string& f : c.halo_fields(access))
+      if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  return out;
+}
+
 double force_reach(const std::vector<ForceComputeInfo>& computes) {
   double r = 0.0;
   for (const ForceComputeInfo& c : computes) r = std::max(r, c.cutoff);

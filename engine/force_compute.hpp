@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/particle_fields.hpp"
 #include "engine/config.hpp"
 
 namespace scanmd {
@@ -51,6 +52,9 @@ struct ForceComputeInfo {
   std::string name;     // for the log: "pair lj"
   double cutoff = 0.0;  // the longest reach of one of its terms
   std::vector<FieldUse> fields;
+  // The optional per-particle fields it needs to exist (base/particle_fields.hpp), by name in
+  // `fields` too: none for a pair compute.
+  std::vector<FieldSpec> particle_fields;
   // The optional fields it forwards or reverse-sums (not x and f, which every step moves).
   std::vector<std::string> halo_fields(FieldAccess access) const;
 };
@@ -58,6 +62,15 @@ struct ForceComputeInfo {
 // The computes a configuration calls for, in the order the step runs them: the pair compute of
 // its pair style (with its largest pair cutoff).
 std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config);
+
+// The optional per-particle fields of the whole list, in order (each once), and those of them
+// that live with the particle (FieldLife::State: migrated, checkpointed, given at a restart).
+std::vector<FieldSpec> particle_fields(const std::vector<ForceComputeInfo>& computes);
+std::vector<FieldSpec> state_fields(const std::vector<ForceComputeInfo>& computes);
+
+// The optional fields the list forwards (or reverse-sums), each once, in order.
+std::vector<std::string> halo_fields(const std::vector<ForceComputeInfo>& computes,
+                                     FieldAccess access);
 
 // The largest cutoff over the list (0 for none).
 double force_reach(const std::vector<ForceComputeInfo>& computes);

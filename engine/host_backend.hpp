@@ -45,6 +45,8 @@ class HostBackend final : public StepBackend {
   void synchronize() override {}
 
  private:
+  void forward_optional_fields();
+
   Timers& timers_;
   Box box_;
   Species species_;
@@ -54,6 +56,8 @@ class HostBackend final : public StepBackend {
   PairImages images_;
   VelocityVerlet integrator_;
   std::vector<std::unique_ptr<HostForceCompute>> computes_;
+  // The optional per-particle fields the computes need on ghosts every step, or summed back.
+  std::vector<std::string> forward_fields_, reverse_fields_;
   Domain domain_;
   ParticleStore particles_;
   CellList cells_;
