@@ -126,14 +126,14 @@ struct Table {
   }
 
 #if !defined(__CUDACC__)
-  static constexpr int kMaxPoints = 1 << 24;
+  static constexpr int kMaxPoints = 1 << 20;  // 40 MiB of table per pair of types
 
   static std::optional<CoefficientProblem> check(const Coefficients& c, double cutoff,
                                                  const std::string&) {
     const double n = c[kPoints];
     if (!(n >= 2.0 && n <= kMaxPoints && n == std::floor(n)))
       return CoefficientProblem{
-          kPoints, fmt::format("must be a whole number of points, 2 to 2^24 = {} (got {}): "
+          kPoints, fmt::format("must be a whole number of points, 2 to 2^20 = {} (got {}): "
                                "the internal table's size (LAMMPS pair_style table style N)",
                                kMaxPoints, n)};
     if (!(cutoff > 0.0)) return CoefficientProblem{kCutoffIndex, "cutoff must be > 0"};

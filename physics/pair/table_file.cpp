@@ -213,10 +213,7 @@ Section parse_section(std::string_view text, const std::string& name, const std:
                            shown(*skipped)));
   }
   const std::size_t count = static_cast<std::size_t>(n);
-  s.r.resize(count);
-  s.e.resize(count);
-  s.f.resize(count);
-  for (std::size_t i = 0; i < count; ++i) {
+  for (std::size_t i = 0; i < count; ++i) {  // (grown as read: N may promise more than is there)
     const auto line = lines.next();
     if (!line)
       throw at(lines.number,
@@ -248,9 +245,9 @@ Section parse_section(std::string_view text, const std::string& name, const std:
       throw at(lines.number, fmt::format("point {} of {}: r = {} does not increase (the point "
                                          "before has r = {})",
                                          i + 1, n, r, s.r[i - 1]));
-    s.r[i] = r;
-    s.e[i] = *v[1];
-    s.f[i] = *v[2];
+    s.r.push_back(r);
+    s.e.push_back(*v[1]);
+    s.f.push_back(*v[2]);
   }
   return s;
 }
