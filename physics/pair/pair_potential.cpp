@@ -308,6 +308,11 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
     return out;
   };
 
+  // "epsilon, sigma, " / "file, keyword, ": the per-pair keys before the cutoff, for messages.
+  std::string per_pair_keys;
+  for (const std::string_view n : names) per_pair_keys += std::string(n) + ", ";
+  for (const std::string_view n : string_keys) per_pair_keys += std::string(n) + ", ";
+
   // The coefficients of a deck entry in the style's order; `key` is blamed for what is wrong.
   auto read = [&](const CoefficientValues& values, const std::string& key, bool defaults,
                   const std::string& where) {
@@ -318,10 +323,11 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
                                             "in [potential], not per pair",
                                             name, s.style_));
       if (index_of(name) < 0 && !is_global(name))
-        throw SpeciesError(defaults ? fmt::format("potential.{}", name) : key,
-                           fmt::format("{} is not a coefficient of pair style \"{}\" (its "
-                                       "coefficients: {}, cutoff)",
-                                       name, s.style_, joined(names)));
+        throw SpeciesError(
+            defaults ? fmt::format("potential.{}", name) : key,
+            fmt::format("{} is not a coefficient of pair style \"{}\" (its "
+                        "{}: {}cutoff)",
+                        name, s.style_, names.empty() ? "keys" : "coefficients", per_pair_keys));
     }
     for (std::size_t k = 0; k < n_coeffs; ++k) {
       const auto it = values.find(names[k]);
