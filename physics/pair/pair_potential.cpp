@@ -244,6 +244,8 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
                                                                                      : "finite",
                                           v));
   };
+  std::vector<std::string_view> all_globals = globals;  // for messages
+  all_globals.insert(all_globals.end(), string_globals.begin(), string_globals.end());
   // The style-level keys, from [potential] whatever the tables.
   Coefficients global_values{};
   for (std::size_t g = 0; g < globals.size(); ++g) {
@@ -254,7 +256,7 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
     if (std::isnan(v))
       throw SpeciesError("potential.style",
                          fmt::format("pair style \"{}\" needs {} (its style-level keys: {})",
-                                     s.style_, key, joined(globals)));
+                                     s.style_, key, joined(all_globals)));
     in_domain(n_coeffs + g, v, key, "", globals[g], true);
     global_values[n_coeffs + g] = v;
   }
@@ -272,7 +274,7 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
           it != pot.strings.end() ? fmt::format("potential.{}", g) : std::string("potential.style"),
           fmt::format("pair style \"{}\" needs potential.{} (its style-level "
                       "keys: {})",
-                      s.style_, g, joined(string_globals)));
+                      s.style_, g, joined(all_globals)));
     global_strings[std::string(g)] = v;
   }
   for (const auto& [name, value] : pot.strings) {
