@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -325,6 +326,8 @@ std::vector<double> numbers(const Reader& r, std::string_view expected, bool pos
 
 // The row of kKeys that reads any pair coefficient ("epsilon", "d0", ...: find_key).
 constexpr std::string_view kCoefficientRow = "<coefficient>";
+// The row that reads any string key of a pair style ("file", "keyword", "table_style").
+constexpr std::string_view kStringRow = "<string key>";
 
 // "epsilon, sigma (lj); ..." for messages.
 std::string coefficients_by_style() {
@@ -332,6 +335,8 @@ std::string coefficients_by_style() {
   for_each_pair_style([&]<class E>() {
     std::string names;
     for (const std::string_view c : E::kCoefficients)
+      names += (names.empty() ? "" : ", ") + std::string(c);
+    for (const std::string_view c : E::kStrings)
       names += (names.empty() ? "" : ", ") + std::string(c);
     s += fmt::format("{}{} ({})", s.empty() ? "" : "; ", names, E::kName);
   });
@@ -387,6 +392,10 @@ void read_pairs(Deck& d, const Reader& r) {
         c.cutoff = number(true);
       } else if (is_pair_coefficient(key.str())) {
         c.values[std::string(key.str())] = number(false);
+      } else if (is_pair_string_key(key.str())) {
+        if (!v.is_string())
+          r.fail_at(v, fmt::format("{}: expected a string, got {}", key.str(), describe(v)));
+        c.strings[std::string(key.str())] = *v.value<std::string>();
       } else {
         r.fail_at(v, fmt::format("unknown key '{}' in a [[potential.pair]] table (keys: types, "
                                  "cutoff, and the coefficients of the pair style: {})",
@@ -492,6 +501,9 @@ const KeySpec kKeys[] = {
   // run's style checks which it needs (PairPotential::make).
   {"potential", kCoefficientRow, false, [](Deck& d, const Reader& r) {
      d.potential.coeffs[r.key()] = r.real(); }},
+  // Every string key of every style (the table style's file, keyword, table_style).
+  {"potential", kStringRow, true, [](Deck& d, const Reader& r) {
+     d.potential.strings[r.key()] = r.string(); }},
   {"potential", "cutoff", false, [](Deck& d, const Reader& r) { d.potential.cutoff = positive(r); }},
   {"potential", "shift", false, [](Deck& d, const Reader& r) { d.potential.shift = r.boolean(); }},
   {"potential", "tail", false, [](Deck& d, const Reader& r) { d.potential.tail = r.boolean(); }},
@@ -567,6 +579,7 @@ std::string full_name(const KeySpec& k) {
 // Index into kKeys of "section.key", or -1. A pair coefficient of any style is a [potential] key.
 int find_key(std::string_view section, std::string_view key) {
   if (section == "potential" && is_pair_coefficient(key)) key = kCoefficientRow;
+  if (section == "potential" && is_pair_string_key(key)) key = kStringRow;
   for (std::size_t i = 0; i < std::size(kKeys); ++i) {
     if (kKeys[i].section == section && kKeys[i].key == key) return static_cast<int>(i);
   }
@@ -580,9 +593,13 @@ bool is_section(std::string_view s) {
 std::string unknown_key_message(std::string_view name) {
   std::vector<std::string> all;
   for (const auto& k : kKeys)
-    if (k.key != kCoefficientRow) all.push_back(full_name(k));
+    if (k.key != kCoefficientRow && k.key != kStringRow) all.push_back(full_name(k));
   for_each_pair_style([&]<class E>() {
     for (const std::string_view c : E::kCoefficients) all.push_back(fmt::format("potential.{}", c));
+    for (const std::string_view c : E::kGlobals) all.push_back(fmt::format("potential.{}", c));
+    for (const std::string_view c : E::kStrings) all.push_back(fmt::format("potential.{}", c));
+    for (const std::string_view c : E::kStringGlobals)
+      all.push_back(fmt::format("potential.{}", c));
   });
   std::string msg = fmt::format("unknown key '{}'", shown(name));
   if (const auto s = closest(name, all); !s.empty()) {
@@ -591,7 +608,7 @@ std::string unknown_key_message(std::string_view name) {
     const auto section = name.substr(0, dot);
     std::string keys;  // (an unknown section has none: nothing long is echoed)
     for (const auto& k : kKeys) {
-      if (k.section == section && k.key != kCoefficientRow)
+      if (k.section == section && k.key != kCoefficientRow && k.key != kStringRow)
         keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
     }
     if (section == "potential")
@@ -1027,6 +1044,21 @@ std::string Deck::to_toml() const {
     for (const std::string_view name : names)
       if (const auto it = one.find(name); it != one.end())
         s += fmt::format("{} = {}\n", name, toml_float(it->second));
+    // The string keys: style-level ones always (defaults written out), the one pair's with no
+    // pair table.
+    std::vector<std::string_view> strings = pair_style_string_globals(potential.style);
+    if (potential.pairs.empty()) {
+      const std::vector<std::string_view> per_pair = pair_style_strings(potential.style);
+      strings.insert(strings.begin(), per_pair.begin(), per_pair.end());
+    }
+    for (const std::string_view name : strings) {
+      const auto it = potential.strings.find(name);
+      const std::string_view d = pair_string_default(potential.style, name);
+      if (it != potential.strings.end())
+        s += fmt::format("{} = {}\n", name, toml_quote(it->second));
+      else if (!d.empty())
+        s += fmt::format("{} = {}\n", name, toml_quote(d));
+    }
   }
   s += fmt::format("cutoff = {}\n", toml_float(potential.cutoff));
   s += fmt::format("shift = {}\n", toml_bool(potential.shift));
@@ -1036,6 +1068,8 @@ std::string Deck::to_toml() const {
     s += fmt::format("\n[[potential.pair]]\ntypes = [{}, {}]\n", c.types[0], c.types[1]);
     for (const auto& [name, value] : c.values)
       s += fmt::format("{} = {}\n", name, toml_float(value));
+    for (const auto& [name, value] : c.strings)
+      s += fmt::format("{} = {}\n", name, toml_quote(value));
     if (c.cutoff) s += fmt::format("cutoff = {}\n", toml_float(*c.cutoff));
   }
   s += "\n[neighbor]\n";
@@ -1158,15 +1192,19 @@ Deck parse_deck(std::string_view text, const std::string& path,
 
   Deck deck;
   deck.path = path;
+  // Files a pair style reads (the table style's `file`) are relative to the deck's directory.
+  deck.potential.base_dir = std::filesystem::path(path).parent_path().string();
   for (const auto& it : items) {
     const Reader r(path, it);
     kKeys[it.spec].apply(deck, r);
     deck.where[it.name] = r.where(*it.node);
   }
   if (!deck.potential.pairs.empty()) {
-    const std::vector<std::string_view> globals = pair_style_globals(deck.potential.style);
+    std::vector<std::string_view> globals = pair_style_globals(deck.potential.style);
+    for (const std::string_view g : pair_style_string_globals(deck.potential.style))
+      globals.push_back(g);
     for (const auto& it : items)
-      if (kKeys[it.spec].key == kCoefficientRow &&
+      if ((kKeys[it.spec].key == kCoefficientRow || kKeys[it.spec].key == kStringRow) &&
           std::find(globals.begin(), globals.end(), Reader(path, it).key()) == globals.end())
         Reader(path, it).fail(
             "is not used when [[potential.pair]] tables are given: give it "

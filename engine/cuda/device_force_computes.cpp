@@ -14,11 +14,13 @@ namespace {
 using namespace cuda_step;
 
 // The pair constants of style E on the device: the one species' pair by value, several species'
-// table in device memory.
+// table in device memory; a tabulated style's data in device memory too, its Params' pointers
+// rebased into it.
 template <class E>
 struct DeviceStyleTable {
   typename E::Params one{};
   DeviceBuffer<typename E::Params> table;
+  DeviceBuffer<double> data;
 };
 using DevicePairTables = over_pair_styles_t<std::variant, DeviceStyleTable>;
 
@@ -28,10 +30,19 @@ class DevicePairCompute final : public DeviceForceCompute {
       : types_(types) {
     potential.visit([&]<class E>(const StyleTable<E>& t) {
       DeviceStyleTable<E> d;
-      d.one = t.params.front();
+      std::vector<typename E::Params> params = t.params;
+      if constexpr (TabulatedStyle<E>) {
+        // The data once, each pair's pointer moved to the same offset in the device copy.
+        const std::vector<double>& host = *t.data;
+        ensure(d.data, host.size());
+        upload(d.data.data(), host, host.size(), stream);
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (pair data)");
+        for (auto& p : params) p.data = d.data.data() + (p.data - host.data());
+      }
+      d.one = params.front();
       if (types_ > 1) {  // per-type tables in device memory; one species passes scalars
-        ensure(d.table, t.params.size());
-        upload(d.table.data(), t.params, t.params.size(), stream);
+        ensure(d.table, params.size());
+        upload(d.table.data(), params, params.size(), stream);
         check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (pair table)");
       }
       tables_ = std::move(d);
