@@ -97,6 +97,37 @@ std::vector<io::ParticleRow> rows_by_id(const Communicator& comm, const Simulati
   return io::order_by_id(comm, rows, sim.total_particles());
 }
 
+// This rank's row block (ordered by id) of the optional State fields of the run (none: no
+// communication), for checkpoints.
+std::vector<io::FieldBlock> state_field_blocks(const Communicator& comm, const Simulation& sim) {
+  const std::vector<FieldSpec> specs = sim.state_fields();
+  if (specs.empty()) return {};
+  const ParticleStore& p = sim.particles();
+  std::vector<io::ParticleRow> rows(p.n_owned);
+  io::RowWords words;
+  words.stride = p.fields.state_words();
+  words.words.resize(p.n_owned * words.stride);
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    rows[i].id = p.id[i];
+    p.fields.pack_state(i, words.words.data() + i * words.stride);
+  }
+  io::order_by_id(comm, rows, sim.total_particles(), &words);
+  // pack_state's order: the State columns of the store, as state_fields() lists them.
+  std::vector<io::FieldBlock> out;
+  const std::size_t n = words.stride == 0 ? 0 : words.words.size() / words.stride;
+  std::size_t at = 0;
+  for (const FieldSpec& f : specs) {
+    io::FieldBlock b{f, {}};
+    const auto w = static_cast<std::size_t>(f.width);
+    b.words.resize(n * w);
+    for (std::size_t i = 0; i < n; ++i)
+      std::copy_n(words.words.data() + i * words.stride + at, w, b.words.data() + i * w);
+    at += w;
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 // Bytes a frame of `particles` rows adds to a trajectory, or a checkpoint takes: the chunks of
 // its per-particle series (rows in chunks of at most 65 536, allocated whole), plus room for
 // the metadata (chunk index, observables, run record) and, for a checkpoint, ids and species.
@@ -390,7 +421,7 @@ void RunOutput::write_checkpoint(const Simulation& sim, const io::FrameHeader& h
                                  const std::vector<io::ParticleRow>& block) {
   io::write_checkpoint(comm_, deck_.output.checkpoint, header, block, particles_,
                        run_record(comm_, deck_, sim, first_step_, restart_from_), SCANMD_VERSION,
-                       sim.thermostat_state());
+                       sim.thermostat_state(), state_field_blocks(comm_, sim));
   checkpoint_step_ = sim.step();
   spdlog::debug("checkpoint at step {} written to {}", sim.step(), deck_.output.checkpoint);
 }

@@ -194,7 +194,29 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
       dest[i] = static_cast<std::uint32_t>(sim.grid().rank_of(sim.grid().box_of(x)));
     }
   });
-  const std::vector<io::ParticleRow> mine = io::redistribute(comm, c.rows, dest);
+  // The run's optional State fields (in state_fields() order) travel with their rows.
+  const std::vector<FieldSpec> wanted = sim.state_fields();
+  io::RowWords words;
+  for (const FieldSpec& f : wanted) words.stride += static_cast<std::size_t>(f.width);
+  if (words.stride > 0) {
+    words.words.assign(c.rows.size() * words.stride, 0);
+    std::size_t at = 0;
+    for (const FieldSpec& f : wanted) {
+      const auto it = std::find_if(c.fields.begin(), c.fields.end(),
+                                   [&](const io::FieldBlock& b) { return b.spec.name == f.name; });
+      if (it == c.fields.end() || !(it->spec.kind == f.kind && it->spec.width == f.width))
+        throw std::runtime_error(fmt::format(
+            "{}: checkpoint has no per-particle field '{}' ({} x {}) that this run's force "
+            "computes need: it was written by a run without them; restart with the deck that "
+            "wrote it",
+            path, f.name, f.kind == FieldKind::Integer ? "integer" : "real", f.width));
+      const auto w = static_cast<std::size_t>(f.width);
+      for (std::size_t i = 0; i < c.rows.size(); ++i)
+        std::copy_n(it->words.data() + i * w, w, words.words.data() + i * words.stride + at);
+      at += w;
+    }
+  }
+  const std::vector<io::ParticleRow> mine = io::redistribute(comm, c.rows, dest, &words);
 
   RestartState r;
   r.path = path;
@@ -204,6 +226,7 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
   r.checksum_verified = c.checksum == io::Checkpoint::Checksum::Verified;
   r.read_seconds = read_seconds;
   r.checksum_seconds = c.checksum_seconds;
+  r.state_words = std::move(words.words);
   r.particles_here.reserve(mine.size());
   for (const io::ParticleRow& p : mine)
     r.particles_here.push_back(InitialParticle{p.id,

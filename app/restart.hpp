@@ -21,6 +21,8 @@ struct RestartState {
   long long particles = 0;
   std::vector<InitialParticle> particles_here;  // those this rank's box holds
   std::vector<double> thermostat;               // the thermostat's state at `step`
+  // The optional State fields' words of particles_here (Simulation::setup's state_words).
+  std::vector<std::uint64_t> state_words;
   bool checksum_verified = false;  // false: the file has no checksum (a trajectory, an old file)
   double read_seconds = 0;         // reading and verifying the file (rank 0)
   double checksum_seconds = 0;     // of which hashing the rows (rank 0)

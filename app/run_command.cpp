@@ -455,7 +455,7 @@ int run_command(const RunOptions& options) {
   try {
     using Clock = std::chrono::steady_clock;
     if (restart) {
-      sim->setup(restart->particles_here, restart->step, restart->thermostat);
+      sim->setup(restart->particles_here, restart->step, restart->thermostat, restart->state_words);
       if (sim->total_particles() != restart->particles)
         throw std::runtime_error(
             fmt::format("{}: {} of its {} particles lie outside the box", restart->path,

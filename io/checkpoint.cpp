@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -76,6 +78,28 @@ std::uint64_t row_hash(std::int64_t id, const double* x, const double* v, const 
   return c.value();
 }
 
+// The hash of one row's words of the optional field `name` (added to its row hash: a run without
+// fields hashes as before).
+std::uint64_t field_row_hash(const std::string& name, std::int64_t id, const std::uint64_t* w,
+                             std::size_t width) {
+  Checksum c;
+  for (const char ch : name) c.add(static_cast<std::uint64_t>(static_cast<unsigned char>(ch)));
+  c.add(static_cast<std::uint64_t>(id));
+  for (std::size_t j = 0; j < width; ++j) c.add(w[j]);
+  return c.value();
+}
+
+constexpr const char* kFieldList = "scanmd/field_list";
+
+// "name:kind:width" per field, space-separated ("molecule:i:2 charge:r:1").
+std::string field_list(std::span<const FieldBlock> fields) {
+  std::string s;
+  for (const FieldBlock& f : fields)
+    s += fmt::format("{}{}:{}:{}", s.empty() ? "" : " ", f.spec.name,
+                     f.spec.kind == FieldKind::Integer ? 'i' : 'r', f.spec.width);
+  return s;
+}
+
 // The sum of `local` (this rank's row hashes, summed) over all ranks, modulo 2^64: the two
 // 32-bit halves are summed exactly as long long (fine up to 2^31 ranks).
 std::uint64_t sum_mod_2_64(const Communicator& comm, std::uint64_t local) {
@@ -104,7 +128,8 @@ std::string checksum_text(const Communicator& comm, std::uint64_t local_rows,
 void write_checkpoint(const Communicator& comm, const std::string& path, const FrameHeader& frame,
                       std::span<const ParticleRow> block, std::int64_t particles,
                       const RunRecord& run, const std::string& creator_version,
-                      std::span<const double> thermostat_state) {
+                      std::span<const double> thermostat_state,
+                      std::span<const FieldBlock> fields) {
   const std::string tmp = path + ".tmp";
   try {
     H5mdLayout layout;
@@ -125,6 +150,28 @@ void write_checkpoint(const Communicator& comm, const std::string& path, const F
     std::uint64_t rows = 0;
     for (const ParticleRow& r : block)
       rows += row_hash(static_cast<std::int64_t>(r.id), r.x, r.v, r.image, r.type + 1);
+    if (!fields.empty()) {
+      h5::write_text(w.file(), kFieldList, field_list(fields), w.transfer(), comm.rank() == 0);
+      Group g = h5::create_group(w.file(), "scanmd/fields");
+      const RowBlock rb = row_block(particles, comm.rank(), comm.size());
+      for (const FieldBlock& fb : fields) {
+        const auto width = static_cast<std::size_t>(fb.spec.width);
+        if (fb.words.size() != block.size() * width)
+          throw std::logic_error(path + ": field " + fb.spec.name + " does not match the rows");
+        const bool integer = fb.spec.kind == FieldKind::Integer;
+        const hsize_t dims[2] = {static_cast<hsize_t>(particles), width};
+        Dataset d =
+            h5::create_fixed(g.get(), fb.spec.name, integer ? H5T_STD_I64LE : H5T_IEEE_F64LE,
+                             std::span<const hsize_t>(dims, 2));
+        const hsize_t start[2] = {static_cast<hsize_t>(rb.lo), 0};
+        const hsize_t count[2] = {static_cast<hsize_t>(rb.size()), width};
+        h5::write_block(d.get(), integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, start, count,
+                        fb.words.data(), w.transfer(), path + ": write " + fb.spec.name);
+        for (std::size_t i = 0; i < block.size(); ++i)
+          rows += field_row_hash(fb.spec.name, static_cast<std::int64_t>(block[i].id),
+                                 fb.words.data() + i * width, width);
+      }
+    }
     const std::string checksum =
         checksum_text(comm, rows, particles, frame.step, frame.time, frame.box, thermostat_state);
     h5::write_text(w.file(), kChecksumName, checksum, w.transfer(), comm.rank() == 0);
@@ -255,6 +302,33 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
         c.thermostat.push_back(std::bit_cast<double>(bits));
         pos += used;
         while (pos < words.size() && words[pos] == ' ') ++pos;
+      }
+    }
+    if (h5::exists(f, kFieldList)) {  // the optional per-particle fields
+      std::istringstream list(h5::read_text(f, kFieldList, dxpl));
+      std::string item;
+      while (list >> item) {
+        const auto a = item.find(':'), b = item.rfind(':');
+        FieldBlock fb;
+        fb.spec.name = item.substr(0, a);
+        fb.spec.kind = item.substr(a + 1, b - a - 1) == "r" ? FieldKind::Real : FieldKind::Integer;
+        fb.spec.width = a == b ? 0 : std::atoi(item.c_str() + b + 1);
+        if (fb.spec.name.empty() || fb.spec.width < 1)
+          throw CheckpointError(bad + "scanmd/field_list entry '" + item + "' is malformed");
+        const auto width = static_cast<hsize_t>(fb.spec.width);
+        Dataset fd = h5::open_dataset(f, "scanmd/fields/" + fb.spec.name);
+        if (h5::dims(fd.get()) != std::vector<hsize_t>{s.particles, width})
+          throw CheckpointError(bad + "scanmd/fields/" + fb.spec.name + " shape is not (" +
+                                std::to_string(s.particles) + ", " + std::to_string(width) + ")");
+        fb.words.resize(n * width);
+        const hsize_t fs[2] = {lo, 0}, fc[2] = {n, width};
+        h5::read_block(fd.get(),
+                       fb.spec.kind == FieldKind::Integer ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE,
+                       fs, fc, fb.words.data(), dxpl, path + ": " + fb.spec.name);
+        for (hsize_t i = 0; i < n; ++i)
+          row_hashes += field_row_hash(fb.spec.name, ids[i], fb.words.data() + i * width,
+                                       static_cast<std::size_t>(width));
+        c.fields.push_back(std::move(fb));
       }
     }
     if (h5::exists(f, kChecksumName)) stored_checksum = h5::read_text(f, kChecksumName, dxpl);

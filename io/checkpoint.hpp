@@ -12,8 +12,9 @@
 // truncated or foreign file is a CheckpointError naming the file and the problem.
 //
 // Checkpoints carry a checksum (scanmd/checksum, text "rowmix64-v1 <16 hex digits>") of what a
-// restart takes from them: ids, positions, velocities, image flags and species of every row, the
-// particle count, step, time, box and thermostat state. read_checkpoint() recomputes it from what
+// restart takes from them: ids, positions, velocities, image flags and species of every row (and
+// its optional fields' words, when the run had any), the particle count, step, time, box and
+// thermostat state. read_checkpoint() recomputes it from what
 // it read and refuses a file whose checksum differs (one flipped bit), naming the file.
 #pragma once
 
@@ -25,10 +26,19 @@
 #include <vector>
 
 #include "base/communicator.hpp"
+#include "base/particle_fields.hpp"
 #include "io/h5md_writer.hpp"
 #include "io/particle_rows.hpp"
 
 namespace scanmd::io {
+
+// One optional per-particle field of the checkpoint's rows (base/particle_fields.hpp: the State
+// fields of the run's force computes), this rank's row block: width words per row, in row order.
+// Stored as scanmd/fields/<name> (rows × width, int64 or float64), listed in scanmd/field_list.
+struct FieldBlock {
+  FieldSpec spec;
+  std::vector<std::uint64_t> words;
+};
 
 class CheckpointError : public std::runtime_error {
  public:
@@ -47,7 +57,8 @@ struct Checkpoint {
   // ("" and 0 when the file has none).
   std::string writer_thermostat;
   int writer_chain = 0;
-  std::vector<ParticleRow> rows;  // this rank's row block, sorted by id (forces zero)
+  std::vector<ParticleRow> rows;   // this rank's row block, sorted by id (forces zero)
+  std::vector<FieldBlock> fields;  // every optional field the file holds, for the same rows
   // scanmd/checksum: verified (a mismatch is an error), or absent (a trajectory, or a
   // checkpoint of a scanmd before issue 31): nothing to verify.
   enum class Checksum { Absent, Verified } checksum = Checksum::Absent;
@@ -58,7 +69,8 @@ struct Checkpoint {
 void write_checkpoint(const Communicator& comm, const std::string& path, const FrameHeader& frame,
                       std::span<const ParticleRow> block, std::int64_t particles,
                       const RunRecord& run, const std::string& creator_version,
-                      std::span<const double> thermostat_state = {});
+                      std::span<const double> thermostat_state = {},
+                      std::span<const FieldBlock> fields = {});
 
 // Collective; every rank throws the same CheckpointError when the file is unusable.
 Checkpoint read_checkpoint(const Communicator& comm, const std::string& path);

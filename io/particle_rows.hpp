@@ -36,15 +36,24 @@ struct RowBlock {
 // Rank `rank`'s block of `n` rows over `ranks` ranks (balanced, contiguous, in rank order).
 RowBlock row_block(std::int64_t n, int rank, int ranks);
 
+// Words that travel with the rows: the optional per-particle fields' values
+// (base/particle_fields.hpp), `stride` per row (the same on every rank), in row order.
+struct RowWords {
+  std::size_t stride = 0;
+  std::vector<std::uint64_t> words;
+};
+
 // Sends rows[i] to rank dest[i] (collective); returns what this rank received, grouped by
-// source rank, each group in the sender's order.
+// source rank, each group in the sender's order. `words` (if given, stride > 0) go with their
+// rows and are replaced by the received ones, in the order of the returned rows.
 std::vector<ParticleRow> redistribute(const Communicator& comm, std::span<const ParticleRow> rows,
-                                      std::span<const std::uint32_t> dest);
+                                      std::span<const std::uint32_t> dest,
+                                      RowWords* words = nullptr);
 
 // Every rank passes the particles it owns; returns this rank's row block of all n particles,
-// sorted by id. Throws if the ids are not exactly 1..n, each once (collective: all ranks
-// throw together).
+// sorted by id, and `words` (if given) the same way. Throws if the ids are not exactly 1..n,
+// each once (collective: all ranks throw together).
 std::vector<ParticleRow> order_by_id(const Communicator& comm, std::span<const ParticleRow> rows,
-                                     std::int64_t n);
+                                     std::int64_t n, RowWords* words = nullptr);
 
 }  // namespace scanmd::io

@@ -4,9 +4,11 @@
 // after a restart (frames beyond the restart step dropped), checkpoint temp + rename, the
 // checkpoint errors, and backups.
 #include <gtest/gtest.h>
+#include <hdf5.h>
 #include <mpi.h>
 #include <unistd.h>
 
+#include <bit>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -204,13 +206,81 @@ TEST(Checkpoint, WrittenViaTemporaryNameAndReadBack) {
   const std::string path = dir + "/c.h5";
   for (int round = 0; round < 2; ++round) {  // the second replaces the first
     const std::vector<ParticleRow> block = order_by_id(world(), scattered(23, round), 23);
-    write_checkpoint(world(), path, {100 + round, 0.005 * (100 + round), {4.0, 5.0, 6.0}},
-                     block, 23, {"deck text", "full-shell", {1, 1, 1}, ranks(), 0, ""}, "test");
+    write_checkpoint(world(), path, {100 + round, 0.005 * (100 + round), {4.0, 5.0, 6.0}}, block,
+                     23, {"deck text", "full-shell", {1, 1, 1}, ranks(), 0, ""}, "test");
     EXPECT_FALSE(fs::exists(path + ".tmp"));
     const Checkpoint c = read_checkpoint(world(), path);
     expect_frame(c, 23, 100 + round, round);
     EXPECT_EQ(c.deck, "deck text");
   }
+}
+
+// Optional per-particle fields (base/particle_fields.hpp): order_by_id carries their words with
+// the rows, the checkpoint stores them by name and reads them back for the same row block, and
+// they enter the checksum: one changed value in the file is a checksum mismatch.
+TEST(Checkpoint, OptionalFieldsTravelWithTheirRowsAndEnterTheChecksum) {
+  const std::string dir = shared_dir("fields");
+  const std::string path = dir + "/f.h5";
+  const std::int64_t n = 29;
+  const std::vector<ParticleRow> mine = scattered(n, 0);
+  RowWords words;
+  words.stride = 3;  // molecule (2 integers), then charge (1 real)
+  for (const ParticleRow& r : mine) {
+    const auto id = static_cast<std::int64_t>(r.id);
+    words.words.push_back(static_cast<std::uint64_t>(3 * id));
+    words.words.push_back(static_cast<std::uint64_t>(-id));
+    words.words.push_back(std::bit_cast<std::uint64_t>(0.25 * static_cast<double>(id)));
+  }
+  const std::vector<ParticleRow> block = order_by_id(world(), mine, n, &words);
+  ASSERT_EQ(words.words.size(), 3 * block.size());
+  std::vector<FieldBlock> fields{{{"molecule", FieldKind::Integer, 2, FieldLife::State}, {}},
+                                 {{"charge", FieldKind::Real, 1, FieldLife::State}, {}}};
+  for (std::size_t i = 0; i < block.size(); ++i) {
+    EXPECT_EQ(words.words[3 * i], static_cast<std::uint64_t>(3 * block[i].id)) << "order_by_id";
+    fields[0].words.push_back(words.words[3 * i]);
+    fields[0].words.push_back(words.words[3 * i + 1]);
+    fields[1].words.push_back(words.words[3 * i + 2]);
+  }
+  write_checkpoint(world(), path, {7, 0.035, {4.0, 5.0, 6.0}}, block, n,
+                   {"deck", "half-shell", {1, 1, 1}, ranks(), 0, ""}, "test", {}, fields);
+  const Checkpoint c = read_checkpoint(world(), path);
+  EXPECT_EQ(c.checksum, Checkpoint::Checksum::Verified);
+  ASSERT_EQ(c.fields.size(), 2u);
+  ASSERT_EQ(c.rows.size(), block.size());
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(c.fields[k].spec, fields[k].spec);
+    EXPECT_EQ(c.fields[k].words, fields[k].words) << fields[k].spec.name;
+  }
+  for (std::size_t i = 0; i < c.rows.size(); ++i) {
+    const auto id = static_cast<std::int64_t>(c.rows[i].id);
+    EXPECT_EQ(static_cast<std::int64_t>(c.fields[0].words[2 * i + 1]), -id);
+    EXPECT_EQ(std::bit_cast<double>(c.fields[1].words[i]), 0.25 * static_cast<double>(id));
+  }
+  // One molecule value changed behind the writer's back (rank 0, serial HDF5).
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank() == 0) {
+    const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    ASSERT_GE(f, 0);
+    const hid_t d = H5Dopen2(f, "scanmd/fields/molecule", H5P_DEFAULT);
+    const hid_t space = H5Dget_space(d);
+    const hsize_t start[2] = {5, 1}, count[2] = {1, 1};
+    H5Sselect_hyperslab(space, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    const hid_t mem = H5Screate_simple(1, count, nullptr);
+    const std::int64_t v = 12345;
+    EXPECT_GE(H5Dwrite(d, H5T_NATIVE_INT64, mem, space, H5P_DEFAULT, &v), 0);
+    H5Sclose(mem);
+    H5Sclose(space);
+    H5Dclose(d);
+    H5Fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  std::string error = "no error";
+  try {
+    read_checkpoint(world(), path);
+  } catch (const CheckpointError& e) {
+    error = e.what();
+  }
+  EXPECT_NE(error.find("checksum mismatch"), std::string::npos) << error;
 }
 
 TEST(Checkpoint, UnusableFilesAreErrorsNamingThem) {
