@@ -445,6 +445,7 @@ int run_command(const RunOptions& options) {
       sim->grid().sub_length().x, sim->grid().sub_length().y, sim->grid().sub_length().z,
       sim->import_cutoff());
   if (const std::string line = grid_choice_line(*sim); !line.empty()) spdlog::info("{}", line);
+  spdlog::info("force computes: {}", describe(sim->force_computes()));
 
   if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());
 
