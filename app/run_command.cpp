@@ -423,8 +423,8 @@ int run_command(const RunOptions& options) {
     const AvailableMemory a = available_memory();
     spdlog::info(
         "memory: about {} estimated for rank 0 ({:.4g} owned, {:.4g} ghosts, {:.4g} "
-        "list entries); {} available to the node ({})",
-        format_bytes(e.bytes), e.owned, e.ghosts, e.list_entries,
+        "list entries, {} of pair constants); {} available to the node ({})",
+        format_bytes(e.bytes), e.owned, e.ghosts, e.list_entries, format_bytes(e.pair_bytes),
         a.known ? format_bytes(a.bytes) : std::string("unknown"), a.source);
   }
   // --restart: the checkpoint is read and checked against the deck before anything runs.

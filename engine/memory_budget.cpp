@@ -1,6 +1,7 @@
 // Memory estimate per rank and the memory the node gives (see memory_budget.hpp).
 #include "engine/memory_budget.hpp"
 
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -179,11 +180,13 @@ MemoryEstimate estimate_rank_memory(const SimulationConfig& c, const RankGrid& g
   // for its particles: the density, not the memory, is at fault).
   e.cells = std::min(e.cells, kMaxCellsPerRank);
 
+  e.pair_bytes = pair_constants_bytes(c.potential, c.system.type_count());
+
   const double all = e.owned + e.ghosts;
   // Resident from the first build on: the particles, their cells, the halo plan and the list.
   double bytes = kLibraryBytes + e.owned * kOwnedStoreBytes + e.ghosts * kGhostStoreBytes +
                  all * kCellListBytes + e.owned * (kHaloBytes + kRowBytes) +
-                 e.list_entries * kListEntryBytes + e.cells * kCellBytes;
+                 e.list_entries * kListEntryBytes + e.cells * kCellBytes + e.pair_bytes;
   // On top of that, one at a time: the list build's arrays (freed after each build), or at the
   // end of the run the state hash's records (rank 0 receives rounds of at most 65 536 records)
   // and the output blocks, or at the start a data file's particles.

@@ -13,6 +13,8 @@
 //               order (10 B per owned + ghost), halo plan (8 B per owned)
 //   cells       the padded box in cells of edge R/2, 8 B each (offsets, histogram), at most
 //               the 2^30 a rank may hold (more is the cell-count check's error)
+//   pair        the pair style's constants: its Params per pair of types, and a tabulated
+//               style's data (the table style: 5 × table_points doubles per pair of types)
 // and, on top, the largest of what is held only for a while:
 //   list build  46 B per owned + ghost particle, freed after each build
 //   end of run  the state hash's records (56 B per owned particle; rank 0 receives rounds of
@@ -66,6 +68,7 @@ struct MemoryEstimate {
   double owned = 0, ghosts = 0, list_entries = 0, cells = 0;
   double bytes = 0;       // in all
   double cell_bytes = 0;  // of which the cells
+  double pair_bytes = 0;  // of which the pair style's constants (a table's data)
 };
 
 // The estimate of `rank` for `particles` particles in total (see above). `start_particles`: the

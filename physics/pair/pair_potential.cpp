@@ -533,4 +533,14 @@ void PairPotential::check_time_step(double dt, const std::vector<double>& mass) 
   });
 }
 
+double pair_constants_bytes(const PotentialSection& potential, int types) {
+  double bytes = 0.0;
+  with_style(potential.style, [&]<class E>() {
+    const double t = types;
+    bytes = t * t * static_cast<double>(sizeof(typename E::Params));
+    if constexpr (TabulatedStyle<E>) bytes += t * (t + 1) / 2 * E::data_bytes(potential.coeffs);
+  });
+  return bytes;
+}
+
 }  // namespace scanmd

@@ -132,5 +132,9 @@ double pair_coefficient_default(std::string_view style, std::string_view name);
 bool pair_style_shifts(std::string_view style);
 bool pair_style_has_tail(std::string_view style);
 bool pair_style_mixes(std::string_view style);
+// The bytes of a run's pair constants on the host (the memory estimate): the Params of every
+// pair of `types` types, and a tabulated style's data (one block per unordered pair of types,
+// E::data_bytes). 0 for an unknown style.
+double pair_constants_bytes(const PotentialSection& potential, int types);
 
 }  // namespace scanmd

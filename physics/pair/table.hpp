@@ -148,6 +148,14 @@ struct Table {
                                                                      double cutoff,
                                                                      const std::string& base_dir);
 
+  // The doubles one pair's block holds, for the memory estimate: five arrays of table_points
+  // (physics/pair/table_file.hpp) and the header (`style_keys`: the deck's [potential] values).
+  static double data_bytes(const CoefficientValues& style_keys) {
+    const auto it = style_keys.find("table_points");
+    const double points = it != style_keys.end() ? it->second : 0.0;
+    return (5.0 * points + 16.0) * sizeof(double);
+  }
+
   // No time unit nor core size of its own: the table holds no scale (the checks of run.dt and
   // of the start's speeds do not apply).
   using TimeUnit = StyleTimeUnit<0>;
