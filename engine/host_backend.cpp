@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
+
 #include "engine/thermo.hpp"
 
 namespace scanmd {
@@ -23,7 +26,9 @@ HostBackend::HostBackend(const StepSetup& s)
       domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
       kernel_(resolve_pair_kernel()) {
   force_scratch_.threads = force_threads();
-  neighbors_.set_kernel(kernel_);
+  list_kernel_ = kernel_;
+  tune_ = kernel_ != PairKernel::Scalar && !pair_kernel_pinned();
+  neighbors_.set_kernel(list_kernel_);
   neighbors_.set_threads(force_scratch_.threads);
   const ThermostatSection& t = s.params.thermostat;
   if (t.style == ThermostatStyle::Langevin) integrator_.langevin(t.temperature, t.damping, t.seed);
@@ -33,6 +38,9 @@ std::string HostBackend::description() const {
   const int threads = force_scratch_.threads, cores = cores_available();
   std::string s = fmt::format("host: {} pair kernel, {} thread{} per rank",
                               pair_kernel_name(kernel_), threads, threads == 1 ? "" : "s");
+  if (tune_)
+    s += "; the pair and list kernels are timed against the scalar loop at the first rebuild";
+  if (!tuning_.empty()) s += "; " + tuning_;
   if (threads > 1 && cores > 0 && cores < threads)
     s += fmt::format(
         " (warning: rank 0 may run on {} core{} only: mpirun binds a rank to one "
@@ -59,7 +67,54 @@ ImportCounts HostBackend::rebuild(long long step) {
   const double R = domain_.import_cutoff();
   cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, R);
   neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
+  if (tune_) tune_kernels();
   return counts;
+}
+
+// The list build and the force pass each timed with the vector kernel and the scalar loop on
+// this run's first list (best of two), the faster kept: they give the same bits, so only the
+// speed depends on it. Force errors are left to the step's own force call, which every rank
+// makes (a throw here could leave the other ranks waiting).
+void HostBackend::tune_kernels() {
+  using Clock = std::chrono::steady_clock;
+  tune_ = false;
+  auto best_of_two = [](auto&& f) {
+    double best = 1e300;
+    for (int r = 0; r < 2; ++r) {
+      const auto t0 = Clock::now();
+      f();
+      best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
+    }
+    return best;
+  };
+  const PairKernel vector = kernel_;
+  const double R = domain_.import_cutoff();
+  double list_time[2], force_time[2];
+  const PairKernel kernels[2] = {vector, PairKernel::Scalar};
+  for (int k = 0; k < 2; ++k) {
+    neighbors_.set_kernel(kernels[k]);
+    list_time[k] =
+        best_of_two([&] { neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_); });
+    force_time[k] = best_of_two([&] {
+      try {
+        run_computes(false, kernels[k]);
+      } catch (const std::exception&) {
+      }
+    });
+  }
+  list_kernel_ = list_time[1] < list_time[0] ? PairKernel::Scalar : vector;
+  kernel_ = force_time[1] < force_time[0] ? PairKernel::Scalar : vector;
+  neighbors_.set_kernel(list_kernel_);
+  neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
+  auto other = [&](PairKernel k) { return k == vector ? PairKernel::Scalar : vector; };
+  auto at = [&](PairKernel k) { return k == vector ? 0 : 1; };
+  tuning_ = fmt::format(
+      "measured on the first list: forces {} ({:.3g} ms; {} {:.3g} ms), list build {} ({:.3g} "
+      "ms; {} {:.3g} ms)",
+      pair_kernel_name(kernel_), 1e3 * force_time[at(kernel_)], pair_kernel_name(other(kernel_)),
+      1e3 * force_time[at(other(kernel_))], pair_kernel_name(list_kernel_),
+      1e3 * list_time[at(list_kernel_)], pair_kernel_name(other(list_kernel_)),
+      1e3 * list_time[at(other(list_kernel_))]);
 }
 
 void HostBackend::forward() {
@@ -78,14 +133,19 @@ void HostBackend::forward_optional_fields() {
 
 void HostBackend::compute_forces(bool with_energy) {
   ScopedTimer t(timers_, Phase::Pair);
+  forces_ = run_computes(with_energy, kernel_);
+}
+
+ForceTotals HostBackend::run_computes(bool with_energy, PairKernel kernel) {
   HostForceState state{particles_, neighbors_,  domain_.halo(), box_,
-                       images_,    full_shell_, kernel_,        force_scratch_};
-  forces_ = {};
+                       images_,    full_shell_, kernel,         force_scratch_};
+  ForceTotals totals;
   bool first = true;
   for (const auto& c : computes_) {
-    forces_ += c->compute(state, with_energy, first);
+    totals += c->compute(state, with_energy, first);
     first = false;
   }
+  return totals;
 }
 
 void HostBackend::reverse() {

@@ -46,6 +46,8 @@ class HostBackend final : public StepBackend {
 
  private:
   void forward_optional_fields();
+  ForceTotals run_computes(bool with_energy, PairKernel kernel);
+  void tune_kernels();
 
   Timers& timers_;
   Box box_;
@@ -64,7 +66,10 @@ class HostBackend final : public StepBackend {
   NeighborList neighbors_;
   kernels::Workspace ws_;
   ForceTotals forces_;
-  PairKernel kernel_;
+  PairKernel kernel_;       // the force pass's
+  PairKernel list_kernel_;  // the neighbour list build's
+  bool tune_ = false;       // time the kernels at the next rebuild (Auto, a vector CPU)
+  std::string tuning_;      // what the timing found, for description()
   ForceScratch force_scratch_;
   fixed::Wide work_ = 0;  // Langevin
 };

@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -46,6 +47,11 @@ PairKernel resolve_pair_kernel(PairKernel configured) {
         fmt::format("SCANMD_PAIR_KERNEL={}: this CPU (or this build) cannot run the {} pair kernel",
                     pair_kernel_name(k), pair_kernel_name(k)));
   return k;
+}
+
+bool pair_kernel_pinned() {
+  const char* env = std::getenv("SCANMD_PAIR_KERNEL");
+  return env != nullptr && *env != '\0' && std::string_view(env) != "auto";
 }
 
 std::string pair_kernel_name(PairKernel kernel) {

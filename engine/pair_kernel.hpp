@@ -6,8 +6,12 @@
 //
 // The vector kernels take force-only passes of untyped, minimum-image lists (the steps between
 // thermo outputs: nearly all of them); energy steps, several species and boxes shorter than 2R
-// use the scalar loop. SCANMD_PAIR_KERNEL = auto | scalar | avx2 | avx512 pins the choice
-// (tests, benchmarks); naming one the CPU lacks is an error.
+// use the scalar loop. Which is faster depends on the CPU and the run (a WCA fluid's rows of five
+// neighbours leave most of an AVX-512 vector idle; AMD's AVX-512 is half as wide inside), so
+// with Auto the host backend times the widest kernel against the scalar loop on the run's first
+// list and keeps the faster, for the list build and the force pass each (the bits are the same
+// either way). SCANMD_PAIR_KERNEL = auto | scalar | avx2 | avx512 pins the choice (tests,
+// benchmarks); naming one the CPU lacks is an error.
 #pragma once
 
 #include <string>
@@ -31,5 +35,8 @@ bool cpu_runs(PairKernel kernel);
 PairKernel resolve_pair_kernel(PairKernel configured = PairKernel::Auto);
 
 std::string pair_kernel_name(PairKernel kernel);
+
+// Whether SCANMD_PAIR_KERNEL names a kernel (not unset, empty or "auto"): no timing then.
+bool pair_kernel_pinned();
 
 }  // namespace scanmd
