@@ -417,6 +417,19 @@ void check_thermostat(const Deck& deck, const std::vector<Item>& items, const st
                      t.damping, t.damping / deck.run.dt, deck.run.dt, kMinDampingSteps));
 }
 
+// Keys whose row has a condition (`when`: region.lo only with region.style = "slab") given
+// while it does not hold: the first in the order of the rows.
+void check_conditions(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
+  for (const DeckKey& k : deck_keys()) {
+    if (k.when.empty() || key_is_used(k, deck)) continue;
+    const std::string name = full_name(k);
+    for (const Item& it : items)
+      if (it.name == name)
+        KeyReader(file, it).fail(fmt::format("is not used with {} = {}", k.when.key,
+                                             find_deck_key(k.when.key)->value(deck)));
+  }
+}
+
 // Whether a slab or sphere inside the box holds a lattice site, without visiting every site
 // (the lattice may be far too large for that: the memory check comes later). Along any axis the
 // fcc sites lie on planes (c + b)·a, b ∈ {0, ½}: a slab needs one of the planes near its lower
@@ -445,8 +458,9 @@ bool region_has_site(const FccLattice& lattice, const RegionSection& g) {
   return found;
 }
 
-// [region]: keys of its style only; a slab within the box along its axis with lo < hi, a sphere
-// inside the box; at least one lattice site inside; lattice sites at least 0.5σ apart.
+// [region] (only its style's keys were given: check_conditions): a slab within the box along
+// its axis with lo < hi, a sphere inside the box; at least one lattice site inside; lattice
+// sites at least 0.5σ apart.
 void check_region(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
   auto item = [&](std::string_view name) -> const Item* {
     for (const auto& it : items)
@@ -459,14 +473,7 @@ void check_region(const Deck& deck, const std::vector<Item>& items, const std::s
   };
   const RegionSection& g = deck.region;
   const std::string_view style = name_of<RegionStyle>(kRegionNames, g.style);
-  const bool slab = g.style == RegionStyle::Slab, sphere = g.style == RegionStyle::Sphere;
-  for (const auto& [name, used] : {std::pair<std::string_view, bool>{"region.axis", slab},
-                                   {"region.lo", slab},
-                                   {"region.hi", slab},
-                                   {"region.center", sphere},
-                                   {"region.radius", sphere}})
-    if (!used && item(name))
-      fail(name, fmt::format("is not used with region.style = \"{}\"", style));
+  const bool slab = g.style == RegionStyle::Slab;
   const FccLattice lattice = FccLattice::from_density(deck.system.density, deck.system.cells);
   const double nearest = lattice.constant / std::sqrt(2.0);
   if (nearest < 0.5)
@@ -643,12 +650,14 @@ Deck parse_deck(std::string_view text, const std::string& path,
   if (deck.system.data_file.empty()) {
     check_species(deck);
     check_box(deck, items, path);
+    check_conditions(deck, items, path);
     check_region(deck, items, path);
   } else {
     for (const auto& it : items)
       if (it.name.starts_with("region."))
         KeyReader(path, it).fail(
             "is for lattice starts: system.data_file brings its own positions");
+    check_conditions(deck, items, path);
   }
   check_run_time(deck, items, path);
   check_thermostat(deck, items, path);

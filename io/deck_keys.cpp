@@ -529,10 +529,15 @@ const DeckKey* find_deck_key(std::string_view section, std::string_view key) {
   return nullptr;
 }
 
+const DeckKey* find_deck_key(std::string_view full_name) {
+  const auto dot = full_name.find('.');
+  if (dot == std::string_view::npos) return nullptr;
+  return find_deck_key(full_name.substr(0, dot), full_name.substr(dot + 1));
+}
+
 bool key_is_used(const DeckKey& k, const Deck& deck) {
   if (k.when.empty()) return true;
-  const auto dot = k.when.key.find('.');
-  const DeckKey* other = find_deck_key(k.when.key.substr(0, dot), k.when.key.substr(dot + 1));
+  const DeckKey* other = find_deck_key(k.when.key);
   return other && other->value && other->value(deck) == k.when.value;
 }
 

@@ -75,6 +75,7 @@ std::span<const std::string_view> deck_sections();
 std::string full_name(const DeckKey& k);
 // The row of "section.key" (a pair coefficient's is kCoefficientKey's), or nullptr.
 const DeckKey* find_deck_key(std::string_view section, std::string_view key);
+const DeckKey* find_deck_key(std::string_view full_name);
 // Whether the key's condition holds in `deck`.
 bool key_is_used(const DeckKey& k, const Deck& deck);
 // Whether the resolved deck prints the key: used, and (only_if_set) not at its default.

@@ -88,9 +88,7 @@ TEST(DeckKeys, TheTableIsWellFormed) {
       EXPECT_EQ(k.is_string, k.value(defaults).starts_with('"'));
     }
     if (!k.when.empty()) {
-      const auto dot = k.when.key.find('.');
-      const DeckKey* other =
-          scanmd::io::find_deck_key(k.when.key.substr(0, dot), k.when.key.substr(dot + 1));
+      const DeckKey* other = scanmd::io::find_deck_key(k.when.key);
       ASSERT_TRUE(other && other->value && other->choices) << "condition on " << k.when.key;
       bool allowed = false;
       for (const std::string_view c : other->choices())  // the value quoted, as TOML
@@ -150,6 +148,24 @@ TEST(DeckKeys, ConditionalKeysArePrintedOnlyWhenUsed) {
     EXPECT_FALSE(scanmd::io::key_is_printed(k, d));
   }
   EXPECT_THAT(d.to_toml(), ::testing::Not(HasSubstr("[region]")));
+}
+
+// ... and refused when given without it, naming the condition.
+TEST(DeckKeys, ConditionalKeysAreRefusedWithoutTheirCondition) {
+  const Deck defaults{};
+  for (const DeckKey& k : deck_keys()) {
+    if (k.when.empty()) continue;
+    SCOPED_TRACE(full_name(k));
+    const std::string set = full_name(k) + "=" + std::string(k.sample);
+    try {
+      parse_deck("", "keys.toml", {set});
+      ADD_FAILURE() << "accepted without " << k.when.key << " = " << k.when.value;
+    } catch (const DeckError& e) {
+      EXPECT_EQ(std::string(e.what()), "--set " + set + ": " + full_name(k) +
+                                           ": is not used with " + std::string(k.when.key) + " = " +
+                                           scanmd::io::find_deck_key(k.when.key)->value(defaults));
+    }
+  }
 }
 
 // Every pair style: its example coefficients (and style-level keys) for one species in
