@@ -44,7 +44,7 @@ struct MieCut : NoStyleKeys {
       "Mie γr–γa (LAMMPS `mie/cut`, `pair_coeff i j epsilon sigma gamma_r gamma_a`), the "
       "generalised Lennard-Jones of SAFT-γ coarse-grained models: U = C ε [(σ/r)^γr − "
       "(σ/r)^γa], C = γr/(γr−γa) (γr/γa)^(γa/(γr−γa)); `gamma_r` > `gamma_a` > 3, `epsilon` "
-      "below 2^22. Unlike pairs: ε mixes geometrically, σ and both exponents by the rule.";
+      "below 2^22. Mixing takes ε geometrically, σ and both exponents by the rule.";
   static constexpr bool kMixing = true, kShift = true, kTail = true, kVector = true;
   enum : int { kEpsilon = 0, kSigma = 1, kGammaR = 2, kGammaA = 3 };
 
