@@ -17,12 +17,15 @@
 //   shift   periodic shift S of the ghost image x + S·L used for binning (owned: 0)
 //   x_build position at the last neighbour build (owned only: n_owned entries), for the skin/2
 //           rebuild test
+//   fields  the optional per-particle fields the run's force computes asked for
+//           (base/particle_fields.hpp): none in a plain pair run
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "base/particle_fields.hpp"
 #include "base/vec3.hpp"
 
 namespace scanmd {
@@ -47,6 +50,7 @@ struct ParticleStore {
   std::vector<Int3> home;
   std::vector<Int3> shift;
   std::vector<Vec3> x_build;
+  ParticleFields fields;
 
   std::size_t size() const { return id.size(); }
   std::size_t n_ghost() const { return id.size() - n_owned; }
@@ -68,6 +72,7 @@ struct ParticleStore {
     resize_with_slack(v, n_owned);
     resize_with_slack(image, n_owned);
     resize_with_slack(x_build, n_owned);
+    fields.resize(n);
   }
 
   void reserve(std::size_t n) {
@@ -82,9 +87,17 @@ struct ParticleStore {
   // Reorders the owned particles (no ghosts present): new slot k takes old slot order[k].
   // In place, cycle by cycle, with one bit per particle of scratch: a copy of the arrays would
   // add to the peak memory of the run (this runs while the last neighbour list is alive).
-  // x_build is left as it is: the halo build that follows sets it.
+  // x_build is left as it is: the halo build that follows sets it. The optional fields are
+  // permuted through one copy of each column (they exist only when a compute asked for them).
   void permute_owned(const std::vector<std::uint32_t>& order) {
     const std::size_t n = order.size();
+    for (std::size_t k = 0; k < fields.count(); ++k) {
+      const auto words = fields.words(k);
+      const std::size_t w = fields.width(k);
+      const std::vector<std::uint64_t> old(words.begin(), words.begin() + n * w);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < w; ++j) words[i * w + j] = old[order[i] * w + j];
+    }
     std::vector<bool> placed(n, false);
     for (std::size_t start = 0; start < n; ++start) {
       if (placed[start]) continue;
@@ -115,6 +128,7 @@ struct ParticleStore {
     home.push_back(box);
     shift.push_back({0, 0, 0});
     x_build.push_back(pos);
+    fields.push_zero();
     n_owned = id.size();
   }
 

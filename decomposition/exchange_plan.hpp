@@ -30,6 +30,24 @@ struct ExchangePlan {
   // Receive buffer order: by source rank, ascending (self included in its place).
   static ExchangePlan make(const Communicator& comm, std::span<const std::size_t> send_offsets);
 
+  // The same plan for items `w` times larger (each item sent as w words of a second buffer:
+  // the per-particle fields of migrants). No communication.
+  ExchangePlan scaled(std::size_t w) const {
+    ExchangePlan out = *this;
+    for (Part* part : {&out.self_send, &out.self_recv}) {
+      part->offset *= w;
+      part->count *= w;
+    }
+    for (auto* parts : {&out.sends, &out.recvs})
+      for (Part& part : *parts) {
+        part.offset *= w;
+        part.count *= w;
+      }
+    out.send_total *= w;
+    out.recv_total *= w;
+    return out;
+  }
+
   std::size_t remote_send_count() const { return send_total - self_send.count; }
   std::size_t remote_recv_count() const { return recv_total - self_recv.count; }
 };

@@ -1,5 +1,6 @@
 #include "decomposition/halo_exchange.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -35,14 +36,21 @@ void HaloExchange::migrate(ParticleStore& p) {
   // Stayers are compacted in place, in their order (as push_owned would store them); leavers are
   // copied out first and binned by destination: count → scan → scatter over the leavers only,
   // so no buffer the size of the store is needed.
+  // The optional per-particle fields' State words travel in a second buffer, w per migrant.
+  const std::size_t w = p.fields.state_words();
   keys_.clear();
   leaving_.clear();
+  leaving_words_.clear();
   std::size_t kept = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const auto dest = static_cast<std::uint32_t>(grid_.rank_of(grid_.box_of(p.x[i])));
     if (dest != me) {
       keys_.push_back(dest);
       leaving_.push_back({p.id[i], p.type[i], p.x[i], p.v[i], p.image[i]});
+      if (w > 0) {
+        leaving_words_.resize(leaving_words_.size() + w);
+        p.fields.pack_state(i, leaving_words_.data() + leaving_words_.size() - w);
+      }
       continue;
     }
     if (kept != i) {
@@ -51,6 +59,7 @@ void HaloExchange::migrate(ParticleStore& p) {
       p.x[kept] = p.x[i];
       p.v[kept] = p.v[i];
       p.image[kept] = p.image[i];
+      p.fields.copy(i, kept);
     }
     p.f[kept] = {0, 0, 0};
     p.home[kept] = coord_;
@@ -69,9 +78,20 @@ void HaloExchange::migrate(ParticleStore& p) {
   recv_migrants_.resize(plan.recv_total);
   execute<MigrantRecord>(comm_, plan, send_migrants_, recv_migrants_, kTagMigrate);
 
+  if (w > 0) {
+    send_words_.resize(m * w);
+    for (std::size_t k = 0; k < m; ++k)
+      std::copy_n(leaving_words_.data() + perm_[k] * w, w, send_words_.data() + k * w);
+    recv_words_.resize(plan.recv_total * w);
+    execute<std::uint64_t>(comm_, plan.scaled(w), send_words_, recv_words_, kMigrateFieldsTag);
+  }
+
   p.resize(kept, kept);
-  for (const MigrantRecord& r : recv_migrants_)
+  for (std::size_t k = 0; k < recv_migrants_.size(); ++k) {
+    const MigrantRecord& r = recv_migrants_[k];
     p.push_owned(r.id, r.type, r.x, r.v, r.image, coord_);
+    if (w > 0) p.fields.unpack_state(p.n_owned - 1, recv_words_.data() + k * w);
+  }
 }
 
 ImportCounts HaloExchange::build(ParticleStore& p) {
@@ -145,6 +165,39 @@ void HaloExchange::forward(ParticleStore& p) {
 
 void HaloExchange::reverse(ParticleStore& p) {
   reverse_field<Fix3>(p.f, p.n_owned, p.id, "force", kTagReverse);
+}
+
+void HaloExchange::forward_words(std::span<std::uint64_t> words, std::size_t width,
+                                 std::size_t n_owned, int tag) {
+  const std::size_t m = export_index_.size();
+  if (words.size() < (n_owned + plan_.recv_total) * width)
+    throw std::logic_error("forward_words: no room for the ghosts of the plan");
+  std::uint64_t* send = scratch<std::uint64_t>(m * width);
+  for (std::size_t k = 0; k < m; ++k)
+    std::copy_n(words.data() + export_index_[k] * width, width, send + k * width);
+  execute<std::uint64_t>(comm_, plan_.scaled(width),
+                         std::span<const std::uint64_t>(send, m * width),
+                         words.subspan(n_owned * width, plan_.recv_total * width), tag);
+}
+
+void HaloExchange::reverse_sum_words(std::span<std::int64_t> values, std::size_t width,
+                                     std::size_t n_owned, std::span<const std::uint64_t> ids,
+                                     const char* what, int tag) {
+  if (!has_reverse_exchange(method_)) return;
+  const std::size_t m = export_index_.size();
+  std::int64_t* back = scratch<std::int64_t>(m * width);
+  execute_reverse<std::int64_t>(
+      comm_, plan_.scaled(width),
+      std::span<const std::int64_t>(values.data() + n_owned * width, plan_.recv_total * width),
+      std::span<std::int64_t>(back, m * width), tag);
+  bool overflow = false;
+  for (std::size_t k = 0; k < m; ++k) {
+    for (std::size_t j = 0; j < width; ++j)
+      add_fixed(values[export_index_[k] * width + j], back[k * width + j], overflow);
+    if (overflow)
+      throw std::overflow_error("fixed-point " + std::string(what) + " sum overflow on particle " +
+                                std::to_string(ids[export_index_[k]]));
+  }
 }
 
 }  // namespace scanmd

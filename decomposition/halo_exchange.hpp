@@ -73,6 +73,13 @@ class HaloExchange {
   template <class T>
   void reverse_field(std::span<T> field, std::size_t n_owned, std::span<const std::uint64_t> ids,
                      const char* what, int tag = kFieldReverseTag);
+  // The same for a column of `width` values per particle (the optional per-particle fields of
+  // base/particle_fields.hpp): forward copies any words; reverse sums int64 (fixed-point) values.
+  void forward_words(std::span<std::uint64_t> words, std::size_t width, std::size_t n_owned,
+                     int tag = kFieldForwardTag);
+  void reverse_sum_words(std::span<std::int64_t> values, std::size_t width, std::size_t n_owned,
+                         std::span<const std::uint64_t> ids, const char* what,
+                         int tag = kFieldReverseTag);
   // The ghosts of the last build() (the receive side of the plan).
   std::size_t ghost_count() const { return plan_.recv_total; }
 
@@ -97,6 +104,7 @@ class HaloExchange {
   static constexpr int kReverseTag = 104;
   static constexpr int kFieldForwardTag = 105;  // forward_field / reverse_field by default
   static constexpr int kFieldReverseTag = 106;
+  static constexpr int kMigrateFieldsTag = 107;  // the optional fields' words of migrants
 
  private:
   struct GhostRecord {
@@ -151,6 +159,7 @@ class HaloExchange {
   ExportList exports_;
   std::vector<GhostRecord> send_ghosts_, recv_ghosts_;
   std::vector<MigrantRecord> leaving_, send_migrants_, recv_migrants_;
+  std::vector<std::uint64_t> leaving_words_, send_words_, recv_words_;  // optional fields' words
 };
 
 template <class T>

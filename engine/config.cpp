@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/force_compute.hpp"
 #include "engine/lattice.hpp"
 
 namespace scanmd {
@@ -18,6 +19,10 @@ std::uint64_t lattice_start_count(const SimulationConfig& c) {
   const FccLattice lattice = FccLattice::from_density(c.system.density, c.system.cells);
   if (c.region.style == RegionStyle::Box) return lattice.site_count();
   return lattice.count_in([&](Vec3 x) { return c.region.contains(x); });
+}
+
+double SimulationConfig::import_cutoff() const {
+  return force_reach(force_computes(*this)) + neighbor.skin;
 }
 
 double SimulationConfig::max_pair_cutoff(const PotentialSection& p) {

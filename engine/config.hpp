@@ -195,7 +195,8 @@ struct SimulationConfig {
   OutputSection output;
   CudaTuning cuda;
 
-  double import_cutoff() const { return max_pair_cutoff(potential) + neighbor.skin; }  // R
+  // R: the largest reach of the run's force computes (engine/force_compute.hpp) plus the skin.
+  double import_cutoff() const;
 
   // The largest pair cutoff: potential.cutoff when no pair is listed, else the largest listed
   // one (a mixed pair's cutoff is a mean of two listed ones, never larger).

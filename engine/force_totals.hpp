@@ -11,6 +11,14 @@ struct ForceTotals {
   fixed::Wide energy = 0;  // Σ U, units 2^-40
   fixed::Wide virial = 0;  // Σ r·F, units 2^-40
   long long pairs = 0;     // pairs within the cutoff computed here
+
+  // Two computes' totals (the force computes of a step add up).
+  ForceTotals& operator+=(const ForceTotals& o) {
+    energy += o.energy;
+    virial += o.virial;
+    pairs += o.pairs;
+    return *this;
+  }
 };
 
 }  // namespace scanmd

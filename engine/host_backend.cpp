@@ -17,6 +17,9 @@ HostBackend::HostBackend(const StepSetup& s)
       full_shell_(s.params.full_shell),
       images_(s.params.images),
       integrator_(s.params.dt, s.species.mass),
+      computes_(make_host_computes(s.computes, s.species)),
+      forward_fields_(halo_fields(s.computes, FieldAccess::Forward)),
+      reverse_fields_(halo_fields(s.computes, FieldAccess::ReverseSum)),
       domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
       kernel_(resolve_pair_kernel()) {
   force_scratch_.threads = force_threads();
@@ -52,6 +55,7 @@ bool HostBackend::kick_drift(std::uint64_t step) {
 ImportCounts HostBackend::rebuild(long long step) {
   const ImportCounts counts = domain_.redistribute(particles_, step, timers_);
   ScopedTimer t(timers_, Phase::Neigh);
+  forward_optional_fields();  // the new ghosts' fields
   const double R = domain_.import_cutoff();
   cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, R);
   neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
@@ -61,17 +65,37 @@ ImportCounts HostBackend::rebuild(long long step) {
 void HostBackend::forward() {
   ScopedTimer t(timers_, Phase::Forward);
   domain_.halo().forward(particles_);
+  forward_optional_fields();
+}
+
+void HostBackend::forward_optional_fields() {
+  for (const std::string& name : forward_fields_) {
+    const auto k = static_cast<std::size_t>(particles_.fields.find(name));
+    domain_.halo().forward_words(particles_.fields.words(k), particles_.fields.width(k),
+                                 particles_.n_owned);
+  }
 }
 
 void HostBackend::compute_forces(bool with_energy) {
   ScopedTimer t(timers_, Phase::Pair);
-  forces_ = compute_pair_forces(particles_, neighbors_, species_.pair, box_, images_, full_shell_,
-                                with_energy, kernel_, &force_scratch_);
+  HostForceState state{particles_, neighbors_,  domain_.halo(), box_,
+                       images_,    full_shell_, kernel_,        force_scratch_};
+  forces_ = {};
+  bool first = true;
+  for (const auto& c : computes_) {
+    forces_ += c->compute(state, with_energy, first);
+    first = false;
+  }
 }
 
 void HostBackend::reverse() {
   ScopedTimer t(timers_, Phase::Reverse);
   domain_.halo().reverse(particles_);
+  for (const std::string& name : reverse_fields_) {
+    const auto k = static_cast<std::size_t>(particles_.fields.find(name));
+    domain_.halo().reverse_sum_words(particles_.fields.integers(k), particles_.fields.width(k),
+                                     particles_.n_owned, particles_.id, name.c_str());
+  }
 }
 
 void HostBackend::kick(std::uint64_t step) {

@@ -4,12 +4,14 @@
 //   halo        Domain (migration, census, halo plan) and its HaloExchange (forward, reverse)
 //   cells       CellList (counting sort), rebuilt on rebuild steps
 //   list        NeighborList (count → scan → fill, the PairRule of the decomposition)
-//   forces      compute_pair_forces, 64-bit fixed point: the scalar loop or a vector kernel
-//               (engine/pair_kernel.hpp), on force_threads() threads
+//   forces      the force computes' host sides in order (engine/host_force_computes.hpp), 64-bit
+//               fixed point: the pair compute runs the scalar loop or a vector kernel
+//               (engine/pair_kernel.hpp) on force_threads() threads
 #pragma once
 
 #include "engine/cell_list.hpp"
 #include "engine/domain.hpp"
+#include "engine/host_force_computes.hpp"
 #include "engine/neighbor_list.hpp"
 #include "engine/pair_forces.hpp"
 #include "engine/step_backend.hpp"
@@ -43,6 +45,8 @@ class HostBackend final : public StepBackend {
   void synchronize() override {}
 
  private:
+  void forward_optional_fields();
+
   Timers& timers_;
   Box box_;
   Species species_;
@@ -51,6 +55,9 @@ class HostBackend final : public StepBackend {
   bool full_shell_;
   PairImages images_;
   VelocityVerlet integrator_;
+  std::vector<std::unique_ptr<HostForceCompute>> computes_;
+  // The optional per-particle fields the computes need on ghosts every step, or summed back.
+  std::vector<std::string> forward_fields_, reverse_fields_;
   Domain domain_;
   ParticleStore particles_;
   CellList cells_;

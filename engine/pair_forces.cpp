@@ -184,14 +184,14 @@ int cores_available() {
 namespace {
 
 template <class E>
-ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel,
-                    ForceScratch* scratch) {
+ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, ForceScratch* scratch,
+                    bool adding) {
   const std::size_t n = p.size();
   const int threads = scratch != nullptr ? scratch->threads : 1;
   bool overflow = false;
   ForceTotals totals;
   if (threads <= 1 || n == 0) {
-    std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
+    if (!adding) std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
     totals = rows_pass(pass, kernel, 0, n, p.f.data(), overflow);
   } else {
     // Each thread adds its rows' terms into its own array (thread 0: the store's), and the
@@ -207,7 +207,7 @@ ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel,
     {
       const int t = omp_get_thread_num();
       Fix3* f = t == 0 ? p.f.data() : buffers[static_cast<std::size_t>(t - 1)].data();
-      std::fill(f, f + n, Fix3{0, 0, 0});
+      if (t != 0 || !adding) std::fill(f, f + n, Fix3{0, 0, 0});
       try {
         bool o = false;
         part[static_cast<std::size_t>(t)] = rows_pass(pass, kernel, at[static_cast<std::size_t>(t)],
@@ -251,11 +251,11 @@ ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel,
 ForceTotals compute_pair_forces(ParticleStore& p, const NeighborList& list,
                                 const PairPotential& potential, const Box& box, PairImages images,
                                 bool owned_shares_only, bool with_energy, PairKernel kernel,
-                                ForceScratch* scratch) {
+                                ForceScratch* scratch, bool adding) {
   return potential.visit([&]<class E>(const StyleTable<E>& table) {
     const Pass<E> pass{p,   list,   table.view(),      potential,
                        box, images, owned_shares_only, with_energy};
-    return compute(pass, p, kernel, scratch);
+    return compute(pass, p, kernel, scratch, adding);
   });
 }
 

@@ -47,7 +47,8 @@ int force_threads();
 // one core by default, which leaves a rank's threads sharing it.
 int cores_available();
 
-// Zeroes all forces, then accumulates. `owned_shares_only`: full-shell energy bookkeeping;
+// Zeroes all forces, then accumulates (`adding`: adds to the forces as they are, a later
+// compute of the list). `owned_shares_only`: full-shell energy bookkeeping;
 // `with_energy`: also energy and virial (else those totals are 0). `kernel` (resolved, not
 // Auto): the vector kernel for the passes it covers (engine/pair_kernel.hpp); `scratch`: threads.
 // Throws std::overflow_error naming the particle ids when a term does not fit.
@@ -55,6 +56,6 @@ ForceTotals compute_pair_forces(ParticleStore& p, const NeighborList& list,
                                 const PairPotential& potential, const Box& box, PairImages images,
                                 bool owned_shares_only, bool with_energy,
                                 PairKernel kernel = PairKernel::Scalar,
-                                ForceScratch* scratch = nullptr);
+                                ForceScratch* scratch = nullptr, bool adding = false);
 
 }  // namespace scanmd

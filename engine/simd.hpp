@@ -64,6 +64,19 @@ inline void split_of(F64x8 x, F64x8& e, F64x8& m) {
   e = _mm512_mask_getexp_pd(x.v, 0xFF, x.v);
   m = _mm512_mask_getmant_pd(x.v, 0xFF, x.v, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
 }
+// Table lookups (det::index_of, det::gather): eight 32-bit indices, x truncated as
+// static_cast<int> does (x in [0, 2^31)), and the eight table entries they name.
+struct I32x8 {
+  __m256i v;
+};
+inline I32x8 index_of(F64x8 x) {
+  return {_mm512_maskz_cvttpd_epi32(0xFF, x.v)};
+}
+// (The masked forms with every lane set, from zero: GCC 12 warns about the unmasked ones'
+// undefined source. The same instructions and results.)
+inline F64x8 gather(const double* table, I32x8 i) {
+  return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), 0xFF, i.v, table, 8);
+}
 #endif
 
 #if defined(__AVX2__)
@@ -121,6 +134,17 @@ inline void split_of(F64x4 x, F64x4& e, F64x4& m) {
   m = _mm256_castsi256_pd(
       _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi64x(0x000FFFFFFFFFFFFFLL)),
                       _mm256_set1_epi64x(0x3FF0000000000000LL)));
+}
+// Table lookups: four 32-bit indices (truncated) and the four entries they name.
+struct I32x4 {
+  __m128i v;
+};
+inline I32x4 index_of(F64x4 x) {
+  return {_mm256_cvttpd_epi32(x.v)};
+}
+inline F64x4 gather(const double* table, I32x4 i) {
+  const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+  return _mm256_mask_i32gather_pd(_mm256_setzero_pd(), table, i.v, all, 8);
 }
 #endif
 

@@ -151,16 +151,21 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config,
     : comm_(comm),
       config_(resolved(comm, config)),
       species_(make_species(config_)),
+      computes_(scanmd::force_computes(config_)),
       box_(checked_box(config_)),
       grid_choice_(pick_grid(comm, config_, box_, start)),
       grid_(grid_choice_.dims, box_),
       params_(StepParams::make(config_, species_.max_cutoff(), box_)),
       thermostat_(comm, config_.thermostat, config_.run.dt) {
   check_cell_count(grid_, config_.import_cutoff());
-  const StepSetup setup{
-      comm_,  params_,  box_,
-      grid_,  species_, PairRule{params_.method, grid_.coord_of(comm_.rank()), grid_.cuts()},
-      timers_};
+  const StepSetup setup{comm_,
+                        params_,
+                        box_,
+                        grid_,
+                        species_,
+                        computes_,
+                        PairRule{params_.method, grid_.coord_of(comm_.rank()), grid_.cuts()},
+                        timers_};
   backend_ = make_backend(setup);
 }
 
@@ -176,6 +181,7 @@ void Simulation::setup() {
   if (sites == 0) throw std::invalid_argument("the region holds no lattice site");
   const LatticeTypes type_of(sys.type_fractions, sites, sys.seed);
   ParticleStore owned;
+  add_fields(owned);
   auto add = [&](std::uint64_t id, Vec3 x) {
     owned.push_owned(id, type_of(id), x, {0, 0, 0}, {0, 0, 0}, c);
   };
@@ -191,12 +197,20 @@ void Simulation::setup() {
 }
 
 void Simulation::setup(const std::vector<InitialParticle>& particles, long long start_step,
-                       const std::vector<double>& thermostat_state) {
+                       const std::vector<double>& thermostat_state,
+                       const std::vector<std::uint64_t>& state_words) {
   const Int3 c = grid_.coord_of(comm_.rank());
   const Vec3 L = box_.length;
   ParticleStore owned;
+  add_fields(owned);
+  const std::size_t words = owned.fields.state_words();
+  if (!state_words.empty() && state_words.size() != words * particles.size())
+    throw std::logic_error("setup: " + std::to_string(state_words.size()) +
+                           " field words given for " + std::to_string(particles.size()) +
+                           " particles of " + std::to_string(words) + " each");
   all_or_none(comm_, [&] {  // every rank stops with the first bad particle's message
-    for (const InitialParticle& ip : particles) {
+    for (std::size_t n = 0; n < particles.size(); ++n) {
+      const InitialParticle& ip = particles[n];
       Vec3 x = ip.x;
       Int3 image = ip.image;
       if (!wrap(x, image, L))
@@ -211,10 +225,18 @@ void Simulation::setup(const std::vector<InitialParticle>& particles, long long 
         throw std::invalid_argument("particle " + std::to_string(ip.id) + " has type " +
                                     std::to_string(ip.type + 1) + ", but the run has " +
                                     std::to_string(species_.types) + " atom types");
-      if (grid_.box_of(x) == c) owned.push_owned(ip.id, ip.type, x, ip.v, image, c);
+      if (grid_.box_of(x) != c) continue;
+      owned.push_owned(ip.id, ip.type, x, ip.v, image, c);
+      if (!state_words.empty())
+        owned.fields.unpack_state(owned.n_owned - 1, state_words.data() + n * words);
     }
   });
   start(std::move(owned), start_step, thermostat_state);
+}
+
+// The optional per-particle fields the force computes asked for (none for a pair run).
+void Simulation::add_fields(ParticleStore& owned) const {
+  for (const FieldSpec& f : particle_fields(computes_)) owned.fields.add(f);
 }
 
 // The state at `start_step`: census, first rebuild, forces with energy.

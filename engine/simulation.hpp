@@ -95,9 +95,12 @@ class Simulation {
   // Step 0 from the fcc lattice and velocities of the config: particles, first rebuild, forces.
   void setup();
   // Step `start_step` from given particles (velocities as given): data files, restarts;
-  // `thermostat_state`: a checkpoint's thermostat_state() to continue from.
+  // `thermostat_state`: a checkpoint's thermostat_state() to continue from; `state_words`: the
+  // words of the optional State fields of every particle (state_fields(): their widths summed
+  // per particle, in that order), or empty: all 0.
   void setup(const std::vector<InitialParticle>& particles, long long start_step = 0,
-             const std::vector<double>& thermostat_state = {});
+             const std::vector<double>& thermostat_state = {},
+             const std::vector<std::uint64_t>& state_words = {});
   // Runs to run.steps, or until the observer asks to stop (stop_requested() on any rank): then
   // the step in progress is completed and run() returns with stopped() true. The observer sees
   // the starting state, then every step. Errors name the
@@ -120,6 +123,10 @@ class Simulation {
 
   const SimulationConfig& config() const { return config_; }
   const Species& species() const { return species_; }
+  // The force computes, in step order, and the optional per-particle fields that live with the
+  // particles (checkpointed; InitialParticle::state gives them in this order).
+  const std::vector<ForceComputeInfo>& force_computes() const { return computes_; }
+  std::vector<FieldSpec> state_fields() const { return scanmd::state_fields(computes_); }
   // Particles of each type (0-based), over all ranks.
   const std::vector<long long>& type_totals() const { return type_totals_; }
   const Box& box() const { return box_; }
@@ -162,6 +169,7 @@ class Simulation {
   // the best cuts). `ghosts_fresh`: the ghosts are those of the current positions (setup), so
   // the pairs before can be counted now; otherwise the last force call's count is used.
   // Returns whether it rebuilt. Collective.
+  void add_fields(ParticleStore& owned) const;
   bool balance(bool ghosts_fresh);
   bool balance_due(long long step) const;
   std::vector<long long> balance_costs();  // the cost of each owned particle
@@ -172,6 +180,7 @@ class Simulation {
   const Communicator& comm_;
   SimulationConfig config_;
   Species species_;
+  std::vector<ForceComputeInfo> computes_;  // the force computes, in step order
   Box box_;
   BalancedGridChoice grid_choice_;
   RankGrid grid_;

@@ -5,7 +5,8 @@
 //
 //   kick_drift(n)                    half kick + drift + wrap, and the skin/2 test (this rank)
 //   rebuild()  or  forward()         rebuild: migrate → census → halo plan → bin → list
-//   compute_forces()                 pair forces (fixed point), energy on thermo steps
+//   compute_forces()                 the force computes in order (fixed point), energy on
+//                                    thermo steps
 //   reverse()                        forces on ghosts summed into their owners
 //   kick(n+1)                        second half kick
 // The kicks take the step whose random numbers the Langevin thermostat uses (physics/dynamics/langevin.hpp);
@@ -33,6 +34,7 @@
 #include "decomposition/halo_exchange.hpp"
 #include "decomposition/import_rule.hpp"
 #include "decomposition/rank_grid.hpp"
+#include "engine/force_compute.hpp"
 #include "engine/force_totals.hpp"
 #include "engine/species.hpp"
 #include "engine/step_params.hpp"
@@ -46,8 +48,9 @@ struct StepSetup {
   const StepParams& params;
   Box box;
   RankGrid grid;
-  const Species& species;  // masses and the pair potential
-  PairRule rule;           // this rank's pair rule
+  const Species& species;                         // masses and the pair potential
+  const std::vector<ForceComputeInfo>& computes;  // the force computes, in step order
+  PairRule rule;                                  // this rank's pair rule
   Timers& timers;
 };
 
@@ -85,7 +88,8 @@ class StepBackend {
   virtual void set_grid(const RankGrid& grid, const PairRule& rule) = 0;
   // Ghost positions from their owners along the current plan. Collective.
   virtual void forward() = 0;
-  // Forces from the current positions; energy and virial too when asked (thermo steps).
+  // Forces from the current positions, the run's force computes in order (StepSetup::computes:
+  // the first writes, the rest add); energy and virial too when asked (thermo steps).
   virtual void compute_forces(bool with_energy) = 0;
   // Forces on ghosts sent back and summed into their owners (none for full shell). Collective.
   virtual void reverse() = 0;

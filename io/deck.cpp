@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
 #include <initializer_list>
 #include <limits>
 #include <memory>
@@ -108,9 +109,13 @@ bool is_section(std::string_view s) {
 std::string unknown_key_message(std::string_view name) {
   std::vector<std::string> all;
   for (const DeckKey& k : deck_keys())
-    if (k.key != kCoefficientKey) all.push_back(full_name(k));
+    if (!is_style_keys_row(k)) all.push_back(full_name(k));
   for_each_pair_style([&]<class E>() {
     for (const std::string_view c : E::kCoefficients) all.push_back(fmt::format("potential.{}", c));
+    for (const std::string_view c : E::kGlobals) all.push_back(fmt::format("potential.{}", c));
+    for (const std::string_view c : E::kStrings) all.push_back(fmt::format("potential.{}", c));
+    for (const std::string_view c : E::kStringGlobals)
+      all.push_back(fmt::format("potential.{}", c));
   });
   std::string msg = fmt::format("unknown key '{}'", shown(name));
   if (const auto s = closest(name, all); !s.empty()) {
@@ -119,7 +124,7 @@ std::string unknown_key_message(std::string_view name) {
     const auto section = name.substr(0, dot);
     std::string keys;  // (an unknown section has none: nothing long is echoed)
     for (const DeckKey& k : deck_keys()) {
-      if (k.section == section && k.key != kCoefficientKey)
+      if (k.section == section && !is_style_keys_row(k))
         keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
     }
     if (section == "potential")
@@ -620,15 +625,19 @@ Deck parse_deck(std::string_view text, const std::string& path,
 
   Deck deck;
   deck.path = path;
+  // Files a pair style reads (the table style's `file`) are relative to the deck's directory.
+  deck.potential.base_dir = std::filesystem::path(path).parent_path().string();
   for (const auto& it : items) {
     const KeyReader r(path, it);
     deck_keys()[it.spec].read(deck, r);
     deck.where[it.name] = r.where(*it.node);
   }
   if (!deck.potential.pairs.empty()) {
-    const std::vector<std::string_view> globals = pair_style_globals(deck.potential.style);
+    std::vector<std::string_view> globals = pair_style_globals(deck.potential.style);
+    for (const std::string_view g : pair_style_string_globals(deck.potential.style))
+      globals.push_back(g);
     for (const auto& it : items)
-      if (deck_keys()[it.spec].key == kCoefficientKey &&
+      if (is_style_keys_row(deck_keys()[it.spec]) &&
           std::find(globals.begin(), globals.end(), KeyReader(path, it).key()) == globals.end())
         KeyReader(path, it).fail(
             "is not used when [[potential.pair]] tables are given: give it "

@@ -62,6 +62,26 @@ std::string coefficient_lines(const Deck& d) {
   return s;
 }
 
+// [potential]: the style's string keys, the one pair's (with a pair table they are not used: an
+// error if given) and the style-level ones, defaults written out, in the style's order.
+std::string string_key_lines(const Deck& d) {
+  const PotentialSection& p = d.potential;
+  std::vector<std::string_view> names = pair_style_string_globals(p.style);
+  if (p.pairs.empty()) {
+    const std::vector<std::string_view> per_pair = pair_style_strings(p.style);
+    names.insert(names.begin(), per_pair.begin(), per_pair.end());
+  }
+  std::string s;
+  for (const std::string_view name : names) {
+    const std::string_view fallback = pair_string_default(p.style, name);
+    if (const auto it = p.strings.find(name); it != p.strings.end())
+      s += fmt::format("{} = {}\n", name, toml_quote(it->second));
+    else if (!fallback.empty())
+      s += fmt::format("{} = {}\n", name, toml_quote(fallback));
+  }
+  return s;
+}
+
 // [[potential.pair]] tables, as given.
 std::string pair_table_lines(const Deck& d) {
   std::string s;
@@ -69,6 +89,8 @@ std::string pair_table_lines(const Deck& d) {
     s += fmt::format("\n[[potential.pair]]\ntypes = [{}, {}]\n", c.types[0], c.types[1]);
     for (const auto& [name, value] : c.values)
       s += fmt::format("{} = {}\n", name, toml_float(value));
+    for (const auto& [name, value] : c.strings)
+      s += fmt::format("{} = {}\n", name, toml_quote(value));
     if (c.cutoff) s += fmt::format("cutoff = {}\n", toml_float(*c.cutoff));
   }
   return s;
@@ -241,6 +263,14 @@ constexpr DeckKey kKeys[] = {
    .default_text = "the style's",
    .read = [](Deck& d, const KeyReader& r) { d.potential.coeffs[r.key()] = r.real(); },
    .lines = coefficient_lines},
+  // Every string key of every style (the table style's file, keyword, table_style).
+  {.section = "potential", .key = kStringKey, .type = "string",
+   .doc = "the string keys of the style (a table file, its keyword), by name: see "
+          "[Pair styles](#pair-styles)",
+   .default_text = "the style's",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) { d.potential.strings[r.key()] = r.string(); },
+   .lines = string_key_lines},
   {.section = "potential", .key = "cutoff", .type = "float > 0", .dimension = Dimension::Length,
    .doc = "r_c; with a pair table, the cutoff of listed pairs that give none",
    .sample = "3.0",
@@ -273,8 +303,8 @@ constexpr DeckKey kKeys[] = {
    .value = [](const Deck& d) {
      return toml_quote(name_of<Mixing>(kMixingNames, d.potential.mixing)); }},
   {.section = "potential", .key = "pair",
-   .type = "tables `[[potential.pair]]`: `types = [i, j]`, the style's per-pair coefficients, "
-           "`cutoff` (optional, > 0)",
+   .type = "tables `[[potential.pair]]`: `types = [i, j]`, the style's per-pair coefficients "
+           "and string keys, `cutoff` (optional, > 0)",
    .doc = "the coefficients of one pair of types, as LAMMPS `pair_coeff i j ... r_c` (the "
           "per-pair coefficients of each style: [Pair styles](#pair-styles)); needed when there "
           "is more than one type, every like pair i-i listed. A pair listed twice, or a type the "
@@ -524,9 +554,14 @@ std::string full_name(const DeckKey& k) {
 
 const DeckKey* find_deck_key(std::string_view section, std::string_view key) {
   if (section == "potential" && is_pair_coefficient(key)) key = kCoefficientKey;
+  if (section == "potential" && is_pair_string_key(key)) key = kStringKey;
   for (const DeckKey& k : kKeys)
     if (k.section == section && k.key == key) return &k;
   return nullptr;
+}
+
+bool is_style_keys_row(const DeckKey& k) {
+  return k.key == kCoefficientKey || k.key == kStringKey;
 }
 
 const DeckKey* find_deck_key(std::string_view full_name) {

@@ -5,12 +5,12 @@
 // and read the resolved deck back). The sections of a deck are those of the rows, in row order:
 // the order of the resolved deck and of the reference.
 //
-// Two rows stand for many keys: every pair style's coefficients read through the row whose key
-// is kCoefficientKey (their names, defaults, domains, dimensions, examples and documentation are
-// the styles' own, physics/pair/*.hpp), and [[potential.pair]] is one row of tables. A key of
-// one pair style, or of one region style, is an ordinary row with a condition (`when`): it is
-// used and printed only with that value of another key (`region.lo` with `region.style =
-// "slab"`; a style-level string key would have `potential.style = "<its style>"`).
+// Three rows stand for many keys: every pair style's coefficients read through the row whose
+// key is kCoefficientKey, and its string keys (the table style's file, keyword, table_style)
+// through kStringKey's (their names, defaults, domains, dimensions, examples and documentation
+// are the styles' own, physics/pair/*.hpp); [[potential.pair]] is one row of tables. A key of
+// one region style is an ordinary row with a condition (`when`): it is used and printed only
+// with that value of another key (`region.lo` with `region.style = "slab"`).
 #pragma once
 
 #include <span>
@@ -25,8 +25,10 @@ namespace scanmd::io {
 struct Deck;
 class KeyReader;  // io/deck_reader.hpp
 
-// The row that reads every pair coefficient ("epsilon", "d0", ...): find_key maps them to it.
+// The row that reads every pair coefficient ("epsilon", "d0", ...), and the row that reads every
+// string key of a pair style ("file", "keyword", "table_style"): find_deck_key maps them to these.
 inline constexpr std::string_view kCoefficientKey = "<coefficient>";
+inline constexpr std::string_view kStringKey = "<string key>";
 
 // Another key's value that a key needs to mean something: "region.style" = "\"slab\"" (the value
 // as TOML text, as the resolved deck prints it).
@@ -73,7 +75,10 @@ std::span<const DeckKey> deck_keys();
 std::span<const std::string_view> deck_sections();
 // "run.dt"
 std::string full_name(const DeckKey& k);
-// The row of "section.key" (a pair coefficient's is kCoefficientKey's), or nullptr.
+// Whether the row stands for the keys of the pair styles (kCoefficientKey's, kStringKey's).
+bool is_style_keys_row(const DeckKey& k);
+// The row of "section.key" (a pair coefficient's is kCoefficientKey's, a style's string key's
+// kStringKey's), or nullptr.
 const DeckKey* find_deck_key(std::string_view section, std::string_view key);
 const DeckKey* find_deck_key(std::string_view full_name);
 // Whether the key's condition holds in `deck`.

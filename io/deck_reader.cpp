@@ -214,6 +214,8 @@ std::string coefficients_by_style() {
     std::string names;
     for (const std::string_view c : E::kCoefficients)
       names += (names.empty() ? "" : ", ") + std::string(c);
+    for (const std::string_view c : E::kStrings)
+      names += (names.empty() ? "" : ", ") + std::string(c);
     s += fmt::format("{}{} ({})", s.empty() ? "" : "; ", names, E::kName);
   });
   return s;
@@ -268,6 +270,10 @@ void read_pairs(Deck& d, const KeyReader& r) {
         c.cutoff = number(true);
       } else if (is_pair_coefficient(key.str())) {
         c.values[std::string(key.str())] = number(false);
+      } else if (is_pair_string_key(key.str())) {
+        if (!v.is_string())
+          r.fail_at(v, fmt::format("{}: expected a string, got {}", key.str(), describe(v)));
+        c.strings[std::string(key.str())] = *v.value<std::string>();
       } else {
         r.fail_at(v, fmt::format("unknown key '{}' in a [[potential.pair]] table (keys: types, "
                                  "cutoff, and the coefficients of the pair style: {})",

@@ -129,6 +129,13 @@ std::string pair_style_part() {
   static_assert(E::kGlobalDimensions.size() == E::kGlobals.size() &&
                     E::kGlobalExample.size() == E::kGlobals.size(),
                 "a dimension and an example value per style-level key");
+  static_assert(E::kStringTypes.size() == E::kStrings.size() &&
+                    E::kStringExample.size() == E::kStrings.size(),
+                "a type and an example value per string key");
+  static_assert(E::kStringGlobalTypes.size() == E::kStringGlobals.size() &&
+                    E::kStringGlobalExample.size() == E::kStringGlobals.size() &&
+                    E::kStringGlobalDefaults.size() == E::kStringGlobals.size(),
+                "a type, a default and an example value per style-level string key");
   std::string s = fmt::format("\n### `{}`", E::kName);
   std::vector<std::string> aliases;
   for (const std::string_view a : E::kAliases) aliases.push_back(code(a));
@@ -151,6 +158,20 @@ std::string pair_style_part() {
                      domain_text(E::kGlobalDomains[g]), coefficient_default(E::kGlobalDefaults[g]),
                      unit_cells(E::kGlobalDimensions[g]));
     example += fmt::format("{} = {}\n", E::kGlobals[g], toml_float(E::kGlobalExample[g]));
+  }
+  for (std::size_t i = 0; i < E::kStrings.size(); ++i) {
+    s += fmt::format("| `{}` | {} | required | {} |\n", E::kStrings[i], cell(E::kStringTypes[i]),
+                     unit_cells(Dimension::None));
+    example += fmt::format("{} = {}\n", E::kStrings[i], toml_quote(E::kStringExample[i]));
+  }
+  for (std::size_t g = 0; g < E::kStringGlobals.size(); ++g) {
+    const std::string_view d = E::kStringGlobalDefaults[g];
+    s += fmt::format("| `{}` (style-level) | {} | {} | {} |\n", E::kStringGlobals[g],
+                     cell(E::kStringGlobalTypes[g]),
+                     d.empty() ? std::string("required") : code(toml_quote(d)),
+                     unit_cells(Dimension::None));
+    example +=
+        fmt::format("{} = {}\n", E::kStringGlobals[g], toml_quote(E::kStringGlobalExample[g]));
   }
   s += fmt::format("\nExample, one species:\n\n```toml\n{}```\n", example);
   return s;
@@ -198,8 +219,9 @@ std::string deck_reference() {
     for (const DeckKey& k : deck_keys()) {
       if (k.section != section) continue;
       const std::string name =
-          k.key == kCoefficientKey
-              ? fmt::format("`{}.<coefficient>`", k.section)
+          k.key == kCoefficientKey ? fmt::format("`{}.<coefficient>`", k.section)
+          : k.key == kStringKey
+              ? fmt::format("`{}.<string key>`", k.section)
               : (k.lines ? fmt::format("`[[{}]]`", full_name(k)) : code(full_name(k)));
       s += fmt::format("| {} | {} | {} | {} | {} |\n", name, type_of(k), default_of(k),
                        unit_cells(k.dimension), meaning_of(k));

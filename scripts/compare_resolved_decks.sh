@@ -40,12 +40,21 @@ printf '[system]\ndata_file = "none.data"\nmass = [1, 2, 3]\n[potential]\nepsilo
 printf '[system]\ndata_file = "x\001y.data"\n' > "$x/control_char_path.toml"
 printf '[system]\nlattice = "fcc"\ndensity = 0.9\ncells = [10, 12, 14]\ntemperature = 0.0\nseed = 12345\nmass = 2.5\n[potential]\nepsilon = 1.5\nsigma = 0.9\ncutoff = 3.0\nshift = true\ntail = true\nmixing = "arithmetic"\n[neighbor]\nskin = 0.0\n[run]\ndt = 0.002\nsteps = 0\nbackend = "cuda"\n[decomposition]\nmethod = "neutral-territory"\ngrid = [2, 3, 4]\nbalance = "pairs"\nbalance_every = 500\nbalance_tolerance = 1.2\n[thermostat]\nstyle = "nose-hoover"\ntemperature = 0.7\ndamping = 0.25\nseed = 99\nchain = 5\n[output]\nthermo_every = 0\ndata_file = "final.data"\ntrajectory = "traj/out.h5"\ntrajectory_every = 10\ntrajectory_force = true\ncheckpoint = "chk.h5"\ncheckpoint_every = 1000\noverwrite = true\nimports = "i.csv"\n' \
   > "$x/full.toml"
+t=../../tests/physics/tables/lj.table  # (relative to this deck's directory)
+printf '[potential]\nstyle = "table"\ntable_style = "linear"\ntable_points = 500\nfile = "%s"\nkeyword = "LJ_R"\ncutoff = 2.2\n' \
+  "$t" > "$x/table.toml"
+printf '[system]\ntype_fractions = [0.5, 0.5]\n[potential]\nstyle = "table"\ntable_style = "spline"\ntable_points = 800\n[[potential.pair]]\ntypes = [1, 1]\nfile = "%s"\nkeyword = "LJ"\n[[potential.pair]]\ntypes = [1, 2]\nkeyword = "LJ_RSQ"\nfile = "%s"\ncutoff = 2.0\n[[potential.pair]]\ntypes = [2, 2]\nfile = "%s"\nkeyword = "LJ_R"\n' \
+  "$t" "$t" "$t" > "$x/table_pairs.toml"
+printf '[potential]\nstyle = "lj"\nfile = "%s"\n' "$t" > "$x/table_key_with_lj.toml"
 
 mapfile -t decks < <(find inputs tests "$x" -name '*.toml' | sort; find tests/fuzz/regressions/deck -type f | sort)
 build() {  # tree exe
   local srcs=()
+  # (engine/force_compute.cpp and physics/pair/table_file.cpp: in trees that have them)
   mapfile -t srcs < <(cd "$1" && ls io/deck*.cpp engine/species.cpp engine/config.cpp \
-                                      engine/lattice.cpp physics/pair/pair_potential.cpp)
+                                      engine/lattice.cpp physics/pair/pair_potential.cpp \
+                                      engine/force_compute.cpp physics/pair/table_file.cpp \
+                                      2>/dev/null)
   (cd "$1" && ${CXX:-g++} -std=c++20 -O0 -ffp-contract=off -I. -DTOML_HEADER_ONLY=1 \
      "$OLDPWD/scripts/resolve_deck.cpp" "${srcs[@]}" -lfmt -o "$OLDPWD/$2")
 }

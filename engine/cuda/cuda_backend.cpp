@@ -19,6 +19,7 @@
 #include "engine/cuda/device_cell_list.hpp"
 #include "engine/cuda/device_errors.hpp"
 #include "engine/cuda/device_flags.hpp"
+#include "engine/cuda/device_force_computes.hpp"
 #include "engine/cuda/device_halo.hpp"
 #include "engine/cuda/device_memory.hpp"
 #include "engine/cuda/device_migration.hpp"
@@ -35,15 +36,6 @@ namespace scanmd {
 namespace {
 
 using namespace cuda_step;
-
-// The pair constants of style E on the device: the one species' pair by value, several species'
-// table in device memory.
-template <class E>
-struct DeviceStyleTable {
-  typename E::Params one{};
-  DeviceBuffer<typename E::Params> table;
-};
-using DevicePairTables = over_pair_styles_t<std::variant, DeviceStyleTable>;
 
 // A switch from the environment applied to `configured`: `name`=`on` or `off`; unset or empty
 // keeps `configured`; anything else is an error naming both choices.
@@ -96,16 +88,7 @@ class CudaBackend final : public StepBackend {
       upload(mass_of_.data(), s.species.mass, dtf.size(), stream());
       check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (species tables)");
     }
-    potential_.visit([&]<class E>(const StyleTable<E>& t) {
-      DeviceStyleTable<E> d;
-      d.one = t.params.front();
-      if (types_ > 1) {
-        ensure(d.table, t.params.size());
-        upload(d.table.data(), t.params, t.params.size(), stream());
-        check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (pair table)");
-      }
-      pair_tables_ = std::move(d);
-    });
+    computes_ = make_device_computes(s.computes, s.species, stream());
     const ThermostatSection& t = s.params.thermostat;
     if (t.style == ThermostatStyle::Langevin) {
       std::vector<double> drag, noise;
@@ -198,27 +181,13 @@ class CudaBackend final : public StepBackend {
     if (!(owned_f_zero_ && ghost_f_zero_)) particles_.zero_forces(stream());
     if (!totals_zero_) flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy, virial
     owned_f_zero_ = ghost_f_zero_ = totals_zero_ = false;
-    std::visit(
-        [&]<class E>(const DeviceStyleTable<E>& pair) {
-          const ForceArgs<E> a{particles_.x.data(),
-                               particles_.shift.data(),
-                               particles_.id.data(),
-                               particles_.type.data(),
-                               list_.offsets(),
-                               list_.neighbors(),
-                               particles_.f.data(),
-                               particles_.n,
-                               particles_.n_owned,
-                               box_.length,
-                               box_.half_length,
-                               images_,
-                               pair.one,
-                               PairTable<E>{pair.table.data(), types_},
-                               list_.limit_sq(),
-                               flags_.device()};
-          launch_pair_forces(a, with_energy, full_shell_, stream());
-        },
-        pair_tables_);
+    DeviceForceState state{particles_, list_,       flags_.device(), box_,
+                           images_,    full_shell_, stream()};
+    bool first = true;
+    for (const auto& c : computes_) {
+      c->compute(state, with_energy, first);
+      first = false;
+    }
     events_.end(stream());
     host_current_ = false;
   }
@@ -416,9 +385,9 @@ class CudaBackend final : public StepBackend {
   const Communicator& comm_;
   Timers& timers_;
   Box box_;
-  PairPotential potential_;       // the style and every pair (host: the words of errors)
-  std::uint32_t types_;           // several: the device tables below
-  DevicePairTables pair_tables_;  // the pair constants on the device
+  PairPotential potential_;  // the style and every pair (host: the words of errors)
+  std::uint32_t types_;      // several: the device tables below
+  std::vector<std::unique_ptr<DeviceForceCompute>> computes_;  // their device sides, in order
   DeviceBuffer<double> dtf_of_, mass_of_;
   DeviceBuffer<double> drag_, noise_;  // Langevin γ1, γ2 per type
   LangevinView langevin_;              // inactive unless the thermostat is Langevin

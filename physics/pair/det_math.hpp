@@ -43,6 +43,15 @@ SCANMD_HD inline double max_of(double a, double b) {
 SCANMD_HD inline double select_gt(double a, double b, double x, double y) {
   return a > b ? x : y;
 }
+// A table index: x (integral or not, in [0, 2^31)) truncated to an integer, as C's
+// static_cast<int>; and the entry of a table at that index. The vector types give one index
+// and one gathered entry per lane.
+SCANMD_HD inline int index_of(double x) {
+  return static_cast<int>(x);
+}
+SCANMD_HD inline double gather(const double* table, int i) {
+  return table[i];
+}
 // x = m·2^e with m in [1, 2), for a normal positive x (exact).
 SCANMD_HD inline void split_of(double x, double& e, double& m) {
   int k = 0;

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/names.hpp"
@@ -21,13 +22,20 @@ inline constexpr NamedValue<Mixing> kMixingNames[] = {
 
 // Coefficient name → value.
 using CoefficientValues = std::map<std::string, double, std::less<>>;
+// String key name → value (a tabulated style's file, keyword, table_style).
+using StringValues = std::map<std::string, std::string, std::less<>>;
 
 // One [[potential.pair]] entry: the coefficients of types i and j (1-based, as in LAMMPS
 // `pair_coeff i j ...`).
 struct PairCoeffs {
+  // (A constructor, so that {types, values, cutoff} lists may leave the string keys out.)
+  PairCoeffs(std::array<int, 2> t = {1, 1}, CoefficientValues v = {},
+             std::optional<double> c = std::nullopt, StringValues s = {})
+      : types(t), values(std::move(v)), cutoff(c), strings(std::move(s)) {}
   std::array<int, 2> types{1, 1};
   CoefficientValues values;
   std::optional<double> cutoff;  // unset: potential.cutoff
+  StringValues strings;          // the style's per-pair string keys (kStrings)
 };
 
 struct PotentialSection {
@@ -35,6 +43,12 @@ struct PotentialSection {
   // The coefficients of the one pair when `pairs` is empty (one species only); a coefficient
   // not given takes the style's default (LJ: epsilon = sigma = 1), if it has one.
   CoefficientValues coeffs;
+  // The string keys given in [potential]: the one pair's (kStrings) and the style-level ones
+  // (kStringGlobals).
+  StringValues strings;
+  // The directory of the deck file ("" for the working directory): relative paths of files a
+  // style reads (the table style's `file`) are relative to it.
+  std::string base_dir;
   double cutoff = 2.5;  // also the cutoff of listed pairs that give none
   bool shift = false;   // shift U so that U(r_c) = 0, per pair
   bool tail = false;    // long-range corrections to energy and pressure (LAMMPS pair_modify tail)

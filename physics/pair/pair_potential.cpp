@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -55,14 +56,39 @@ double mix_distance(Mixing m, double a, double b) {
   return m == Mixing::Arithmetic ? 0.5 * (a + b) : std::sqrt(a * b);
 }
 
-// The pair tables of style E from the resolved coefficients.
-template <class E>
+// The pair tables of style E from the resolved coefficients. A tabulated style's blocks (one
+// per unordered pair of types) go into one shared array; `blame(name, i, j)` is the deck key of
+// a key the style cannot use.
+template <class E, class Blame>
 PairTables tables_of(const std::vector<Coefficients>& coeffs, const std::vector<double>& cutoffs,
-                     int types, bool shift) {
+                     const std::vector<StringValues>& strings, const std::string& base_dir,
+                     int types, bool shift, Blame&& blame) {
   StyleTable<E> t;
   t.types = static_cast<std::uint32_t>(types);
-  for (std::size_t k = 0; k < coeffs.size(); ++k)
-    t.params.push_back(E::make(coeffs[k], cutoffs[k], shift && E::kShift));
+  if constexpr (TabulatedStyle<E>) {
+    const std::size_t T = static_cast<std::size_t>(types);
+    std::vector<double> all;
+    std::vector<std::size_t> offset(coeffs.size(), 0);
+    for (std::size_t i = 0; i < T; ++i)
+      for (std::size_t j = i; j < T; ++j) {
+        const std::size_t ij = i * T + j, ji = j * T + i;
+        auto block = E::tabulate(coeffs[ij], strings[ij], cutoffs[ij], base_dir);
+        if (const auto* problem = std::get_if<StyleKeyProblem>(&block))
+          throw SpeciesError(blame(problem->key, static_cast<int>(i), static_cast<int>(j)),
+                             problem->why);
+        const auto& values = std::get<std::vector<double>>(block);
+        offset[ij] = offset[ji] = all.size();
+        all.insert(all.end(), values.begin(), values.end());
+      }
+    auto data = std::make_shared<const std::vector<double>>(std::move(all));
+    for (std::size_t k = 0; k < coeffs.size(); ++k)
+      t.params.push_back(
+          E::make(coeffs[k], cutoffs[k], shift && E::kShift, data->data() + offset[k]));
+    t.data = std::move(data);
+  } else {
+    for (std::size_t k = 0; k < coeffs.size(); ++k)
+      t.params.push_back(E::make(coeffs[k], cutoffs[k], shift && E::kShift));
+  }
   return t;
 }
 
@@ -111,6 +137,37 @@ std::vector<std::string_view> pair_style_globals(std::string_view style) {
   return out;
 }
 
+std::vector<std::string_view> pair_style_strings(std::string_view style) {
+  std::vector<std::string_view> out;
+  with_style(style, [&]<class E>() { out.assign(E::kStrings.begin(), E::kStrings.end()); });
+  return out;
+}
+
+std::vector<std::string_view> pair_style_string_globals(std::string_view style) {
+  std::vector<std::string_view> out;
+  with_style(style,
+             [&]<class E>() { out.assign(E::kStringGlobals.begin(), E::kStringGlobals.end()); });
+  return out;
+}
+
+bool is_pair_string_key(std::string_view name) {
+  bool found = false;
+  for_each_pair_style([&]<class E>() {
+    for (const std::string_view n : E::kStrings) found = found || n == name;
+    for (const std::string_view n : E::kStringGlobals) found = found || n == name;
+  });
+  return found;
+}
+
+std::string_view pair_string_default(std::string_view style, std::string_view name) {
+  std::string_view out;
+  with_style(style, [&]<class E>() {
+    for (std::size_t g = 0; g < E::kStringGlobals.size(); ++g)
+      if (E::kStringGlobals[g] == name) out = E::kStringGlobalDefaults[g];
+  });
+  return out;
+}
+
 double pair_coefficient_default(std::string_view style, std::string_view name) {
   double out = kRequired;
   with_style(style, [&]<class E>() {
@@ -148,12 +205,14 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
   PairPotential s;
   s.types_ = T;
   s.one_species_ = pot.pairs.empty();
-  std::vector<std::string_view> globals;
+  std::vector<std::string_view> globals, string_keys, string_globals;
   std::vector<CoefficientDomain> domains;
   bool known = with_style(pot.style, [&]<class E>() {
     s.style_ = std::string(E::kName);
     s.names_ = names_of<E>();
     globals.assign(E::kGlobals.begin(), E::kGlobals.end());
+    string_keys.assign(E::kStrings.begin(), E::kStrings.end());
+    string_globals.assign(E::kStringGlobals.begin(), E::kStringGlobals.end());
     domains.assign(E::kDomains.begin(), E::kDomains.end());
     domains.insert(domains.end(), E::kGlobalDomains.begin(), E::kGlobalDomains.end());
   });
@@ -185,6 +244,8 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
                                                                                      : "finite",
                                           v));
   };
+  std::vector<std::string_view> all_globals = globals;  // for messages
+  all_globals.insert(all_globals.end(), string_globals.begin(), string_globals.end());
   // The style-level keys, from [potential] whatever the tables.
   Coefficients global_values{};
   for (std::size_t g = 0; g < globals.size(); ++g) {
@@ -195,10 +256,65 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
     if (std::isnan(v))
       throw SpeciesError("potential.style",
                          fmt::format("pair style \"{}\" needs {} (its style-level keys: {})",
-                                     s.style_, key, joined(globals)));
+                                     s.style_, key, joined(all_globals)));
     in_domain(n_coeffs + g, v, key, "", globals[g], true);
     global_values[n_coeffs + g] = v;
   }
+  // The style-level string keys, from [potential]; and no string key of another style there.
+  auto has = [](const std::vector<std::string_view>& v, std::string_view name) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  };
+  StringValues global_strings;
+  for (const std::string_view g : string_globals) {
+    const auto it = pot.strings.find(g);
+    const std::string v =
+        it != pot.strings.end() ? it->second : std::string(pair_string_default(s.style_, g));
+    if (v.empty())
+      throw SpeciesError(
+          it != pot.strings.end() ? fmt::format("potential.{}", g) : std::string("potential.style"),
+          fmt::format("pair style \"{}\" needs potential.{} (its style-level "
+                      "keys: {})",
+                      s.style_, g, joined(all_globals)));
+    global_strings[std::string(g)] = v;
+  }
+  for (const auto& [name, value] : pot.strings) {
+    if (has(string_globals, name)) continue;
+    if (!has(string_keys, name))
+      throw SpeciesError(fmt::format("potential.{}", name),
+                         fmt::format("{} is not a key of pair style \"{}\"", name, s.style_));
+    if (!pot.pairs.empty())
+      throw SpeciesError(fmt::format("potential.{}", name),
+                         "is not used when [[potential.pair]] tables are given: give it per pair");
+  }
+  // The string keys of a deck entry with the style-level ones; `key` is blamed.
+  auto read_strings = [&](const StringValues& values, const std::string& key, bool one,
+                          const std::string& where) {
+    StringValues out = global_strings;
+    for (const auto& [name, value] : values) {
+      if (has(string_globals, name) && !one)
+        throw SpeciesError(key, fmt::format("{} is a key of the whole pair style \"{}\": give it "
+                                            "in [potential], not per pair",
+                                            name, s.style_));
+      if (!has(string_keys, name) && !has(string_globals, name))
+        throw SpeciesError(
+            key, fmt::format("{}{} is not a key of pair style \"{}\"", where, name, s.style_));
+      if (has(string_keys, name)) out[name] = value;
+    }
+    for (const std::string_view name : string_keys)
+      if (!values.contains(name))
+        throw SpeciesError(
+            one ? std::string("potential.style") : key,
+            fmt::format("{}pair style \"{}\" needs {} (its keys: {}, cutoff)", where, s.style_,
+                        one ? "potential." + std::string(name) : std::string(name),
+                        joined(string_keys)));
+    return out;
+  };
+
+  // "epsilon, sigma, " / "file, keyword, ": the per-pair keys before the cutoff, for messages.
+  std::string per_pair_keys;
+  for (const std::string_view n : names) per_pair_keys += std::string(n) + ", ";
+  for (const std::string_view n : string_keys) per_pair_keys += std::string(n) + ", ";
+
   // The coefficients of a deck entry in the style's order; `key` is blamed for what is wrong.
   auto read = [&](const CoefficientValues& values, const std::string& key, bool defaults,
                   const std::string& where) {
@@ -209,10 +325,11 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
                                             "in [potential], not per pair",
                                             name, s.style_));
       if (index_of(name) < 0 && !is_global(name))
-        throw SpeciesError(defaults ? fmt::format("potential.{}", name) : key,
-                           fmt::format("{} is not a coefficient of pair style \"{}\" (its "
-                                       "coefficients: {}, cutoff)",
-                                       name, s.style_, joined(names)));
+        throw SpeciesError(
+            defaults ? fmt::format("potential.{}", name) : key,
+            fmt::format("{} is not a coefficient of pair style \"{}\" (its "
+                        "{}: {}cutoff)",
+                        name, s.style_, names.empty() ? "keys" : "coefficients", per_pair_keys));
     }
     for (std::size_t k = 0; k < n_coeffs; ++k) {
       const auto it = values.find(names[k]);
@@ -235,17 +352,21 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
   const std::size_t TT = static_cast<std::size_t>(T) * static_cast<std::size_t>(T);
   std::vector<std::optional<Coefficients>> given(TT);
   std::vector<double> cut(TT, 0.0);
+  std::vector<StringValues> strings(TT);
   s.listed_.assign(TT, -1);
+  s.own_cutoff_.assign(TT, false);
   // The style's check of the coefficients of pair (i, j), blaming the key of what it refuses.
   auto check = [&](const Coefficients& c, double cutoff, int i, int j) {
     with_style(s.style_, [&]<class E>() {
       const std::string types =
           T == 1 ? std::string() : fmt::format(" (types {}-{})", i + 1, j + 1);
       if (const auto problem = E::check(c, cutoff, types)) {
-        const std::string name = problem->coefficient == kCutoffIndex
-                                     ? std::string("cutoff")
-                                     : std::string(names[problem->coefficient]);
-        std::string key = s.key_of(i, j, name);
+        const std::size_t k = static_cast<std::size_t>(problem->coefficient);
+        const bool global = problem->coefficient != kCutoffIndex && k >= n_coeffs;
+        const std::string name = problem->coefficient == kCutoffIndex ? std::string("cutoff")
+                                 : global ? std::string(globals[k - n_coeffs])
+                                          : std::string(names[k]);
+        std::string key = global ? fmt::format("potential.{}", name) : s.key_of(i, j, name);
         if (s.one_species_ && problem->coefficient == kCutoffIndex) key = "potential.cutoff";
         throw SpeciesError(key, problem->why);
       }
@@ -261,6 +382,7 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
                                      "(types = [i, j], {}, cutoff)",
                                      T, joined(names)));
     given[0] = read(pot.coeffs, "potential", true, "");
+    strings[0] = read_strings(pot.strings, "potential", true, "");
     cut[0] = pot.cutoff;
     check(*given[0], cut[0], 0, 0);
   }
@@ -279,8 +401,11 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
           key, fmt::format("types {} are given twice", pair_name(c.types[0], c.types[1])));
     const std::size_t ij = index_of_pair(i, j, T), ji = index_of_pair(j, i, T);
     given[ij] = given[ji] = values;
+    strings[ij] = strings[ji] = read_strings(
+        c.strings, key, false, fmt::format("types {}: ", pair_name(c.types[0], c.types[1])));
     cut[ij] = cut[ji] = c.cutoff.value_or(pot.cutoff);
     s.listed_[ij] = s.listed_[ji] = static_cast<int>(k);
+    s.own_cutoff_[ij] = s.own_cutoff_[ji] = c.cutoff.has_value();
     check(values, cut[ij], i, j);
   }
   for (int i = 0; i < T; ++i)
@@ -322,8 +447,16 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
     s.cutoffs_.push_back(cut[k]);
     s.max_cutoff_ = std::max(s.max_cutoff_, cut[k]);
   }
-  with_style(s.style_,
-             [&]<class E>() { s.tables_ = tables_of<E>(s.coeffs_, s.cutoffs_, T, pot.shift); });
+  // The deck key of a key a tabulated style cannot use, for the pair of types i, j.
+  auto blame = [&](const std::string& name, int i, int j) {
+    if (has(globals, name) || has(string_globals, name)) return fmt::format("potential.{}", name);
+    if (name == "cutoff" && (s.one_species_ || !s.own_cutoff_[index_of_pair(i, j, T)]))
+      return std::string("potential.cutoff");
+    return s.key_of(i, j, name);
+  };
+  with_style(s.style_, [&]<class E>() {
+    s.tables_ = tables_of<E>(s.coeffs_, s.cutoffs_, strings, pot.base_dir, T, pot.shift, blame);
+  });
   return s;
 }
 
@@ -348,10 +481,14 @@ std::string PairPotential::overflow_message(std::uint64_t id_i, std::uint64_t id
   std::string out = fmt::format("force or energy overflow between particles {} and {} (r = {:.6g})",
                                 id_i, id_j, r);
   visit([&]<class E>(const StyleTable<E>& table) {
-    const PairTerms<double> t = E::eval(r2, table.view().of(ti, tj));
+    const typename E::Params& params = table.view().of(ti, tj);
+    const PairTerms<double> t = E::eval(r2, params);
     const std::string terms =
         fmt::format("|F| = {:.3g}, U = {:.3g}", std::fabs(t.fpair) * r, t.energy);
-    out += E::overflow_cause(r, coefficients(static_cast<int>(ti), static_cast<int>(tj)), terms);
+    if constexpr (TabulatedStyle<E>)
+      out += E::overflow_cause(r, params, terms);
+    else
+      out += E::overflow_cause(r, coefficients(static_cast<int>(ti), static_cast<int>(tj)), terms);
   });
   return out;
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -39,11 +40,13 @@ class SpeciesError : public std::invalid_argument {
   std::string key_;
 };
 
-// One style's force constants, every pair of types.
+// One style's force constants, every pair of types. A tabulated style's Params point into
+// `data` (shared, so that copies of the table keep their pointers valid).
 template <class E>
 struct StyleTable {
   std::vector<typename E::Params> params;  // [ti · types + tj]
   std::uint32_t types = 1;
+  std::shared_ptr<const std::vector<double>> data;  // TabulatedStyle only
   PairTable<E> view() const { return {params.data(), types}; }
 };
 
@@ -101,6 +104,7 @@ class PairPotential {
   std::vector<Coefficients> coeffs_;  // [ti · T + tj]
   std::vector<double> cutoffs_;
   std::vector<int> listed_;  // [[potential.pair]] entry of each pair, −1: mixed or one species
+  std::vector<bool> own_cutoff_;  // the pair's entry gives its cutoff
   bool one_species_ = true;
   double max_cutoff_ = 0.0;
   PairTables tables_;
@@ -116,6 +120,12 @@ std::vector<std::string_view> pair_style_coefficients(std::string_view style);
 bool is_pair_coefficient(std::string_view name);
 // The style-level keys of a style (kGlobals: given once in [potential], shared by every pair).
 std::vector<std::string_view> pair_style_globals(std::string_view style);
+// String-valued keys: a style's per-pair ones (kStrings) and style-level ones (kStringGlobals),
+// whether `name` is either of any style, and a style-level one's default ("" when required).
+std::vector<std::string_view> pair_style_strings(std::string_view style);
+std::vector<std::string_view> pair_style_string_globals(std::string_view style);
+bool is_pair_string_key(std::string_view name);
+std::string_view pair_string_default(std::string_view style, std::string_view name);
 // The style's default for a coefficient a one-species deck leaves out (NaN: none).
 double pair_coefficient_default(std::string_view style, std::string_view name);
 // Whether potential.shift, potential.tail and potential.mixing mean something for the style.

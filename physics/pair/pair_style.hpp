@@ -21,6 +21,13 @@
 //                             style-level keys of [potential] that every pair shares (Yukawa's
 //                             kappa, as LAMMPS's pair_style arguments); in Coefficients after the
 //                             per-pair ones, at kCoefficients.size() + g
+//   kStrings, kStringGlobals, kStringGlobalDefaults, kStringTypes, kStringExample,
+//   kStringGlobalTypes, kStringGlobalExample (or derive from NoStringKeys)
+//                             string-valued deck keys: per pair (the table style's file and
+//                             keyword) and style-level (its table_style; default "": required);
+//                             read by the style's tabulate(), never by eval. For the deck
+//                             reference and the deck tests: each one's type column ("string,
+//                             path") and a value that runs (a file the tests have)
 //   kDoc                      the style in the deck reference (Markdown): U(r), LAMMPS's name,
 //                             what each coefficient is and the limits check() enforces; whether
 //                             it mixes, shifts and has a tail is printed from the flags below
@@ -30,6 +37,12 @@
 //   Params                    the constants of one type pair, made once on the host; its member
 //                             cutoff_sq (r_c²) is read by the drivers
 //   make(c, cutoff, shift)    Params from the coefficients
+//                             Tabulated styles (TabulatedStyle below: Params has `const double*
+//                             data`) instead: tabulate(c, strings, cutoff, types) → the pair's
+//                             doubles or a StyleKeyProblem (host only), and make(c, cutoff, shift,
+//                             data) with data pointing at them inside one array that PairPotential
+//                             owns for every pair; the CUDA backend uploads that array once and
+//                             rebases each Params' pointer into the device copy
 //   eval<R>(r2, params)       PairTerms<R>{F(r)/r, U(r)} for r² < r_c², with R = double (host,
 //                             CUDA) or a vector of doubles (engine/simd_*.hpp): only +, −, ×, / and
 //                             the shared deterministic functions, so every backend gets the bits
@@ -45,6 +58,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -97,13 +111,40 @@ struct CoefficientProblem {
 };
 inline constexpr int kCutoffIndex = -1;
 
+// The string-valued keys of a style that has none (all but tabulated styles).
+struct NoStringKeys {
+  static constexpr std::array<std::string_view, 0> kStrings{};
+  static constexpr std::array<std::string_view, 0> kStringGlobals{};
+  static constexpr std::array<std::string_view, 0> kStringGlobalDefaults{};
+  static constexpr std::array<std::string_view, 0> kStringTypes{};
+  static constexpr std::array<std::string_view, 0> kStringExample{};
+  static constexpr std::array<std::string_view, 0> kStringGlobalTypes{};
+  static constexpr std::array<std::string_view, 0> kStringGlobalExample{};
+};
+
 // The style-level keys of a style that has none (most): evaluators derive from it.
-struct NoStyleKeys {
+struct NoStyleKeys : NoStringKeys {
   static constexpr std::array<std::string_view, 0> kGlobals{};
   static constexpr std::array<double, 0> kGlobalDefaults{};
   static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
   static constexpr std::array<Dimension, 0> kGlobalDimensions{};
   static constexpr std::array<double, 0> kGlobalExample{};
+};
+
+// A style whose Params point into tabulated data (`const double* data`): the table style, and
+// any later one with tabulated functions (EAM). Host code holds the data in PairPotential, device
+// code in one device array with the pointers rebased (engine/cuda/cuda_backend.cpp).
+template <class E>
+concept TabulatedStyle = requires(typename E::Params p) {
+  { p.data } -> std::convertible_to<const double*>;
+};
+
+// A key of a tabulated style that cannot be used, by its name (a string key such as "file", a
+// numeric one, or "cutoff"), and why in words that follow "potential.<key>: ". A problem inside
+// the file a key names is that key's, its words naming the file and line.
+struct StyleKeyProblem {
+  std::string key;
+  std::string why;
 };
 
 // A style's time unit τ for the run.dt check (time_unit): τ, how far each of its N per-pair

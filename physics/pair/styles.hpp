@@ -15,6 +15,7 @@
 #include "physics/pair/mie_cut.hpp"
 #include "physics/pair/morse.hpp"
 #include "physics/pair/soft.hpp"
+#include "physics/pair/table.hpp"
 #include "physics/pair/yukawa.hpp"
 
 namespace scanmd {
@@ -26,7 +27,8 @@ using PairStyles = std::tuple<LJCut,           // lj, lj/cut
                               Gauss,           // gauss
                               Buck,            // buck
                               MieCut,          // mie/cut
-                              Soft>;           // soft
+                              Soft,            // soft
+                              Table>;          // table
 
 // f.template operator()<E>() for every style E of the list, in order.
 template <class F>

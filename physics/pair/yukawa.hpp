@@ -24,7 +24,7 @@
 
 namespace scanmd {
 
-struct Yukawa {
+struct Yukawa : NoStringKeys {
   static constexpr std::string_view kName = "yukawa";
   static constexpr std::array<std::string_view, 0> kAliases{};
   static constexpr std::array<std::string_view, 1> kCoefficients{"a"};

@@ -31,7 +31,9 @@
 //                  definitions typed from DESIGN.md §4); reverse() with ghost forces {1,1,1}
 //                  gives each owner exactly its number of ghost copies (full shell: no reverse,
 //                  forces stay 0); forward_field / reverse_field do the same for a record and an
-//                  int64 field (the field halo of EAM densities and DPD velocities).
+//                  int64 field (the field halo of EAM densities and DPD velocities); optional
+//                  per-particle fields (base/particle_fields.hpp) migrate with their particles
+//                  (State) or are dropped (Scratch), forward_words / reverse_sum_words move them.
 //  StepErrors      a particle that cannot be wrapped after its drift (velocity 1e300) and two
 //                  particles driven into each other (r = 0.25 after the first drift): every rank
 //                  stops at step 1 with the same error (CollectiveError with several ranks),
@@ -589,10 +591,21 @@ TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
     const Int3 dims = grid.dims();
     HaloExchange halo(comm, grid, box, m, R);
     ParticleStore p;
+    // Optional per-particle fields: two that live with the particle (an integer pair and a
+    // real), one scratch.
+    const std::size_t mol = p.fields.add({"molecule", FieldKind::Integer, 2, FieldLife::State});
+    const std::size_t charge = p.fields.add({"charge", FieldKind::Real, 1, FieldLife::State});
+    const std::size_t scratch = p.fields.add({"rho", FieldKind::Integer, 1, FieldLife::Scratch});
     // Every rank offers a different, overlapping-free share: migrate must route them home.
     for (std::size_t i = 0; i < sys.x.size(); ++i)
-      if (static_cast<int>(i % comm.size()) == comm.rank())
+      if (static_cast<int>(i % comm.size()) == comm.rank()) {
         p.push_owned(i + 1, 0, sys.x[i], {0, 0, 0}, {0, 0, 0}, halo.coord());
+        const std::size_t k = p.n_owned - 1;
+        p.fields.integers(mol)[2 * k] = 3 * static_cast<std::int64_t>(i + 1);
+        p.fields.integers(mol)[2 * k + 1] = -static_cast<std::int64_t>(i + 1);
+        p.fields.set_real(charge, k, 0.25 * static_cast<double>(i + 1));
+        p.fields.integers(scratch)[k] = 99;
+      }
     halo.migrate(p);
     halo.build(p);
 
@@ -691,6 +704,43 @@ TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
       if (rho[i] != want)
         fail("owner " + std::to_string(id) + " got density " + std::to_string(rho[i]) +
              " after reverse_field, expected " + std::to_string(want));
+    }
+    // Optional fields: State values went with their particles, Scratch ones of migrants are 0;
+    // forward_words brings ghosts their owners' words, reverse_sum_words sums width-2 values.
+    long long migrated = 0;
+    for (std::size_t i = 0; i < p.n_owned; ++i) {
+      const auto id = static_cast<std::int64_t>(p.id[i]);
+      const auto m2 = p.fields.integers(mol);
+      if (m2[2 * i] != 3 * id || m2[2 * i + 1] != -id || p.fields.real(charge, i) != 0.25 * id)
+        fail("particle " + std::to_string(id) + " lost its State fields in migration");
+      const std::int64_t r = p.fields.integers(scratch)[i];
+      if (r != 99 && r != 0) fail("scratch field of " + std::to_string(id) + " corrupted");
+      migrated += r == 0;
+    }
+    const long long travelled = comm.sum(migrated);
+    if (comm.size() > 1) {
+      EXPECT_GT(travelled, 0);  // some particles did travel
+    }
+    halo.forward_words(p.fields.words(mol), 2, p.n_owned);
+    for (std::size_t j = p.n_owned; j < p.size(); ++j) {
+      const auto id = static_cast<std::int64_t>(p.id[j]);
+      if (p.fields.integers(mol)[2 * j] != 3 * id || p.fields.integers(mol)[2 * j + 1] != -id)
+        fail("forward_words did not bring ghost " + std::to_string(id) + " its owner's words");
+    }
+    {
+      const auto m2 = p.fields.integers(mol);
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        m2[2 * i] = i < p.n_owned ? 0 : 1;
+        m2[2 * i + 1] = i < p.n_owned ? 0 : 5;
+      }
+      halo.reverse_sum_words(m2, 2, p.n_owned, p.id, "molecule");
+      for (std::size_t i = 0; i < p.n_owned; ++i) {
+        const long long want = has_reverse_exchange(m) ? copies[p.id[i]] : 0;
+        if (m2[2 * i] != want || m2[2 * i + 1] != 5 * want)
+          fail("owner " + std::to_string(p.id[i]) + " got " + std::to_string(m2[2 * i]) + ", " +
+               std::to_string(m2[2 * i + 1]) + " after reverse_sum_words, expected " +
+               std::to_string(want) + ", " + std::to_string(5 * want));
+      }
     }
     EXPECT_TRUE(test::all_ranks(comm.get(), ok)) << (ok ? "(on another rank)" : why);
     EXPECT_EQ(owned_total, static_cast<long long>(sys.x.size()));

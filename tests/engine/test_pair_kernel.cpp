@@ -19,6 +19,7 @@
 #include "engine/pair_kernel.hpp"
 #include "engine/pair_rows.hpp"
 #include "physics/pair/styles.hpp"
+#include "physics/pair/table_file.hpp"
 #include "tests/engine/test_support.hpp"
 
 namespace scanmd {
@@ -93,6 +94,29 @@ template <>
 Soft::Params params_of<Soft>() {
   return Soft::make({10.0}, 2.5, false);
 }
+// LJ tabulated from r = 0.75 (below the rows' closest pairs, 0.8) to 2.5, 300 points, onto 1000
+// internal points: spline, or linear when table_linear is set.
+bool table_linear = false;
+template <>
+Table::Params params_of<Table>() {
+  static std::vector<double> blocks[2];
+  std::vector<double>& block = blocks[table_linear ? 0 : 1];
+  if (block.empty()) {
+    std::string text = "LJ\nN 300\n\n";
+    for (int i = 0; i < 300; ++i) {
+      const double r = 0.75 + (2.5 - 0.75) * i / 299.0, s6 = 1 / (r * r * r * r * r * r);
+      text += std::to_string(i + 1) + " " + std::to_string(r) + " " +
+              std::to_string(4 * (s6 * s6 - s6)) + " " +
+              std::to_string(24 * (2 * s6 * s6 - s6) / r) + "\n";
+    }
+    const table::Internal t = table::build(
+        table::parse_section(text, "lj", "LJ"),
+        table_linear ? table::Interpolation::Linear : table::Interpolation::Spline, 1000, 2.5);
+    block = {1000.0, table_linear ? 0.0 : 1.0, t.innersq, t.invdelta, t.deltasq6};
+    block.insert(block.end(), t.arrays.begin(), t.arrays.end());
+  }
+  return Table::make({}, 2.5, false, block.data());
+}
 
 template <class E>
 PairRows<E> rows_of(const Rows& r, double limit_sq) {
@@ -163,6 +187,10 @@ TEST_P(VectorKernel, SameBitsAsTheScalarTerms) {
   for_each_pair_style([&]<class E>() {
     if constexpr (E::kVector) expect_same_bits<E>(GetParam());
   });
+  // The table style's other interpolation (params_of<Table> above gave the spline).
+  table_linear = true;
+  expect_same_bits<Table>(GetParam());
+  table_linear = false;
 }
 
 TEST_P(VectorKernel, ReportsATermOutOfRange) {

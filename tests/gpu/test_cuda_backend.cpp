@@ -18,12 +18,18 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
 
 #include "engine/cuda/device_selection.hpp"
 #if defined(SCANMD_TEST_DEVICE_API)  // the backend's internals: a build with CUDA, or the emulator
@@ -209,9 +215,35 @@ TEST(CudaBackend, HashEqualsHostTwoSpecies) {
   }
 }
 
+// A LAMMPS pair table file of LJ 12-6 from r = 0.6 to 2.5 in three sections: LJ (its own r
+// column), LJ_R and LJ_RSQ (spacings); its path (in the temporary directory, one per process).
+std::string write_lj_table() {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / fmt::format("scanmd_lj_{}.table", ::getpid()))
+          .string();
+  std::ofstream out(path);
+  for (const char* section : {"LJ", "LJ_R", "LJ_RSQ"}) {
+    const int n = 600;
+    const std::string_view name(section);
+    out << fmt::format("{}\nN {}{}\n\n", name, n,
+                       name == "LJ_R"     ? " R 0.6 2.5"
+                       : name == "LJ_RSQ" ? " RSQ 0.6 2.5"
+                                          : "");
+    for (int i = 0; i < n; ++i) {
+      const double r = name == "LJ_RSQ" ? std::sqrt(0.36 + (6.25 - 0.36) * i / (n - 1))
+                                        : 0.6 + (2.5 - 0.6) * i / (n - 1);
+      const double s6 = 1 / (r * r * r * r * r * r);
+      out << fmt::format("{} {:.17g} {:.17g} {:.17g}\n", i + 1, r, 4 * (s6 * s6 - s6),
+                         24 * (2 * s6 * s6 - s6) / r);
+    }
+    out << "\n";
+  }
+  return path;
+}
+
 // Every pair style beyond LJ through the CUDA driver: Morse (sqrt and det::exp on the device) on
 // one species and on two (the typed kernel, every pair listed), shifted, on three methods; then
-// each other style on one species.
+// each other style on one species, and the table style on one and two.
 TEST(CudaBackend, HashEqualsHostPairStyles) {
   if (const std::string why = no_gpu_reason(); !why.empty())
     GTEST_SKIP() << "no CUDA device: " << why;
@@ -259,6 +291,31 @@ TEST(CudaBackend, HashEqualsHostPairStyles) {
     cfg.potential.style = st.name;
     cfg.potential.coeffs = st.coeffs;
     cfg.potential.cutoff = st.cutoff;
+    cfg.decomposition.method = Method::NeutralTerritory;
+    const RunResult host = run(comm, cfg, Backend::Host);
+    expect_same_run(host, run(comm, cfg, Backend::Cuda));
+  }
+  // The table style: its data uploaded once, every pair's pointer rebased into it; linear on one
+  // species, spline on two (the typed kernel, three sections). The file is written here, one per
+  // process (the test binary may run far from the sources).
+  const std::string file = write_lj_table();
+  for (const bool two : {false, true}) {
+    SCOPED_TRACE(two ? "table spline, two species" : "table linear");
+    SimulationConfig cfg = melt(6, 60, 5);
+    cfg.system.temperature = 1.2;
+    cfg.potential.style = "table";
+    cfg.potential.cutoff = 2.5;
+    cfg.potential.coeffs = {{"table_points", 1000}};
+    cfg.potential.strings = {{"table_style", two ? "spline" : "linear"}};
+    if (two) {
+      cfg.system.type_fractions = {0.7, 0.3};
+      cfg.potential.pairs = {{{1, 1}, {}, {}, {{"file", file}, {"keyword", "LJ"}}},
+                             {{1, 2}, {}, 2.2, {{"file", file}, {"keyword", "LJ_R"}}},
+                             {{2, 2}, {}, {}, {{"file", file}, {"keyword", "LJ_RSQ"}}}};
+    } else {
+      cfg.potential.strings["file"] = file;
+      cfg.potential.strings["keyword"] = "LJ";
+    }
     cfg.decomposition.method = Method::NeutralTerritory;
     const RunResult host = run(comm, cfg, Backend::Host);
     expect_same_run(host, run(comm, cfg, Backend::Cuda));

@@ -61,6 +61,7 @@ void expect_same(const Deck& a, const Deck& b) {
   EXPECT_EQ(a.system.mass, b.system.mass);
   EXPECT_EQ(a.potential.style, b.potential.style);
   EXPECT_EQ(a.potential.coeffs, b.potential.coeffs);
+  EXPECT_EQ(a.potential.strings, b.potential.strings);
   EXPECT_EQ(a.potential.cutoff, b.potential.cutoff);
   EXPECT_EQ(a.potential.shift, b.potential.shift);
   EXPECT_EQ(a.system.type_fractions, b.system.type_fractions);
@@ -71,6 +72,7 @@ void expect_same(const Deck& a, const Deck& b) {
     EXPECT_EQ(a.potential.pairs[k].types, b.potential.pairs[k].types);
     EXPECT_EQ(a.potential.pairs[k].values, b.potential.pairs[k].values);
     EXPECT_EQ(a.potential.pairs[k].cutoff, b.potential.pairs[k].cutoff);
+    EXPECT_EQ(a.potential.pairs[k].strings, b.potential.pairs[k].strings);
   }
   EXPECT_EQ(a.region.style, b.region.style);
   EXPECT_EQ(a.region.axis, b.region.axis);
@@ -297,6 +299,58 @@ cutoff = 2.2
   EXPECT_EQ(d.import_cutoff(), 2.5 + 0.3);                // the largest pair cutoff
   EXPECT_EQ(d.where.at("potential.pair[2]"), "ka.toml:19:1");
   expect_same(d, parse_deck(d.to_toml(), "again.toml"));
+}
+
+// The table style's string keys: read, relative to the deck's directory, written back by
+// to_toml, and taken from --set as bare words.
+TEST(Deck, TableStyleStringKeysAndRoundTrip) {
+  const std::string dir = SCANMD_BAD_DECKS_DIR;
+  const char* const text = R"([system]
+type_fractions = [0.5, 0.5]
+
+[potential]
+style = "table"
+table_style = "spline"
+table_points = 500
+cutoff = 2.0
+
+[[potential.pair]]
+types = [1, 1]
+file = "tables/short.table"
+keyword = "LJ"
+
+[[potential.pair]]
+types = [1, 2]
+file = "tables/short.table"
+keyword = "LJ"
+cutoff = 1.5
+
+[[potential.pair]]
+types = [2, 2]
+file = "tables/short.table"
+keyword = "LJ"
+)";
+  const Deck d = parse_deck(text, dir + "/table.toml");
+  EXPECT_EQ(d.potential.base_dir, dir);
+  EXPECT_EQ(d.potential.strings.at("table_style"), "spline");
+  EXPECT_EQ(d.potential.coeffs.at("table_points"), 500.0);
+  ASSERT_EQ(d.potential.pairs.size(), 3u);
+  EXPECT_EQ(d.potential.pairs[1].strings.at("file"), "tables/short.table");
+  expect_same(d, parse_deck(d.to_toml(), dir + "/again.toml"));
+  const Deck one = parse_deck(
+      "[potential]\nstyle = \"table\"\ntable_style = \"linear\"\ntable_points = 100\n"
+      "file = \"tables/none.table\"\nkeyword = \"LJ\"\ncutoff = 1.8\n",
+      dir + "/one.toml", {"potential.file=tables/short.table", "potential.keyword=LJ"});
+  EXPECT_EQ(one.potential.strings.at("file"), "tables/short.table");
+  expect_same(one, parse_deck(one.to_toml(), dir + "/again.toml"));
+  // Per-pair keys in [potential] with pair tables, and string keys of the wrong type.
+  std::string with_keyword = text;
+  with_keyword.replace(with_keyword.find("cutoff = 2.0\n"), 13, "cutoff = 2.0\nkeyword = \"LJ\"\n");
+  EXPECT_THAT(error_of(with_keyword),
+              HasSubstr("d.toml:9:11: potential.keyword: is not used when [[potential.pair]] "
+                        "tables are given: give it per pair"));
+  EXPECT_THAT(error_of("[potential]\nstyle = \"table\"\nkeyword = 3\n"),
+              HasSubstr("d.toml:3:11: potential.keyword: expected a string, got integer 3"));
 }
 
 TEST(Deck, OtherEnumValues) {
@@ -761,7 +815,7 @@ TEST(DeckErrors, OutOfRange) {
       {"system", "lattice = \"bcc\"", "must be one of \"fcc\" (got \"bcc\")"},
       {"potential", "style = \"lj/long\"",
        "must be one of \"lj\", \"lj/cut\", \"lj/smooth/linear\", \"morse\", \"yukawa\", \"gauss\", "
-       "\"buck\", \"mie/cut\", \"soft\" (got \"lj/long\")"},
+       "\"buck\", \"mie/cut\", \"soft\", \"table\" (got \"lj/long\")"},
       {"potential", "cutoff = 0", "must be > 0 (got 0)"},
       {"potential", "sigma = 0.0", "must be > 0 (got 0)"},
       {"potential", "epsilon = -1", "must be >= 0 (got -1)"},

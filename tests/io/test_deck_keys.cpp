@@ -1,7 +1,8 @@
 // Unit tests of the key table (io/deck_keys.hpp) and the deck reference written from it: every
 // key, set to its row's sample value, reads, is printed by the resolved deck (Deck::to_toml) and
-// reads back to the same resolved deck; every pair style's coefficients likewise, with one
-// species and with pair tables. The tests walk the table and the style list, so a new key or
+// reads back to the same resolved deck; every pair style's coefficients and string keys
+// likewise, with one species and with pair tables (the decks read from tests/physics/tables, so
+// that the table style's example file is there). The tests walk the table and the style list, so a new key or
 // style is covered without editing this file.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "io/deck.hpp"
@@ -25,7 +27,6 @@ using scanmd::io::deck_keys;
 using scanmd::io::DeckError;
 using scanmd::io::DeckKey;
 using scanmd::io::full_name;
-using scanmd::io::kCoefficientKey;
 using scanmd::io::parse_deck;
 using ::testing::HasSubstr;
 
@@ -58,9 +59,13 @@ std::string section_text(const std::string& resolved, std::string_view name) {
   return resolved.substr(begin + header.size() - 1, end - (begin + header.size() - 1) + 1);
 }
 
+// A deck beside the pair tables the styles' examples name (a relative table file is relative
+// to the deck's directory).
+const std::string kDeckPath = SCANMD_PAIR_TABLES_DIR "/keys.toml";
+
 Deck parsed(const std::string& text, const std::vector<std::string>& sets) {
   try {
-    return parse_deck(text, "keys.toml", sets);
+    return parse_deck(text, kDeckPath, sets);
   } catch (const DeckError& e) {
     ADD_FAILURE() << "refused: " << e.what();
   }
@@ -108,7 +113,7 @@ TEST(DeckKeys, TheTableIsWellFormed) {
 TEST(DeckKeys, EveryKeyRoundTripsWithItsSample) {
   const Deck defaults{};
   for (const DeckKey& k : deck_keys()) {
-    if (k.key == kCoefficientKey) continue;  // the styles' coefficients: below
+    if (scanmd::io::is_style_keys_row(k)) continue;  // the styles' keys: below
     SCOPED_TRACE(full_name(k));
     if (k.sample.empty()) {  // only a key with a single allowed value has no other to set
       ASSERT_TRUE(k.choices);
@@ -168,8 +173,31 @@ TEST(DeckKeys, ConditionalKeysAreRefusedWithoutTheirCondition) {
   }
 }
 
-// Every pair style: its example coefficients (and style-level keys) for one species in
-// [potential], and for two species in [[potential.pair]] tables listing every pair.
+// A string as a TOML basic string (the examples hold no quote, backslash or control character).
+std::string quoted(std::string_view s) {
+  return "\"" + std::string(s) + "\"";
+}
+
+// The --set overrides of a one-species deck of style E with its examples: style-level keys,
+// style, coefficients, string keys.
+template <class E>
+std::vector<std::string> one_species_sets() {
+  std::vector<std::string> sets;
+  for (std::size_t g = 0; g < E::kGlobals.size(); ++g)
+    sets.push_back("potential." + std::string(E::kGlobals[g]) + "=" + number(E::kGlobalExample[g]));
+  for (std::size_t g = 0; g < E::kStringGlobals.size(); ++g)
+    sets.push_back("potential." + std::string(E::kStringGlobals[g]) + "=" +
+                   quoted(E::kStringGlobalExample[g]));
+  sets.push_back("potential.style=" + std::string(E::kName));
+  for (std::size_t i = 0; i < E::kCoefficients.size(); ++i)
+    sets.push_back("potential." + std::string(E::kCoefficients[i]) + "=" + number(E::kExample[i]));
+  for (std::size_t i = 0; i < E::kStrings.size(); ++i)
+    sets.push_back("potential." + std::string(E::kStrings[i]) + "=" + quoted(E::kStringExample[i]));
+  return sets;
+}
+
+// Every pair style: its example coefficients and string keys (and style-level keys) for one
+// species in [potential], and for two species in [[potential.pair]] tables listing every pair.
 TEST(DeckKeys, EveryPairStyleRoundTrips) {
   scanmd::for_each_pair_style([]<class E>() {
     SCOPED_TRACE(std::string(E::kName));
@@ -177,6 +205,13 @@ TEST(DeckKeys, EveryPairStyleRoundTrips) {
     for (std::size_t g = 0; g < E::kGlobals.size(); ++g)
       globals.push_back("potential." + std::string(E::kGlobals[g]) + "=" +
                         number(E::kGlobalExample[g]));
+    for (std::size_t g = 0; g < E::kStringGlobals.size(); ++g) {
+      globals.push_back("potential." + std::string(E::kStringGlobals[g]) + "=" +
+                        quoted(E::kStringGlobalExample[g]));
+      if (!E::kStringGlobalDefaults[g].empty()) {
+        EXPECT_NE(E::kStringGlobalExample[g], E::kStringGlobalDefaults[g]) << E::kStringGlobals[g];
+      }
+    }
 
     std::vector<std::string> one = globals;
     one.push_back("potential.style=" + std::string(E::kName));
@@ -189,11 +224,31 @@ TEST(DeckKeys, EveryPairStyleRoundTrips) {
         EXPECT_NE(E::kExample[i], E::kDefaults[i]) << name;
       }
     }
+    for (std::size_t i = 0; i < E::kStrings.size(); ++i) {
+      const std::string name(E::kStrings[i]);
+      one.push_back("potential." + name + "=" + quoted(E::kStringExample[i]));
+      table_entry += ", " + name + " = " + quoted(E::kStringExample[i]);
+    }
     const Deck single = parsed("", one);
     for (std::size_t i = 0; i < E::kCoefficients.size(); ++i)
       EXPECT_EQ(single.potential.coeffs.at(std::string(E::kCoefficients[i])), E::kExample[i]);
     for (std::size_t g = 0; g < E::kGlobals.size(); ++g)
       EXPECT_EQ(single.potential.coeffs.at(std::string(E::kGlobals[g])), E::kGlobalExample[g]);
+    for (std::size_t i = 0; i < E::kStrings.size(); ++i)
+      EXPECT_EQ(single.potential.strings.at(std::string(E::kStrings[i])), E::kStringExample[i]);
+    for (std::size_t g = 0; g < E::kStringGlobals.size(); ++g)
+      EXPECT_EQ(single.potential.strings.at(std::string(E::kStringGlobals[g])),
+                E::kStringGlobalExample[g]);
+    // Printed in [potential], each as the style's example.
+    const std::string resolved = single.to_toml();
+    for (std::size_t i = 0; i < E::kStrings.size(); ++i)
+      EXPECT_THAT(section_text(resolved, "potential"),
+                  HasSubstr("\n" + std::string(E::kStrings[i]) + " = " +
+                            quoted(E::kStringExample[i]) + "\n"));
+    for (std::size_t g = 0; g < E::kStringGlobals.size(); ++g)
+      EXPECT_THAT(section_text(resolved, "potential"),
+                  HasSubstr("\n" + std::string(E::kStringGlobals[g]) + " = " +
+                            quoted(E::kStringGlobalExample[g]) + "\n"));
     expect_reads_back(single);
 
     std::vector<std::string> two = globals;
@@ -206,7 +261,55 @@ TEST(DeckKeys, EveryPairStyleRoundTrips) {
     for (std::size_t i = 0; i < E::kCoefficients.size(); ++i)
       EXPECT_EQ(pairs.potential.pairs[2].values.at(std::string(E::kCoefficients[i])),
                 E::kExample[i]);
+    for (std::size_t i = 0; i < E::kStrings.size(); ++i) {
+      EXPECT_EQ(pairs.potential.pairs[2].strings.at(std::string(E::kStrings[i])),
+                E::kStringExample[i]);
+      EXPECT_FALSE(pairs.potential.strings.contains(std::string(E::kStrings[i])));
+    }
     expect_reads_back(pairs);
+
+    // A per-pair string key in [potential] with pair tables is refused, as a coefficient is.
+    for (const std::string_view name : E::kStrings) {
+      std::vector<std::string> both = two;
+      both.push_back("potential." + std::string(name) + "=x");
+      try {
+        parse_deck("", kDeckPath, both);
+        ADD_FAILURE() << "potential." << name << " accepted with pair tables";
+      } catch (const DeckError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("potential." + std::string(name) +
+                                        ": is not used when [[potential.pair]] tables are given"));
+      }
+    }
+  });
+}
+
+// A style's string keys are refused with every other style, naming the style given.
+TEST(DeckKeys, StringKeysOfOneStyleAreRefusedWithAnother) {
+  scanmd::for_each_pair_style([]<class E>() {
+    auto names = std::vector<std::string_view>(E::kStrings.begin(), E::kStrings.end());
+    names.insert(names.end(), E::kStringGlobals.begin(), E::kStringGlobals.end());
+    scanmd::for_each_pair_style([&]<class Other>() {
+      if constexpr (!std::is_same_v<E, Other>) {
+        for (const std::string_view name : names) {
+          SCOPED_TRACE(std::string(name) + " with " + std::string(Other::kName));
+          bool its_own = false;  // (a key both styles have would be no error)
+          for (const std::string_view o : Other::kStrings) its_own |= o == name;
+          for (const std::string_view o : Other::kStringGlobals) its_own |= o == name;
+          if (its_own) continue;
+          std::vector<std::string> sets = one_species_sets<Other>();
+          parsed("", sets);  // (runs without it)
+          sets.push_back("potential." + std::string(name) + "=x");
+          try {
+            parse_deck("", kDeckPath, sets);
+            ADD_FAILURE() << "accepted";
+          } catch (const DeckError& e) {
+            EXPECT_THAT(e.what(), HasSubstr("potential." + std::string(name) + ": "));
+            EXPECT_THAT(e.what(), HasSubstr(std::string(name) + " is not a key of pair style \"" +
+                                            std::string(Other::kName) + "\""));
+          }
+        }
+      }
+    });
   });
 }
 
@@ -214,7 +317,7 @@ TEST(DeckKeys, EveryPairStyleRoundTrips) {
 TEST(DeckKeys, TheReferenceHasEveryKeyAndStyle) {
   const std::string md = scanmd::io::deck_reference();
   for (const DeckKey& k : deck_keys()) {
-    if (k.key == kCoefficientKey || k.lines) continue;
+    if (scanmd::io::is_style_keys_row(k) || k.lines) continue;
     EXPECT_THAT(md, HasSubstr("| `" + full_name(k) + "` |"));
   }
   EXPECT_THAT(md, HasSubstr("| `[[potential.pair]]` |"));
@@ -222,6 +325,12 @@ TEST(DeckKeys, TheReferenceHasEveryKeyAndStyle) {
     EXPECT_THAT(md, HasSubstr("\n### `" + std::string(E::kName) + "`"));
     for (const std::string_view c : E::kCoefficients)
       EXPECT_THAT(md, HasSubstr("| `" + std::string(c) + "` |"));
+    for (const std::string_view c : E::kGlobals)
+      EXPECT_THAT(md, HasSubstr("| `" + std::string(c) + "` (style-level) |"));
+    for (const std::string_view c : E::kStrings)
+      EXPECT_THAT(md, HasSubstr("| `" + std::string(c) + "` |"));
+    for (const std::string_view c : E::kStringGlobals)
+      EXPECT_THAT(md, HasSubstr("| `" + std::string(c) + "` (style-level) |"));
   });
 }
 

@@ -1,0 +1,50 @@
+// The CUDA side of the force computes (engine/force_compute.hpp): one class per kind, made from
+// the run's ForceComputeInfo list, run in order by the CUDA backend's compute_forces on its
+// stream. Plain C++ on the CUDA runtime API; the kernels are in engine/cuda/*.cu.
+//
+//   DevicePairCompute   the pair constants of the run's style on the device (one species: by
+//                       value; several: a table in device memory), and the pair kernel
+//                       (forces.cu) over the device neighbour list
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/box.hpp"
+#include "engine/cuda/device_flags.hpp"
+#include "engine/cuda/device_neighbor_list.hpp"
+#include "engine/cuda/device_particles.hpp"
+#include "engine/force_compute.hpp"
+#include "engine/species.hpp"
+
+namespace scanmd {
+
+// What a device compute reads and writes: the device particles (owned, then ghosts), the
+// neighbour list of the last rebuild, the flags (totals, errors), on one stream.
+struct DeviceForceState {
+  cuda_step::DeviceParticles& particles;
+  const cuda_step::DeviceNeighborList& list;
+  cuda_step::DeviceFlags* flags;  // device memory: pairs, energy, virial accumulate here
+  const Box& box;
+  PairImages images;
+  bool owned_shares_only;  // full shell
+  cudaStream_t stream;
+};
+
+class DeviceForceCompute {
+ public:
+  virtual ~DeviceForceCompute() = default;
+  // Queues this compute's kernels: forces into particles.f (`first`: the caller zeroed them;
+  // else added), energy and virial into the flags when `with_energy`.
+  virtual void compute(DeviceForceState& s, bool with_energy, bool first) = 0;
+};
+
+// The device side of every compute of `computes`, in order (uploads their constants on
+// `stream` and waits for them). Throws std::logic_error for a kind with no CUDA side.
+std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
+    const std::vector<ForceComputeInfo>& computes, const Species& species, cudaStream_t stream);
+
+}  // namespace scanmd

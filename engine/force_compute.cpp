@@ -1,0 +1,70 @@
+// The list of force computes (see force_compute.hpp).
+#include "engine/force_compute.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace scanmd {
+
+std::vector<std::string> ForceComputeInfo::halo_fields(FieldAccess access) const {
+  std::vector<std::string> out;
+  for (const FieldUse& u : fields)
+    if (u.access == access && u.field != kPositionField && u.field != kForceField)
+      out.push_back(u.field);
+  return out;
+}
+
+std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config) {
+  ForceComputeInfo pair;
+  pair.kind = ForceKind::Pair;
+  pair.name = "pair " + config.potential.style;
+  pair.cutoff = SimulationConfig::max_pair_cutoff(config.potential);
+  pair.fields = {{std::string(kIdField), FieldAccess::Read},
+                 {std::string(kTypeField), FieldAccess::Read},
+                 {std::string(kPositionField), FieldAccess::Forward},
+                 {std::string(kForceField), FieldAccess::ReverseSum}};
+  return {pair};
+}
+
+std::vector<FieldSpec> particle_fields(const std::vector<ForceComputeInfo>& computes) {
+  ParticleFields check;  // two computes asking for one name differently: std::logic_error
+  std::vector<FieldSpec> out;
+  for (const ForceComputeInfo& c : computes)
+    for (const FieldSpec& f : c.particle_fields) {
+      if (check.find(f.name) < 0) out.push_back(f);
+      check.add(f);
+    }
+  return out;
+}
+
+std::vector<FieldSpec> state_fields(const std::vector<ForceComputeInfo>& computes) {
+  std::vector<FieldSpec> out;
+  for (const FieldSpec& f : particle_fields(computes))
+    if (f.life == FieldLife::State) out.push_back(f);
+  return out;
+}
+
+std::vector<std::string> halo_fields(const std::vector<ForceComputeInfo>& computes,
+                                     FieldAccess access) {
+  std::vector<std::string> out;
+  for (const ForceComputeInfo& c : computes)
+    for (const std::string& f : c.halo_fields(access))
+      if (std::find(out.begin(), out.end(), f) == out.end()) out.push_back(f);
+  return out;
+}
+
+double force_reach(const std::vector<ForceComputeInfo>& computes) {
+  double r = 0.0;
+  for (const ForceComputeInfo& c : computes) r = std::max(r, c.cutoff);
+  return r;
+}
+
+std::string describe(const std::vector<ForceComputeInfo>& computes) {
+  std::string s;
+  for (const ForceComputeInfo& c : computes)
+    s += fmt::format("{}{} (reach {:g})", s.empty() ? "" : ", ", c.name, c.cutoff);
+  return s;
+}
+
+}  // namespace scanmd

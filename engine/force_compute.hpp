@@ -1,0 +1,81 @@
+// The force computes of a run, in a list: each interaction says what it needs of the engine, and
+// each backend runs its own side of it (DESIGN.md §9).
+//
+//   kind     pair (every style of physics/pair), later many-body (EAM: density pass → reverse
+//            sum → F'(ρ) → forward → force pass) and bonded (bonds, angles)
+//   cutoff   the longest distance between two particles of one of its terms: the import cutoff
+//            R is the largest over the list plus the skin, so every term's partners are present
+//            as ghosts
+//   fields   the per-particle fields it reads, needs refreshed on ghosts every step before it
+//            runs (forward), or has summed from ghosts into owners after it runs (reverse): the
+//            halo moves exactly the declared fields, and a field no compute declares does not
+//            exist (base/particle_fields.hpp)
+// StepBackend::compute_forces runs the list in order: the first compute writes the forces (it
+// zeroes them first), every later one adds to them, and their totals add up. The host side of a
+// compute is HostForceCompute (engine/host_force_computes.hpp), the CUDA side
+// DeviceForceCompute (engine/cuda/device_force_computes.hpp); both are made from the same
+// ForceComputeInfo.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/particle_fields.hpp"
+#include "engine/config.hpp"
+
+namespace scanmd {
+
+enum class ForceKind : std::uint8_t { Pair, ManyBody, Bonded };
+
+// How a compute uses a per-particle field.
+enum class FieldAccess : std::uint8_t {
+  Read,        // on owned particles and ghosts as the step left them (ids, types)
+  Forward,     // owners' values copied to their ghosts every step before the compute
+  ReverseSum,  // ghosts' fixed-point contributions summed into their owners after the compute
+};
+
+// The built-in fields every run has (base/particles.hpp); other names are optional fields.
+inline constexpr std::string_view kPositionField = "x";
+inline constexpr std::string_view kForceField = "f";
+inline constexpr std::string_view kTypeField = "type";
+inline constexpr std::string_view kIdField = "id";
+
+struct FieldUse {
+  std::string field;
+  FieldAccess access;
+};
+
+struct ForceComputeInfo {
+  ForceKind kind = ForceKind::Pair;
+  std::string name;     // for the log: "pair lj"
+  double cutoff = 0.0;  // the longest reach of one of its terms
+  std::vector<FieldUse> fields;
+  // The optional per-particle fields it needs to exist (base/particle_fields.hpp), by name in
+  // `fields` too: none for a pair compute.
+  std::vector<FieldSpec> particle_fields;
+  // The optional fields it forwards or reverse-sums (not x and f, which every step moves).
+  std::vector<std::string> halo_fields(FieldAccess access) const;
+};
+
+// The computes a configuration calls for, in the order the step runs them: the pair compute of
+// its pair style (with its largest pair cutoff).
+std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config);
+
+// The optional per-particle fields of the whole list, in order (each once), and those of them
+// that live with the particle (FieldLife::State: migrated, checkpointed, given at a restart).
+std::vector<FieldSpec> particle_fields(const std::vector<ForceComputeInfo>& computes);
+std::vector<FieldSpec> state_fields(const std::vector<ForceComputeInfo>& computes);
+
+// The optional fields the list forwards (or reverse-sums), each once, in order.
+std::vector<std::string> halo_fields(const std::vector<ForceComputeInfo>& computes,
+                                     FieldAccess access);
+
+// The largest cutoff over the list (0 for none).
+double force_reach(const std::vector<ForceComputeInfo>& computes);
+
+// "pair lj (r_c 2.5)": the list for the log.
+std::string describe(const std::vector<ForceComputeInfo>& computes);
+
+}  // namespace scanmd

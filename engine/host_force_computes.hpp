@@ -1,0 +1,60 @@
+// The host side of the force computes (engine/force_compute.hpp): one class per kind, made from
+// the run's ForceComputeInfo list, run in order by HostBackend::compute_forces.
+//
+//   HostPairCompute   the pair forces of the run's pair style over the neighbour list
+//                     (compute_pair_forces: the scalar loop or a vector kernel, on threads)
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "base/box.hpp"
+#include "base/particles.hpp"
+#include "decomposition/halo_exchange.hpp"
+#include "engine/force_compute.hpp"
+#include "engine/force_totals.hpp"
+#include "engine/neighbor_list.hpp"
+#include "engine/pair_forces.hpp"
+#include "engine/pair_kernel.hpp"
+#include "engine/species.hpp"
+
+namespace scanmd {
+
+// What a host compute reads and writes: the step's particles (owned, then ghosts), the
+// neighbour list of the last rebuild, and the halo (a many-body compute exchanges its own fields
+// between passes).
+struct HostForceState {
+  ParticleStore& particles;
+  const NeighborList& list;
+  HaloExchange& halo;
+  const Box& box;
+  PairImages images;
+  bool owned_shares_only;  // full shell: cross-rank terms on both sides, owned shares only
+  PairKernel kernel;       // resolved
+  ForceScratch& scratch;   // threads
+};
+
+class HostForceCompute {
+ public:
+  virtual ~HostForceCompute() = default;
+  // This compute's forces into s.particles.f (`first`: written, zeroed first; else added), its
+  // energy and virial when `with_energy`. Throws std::overflow_error naming the particles when a
+  // term does not fit the fixed point.
+  virtual ForceTotals compute(HostForceState& s, bool with_energy, bool first) = 0;
+};
+
+class HostPairCompute final : public HostForceCompute {
+ public:
+  explicit HostPairCompute(PairPotential potential) : potential_(std::move(potential)) {}
+  ForceTotals compute(HostForceState& s, bool with_energy, bool first) override;
+
+ private:
+  PairPotential potential_;
+};
+
+// The host side of every compute of `computes`, in order. Throws std::logic_error for a kind
+// the host has no side for.
+std::vector<std::unique_ptr<HostForceCompute>> make_host_computes(
+    const std::vector<ForceComputeInfo>& computes, const Species& species);
+
+}  // namespace scanmd
