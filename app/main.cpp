@@ -1,4 +1,5 @@
-// scanmd — command line: `scanmd run DECK [--set k=v]... [--backend B]`, `scanmd info`.
+// scanmd — command line: `scanmd run DECK [--set k=v]... [--backend B]`, `scanmd model`,
+// `scanmd info`, `scanmd deck-reference`.
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include "app/run_command.hpp"
 #include "base/communicator.hpp"
 #include "engine/config.hpp"
+#include "io/deck_reference.hpp"
 #include "io/hdf5_ops.hpp"
 
 namespace {
@@ -163,6 +165,9 @@ int main(int argc, char** argv) {
                       "Skip the per-rank neighbour lists (pair counts, load balance)");
 
   app.add_subcommand("info", "Print version, build configuration and GPUs");
+  app.add_subcommand("deck-reference",
+                     "Print the deck reference (Markdown, as docs/deck.md): every key with its "
+                     "type, default, units and meaning, and every pair style's coefficients");
 
   try {
     app.parse(argc, argv);
@@ -171,6 +176,11 @@ int main(int argc, char** argv) {
     return e.get_exit_code();
   }
   if (app.got_subcommand("info")) return info_command();
+  if (app.got_subcommand("deck-reference")) {
+    if (scanmd::MpiRuntime::world_rank() == 0)
+      std::fputs(scanmd::io::deck_reference().c_str(), stdout);
+    return 0;
+  }
   if (app.got_subcommand("model")) return scanmd::model_command(model);
   const int status = scanmd::run_command(run);
   // A file HDF5 failed to close (a full disk under its last metadata flush) cannot be closed by

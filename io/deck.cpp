@@ -6,6 +6,9 @@
 
 #include "engine/lattice.hpp"
 #include "engine/species.hpp"
+#include "io/deck_keys.hpp"
+#include "io/deck_reader.hpp"
+#include "physics/pair/pair_potential.hpp"
 
 #include <fmt/format.h>
 
@@ -28,90 +31,9 @@
 #include <system_error>
 #include <utility>
 
-#if __has_include(<toml++/toml.hpp>)
-#include <toml++/toml.hpp>
-#else
-#include <toml++/toml.h>  // Debian ships the header under this name only
-#endif
-
 namespace scanmd::io {
 
 namespace {
-
-// ---------------------------------------------------------------------------------------------
-// TOML writing helpers
-
-std::string toml_quote(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-          out += fmt::format("\\u{:04X}", static_cast<unsigned>(static_cast<unsigned char>(c)));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
-// Text from the user as it goes into a message: at most kShownChars characters, the rest
-// summarised, so that a megabyte-long key or value is not echoed whole.
-constexpr std::size_t kShownChars = 64;
-std::string shown(std::string_view s) {
-  if (s.size() <= kShownChars) return std::string(s);
-  return fmt::format("{}... ({} characters)", s.substr(0, kShownChars - 16), s.size());
-}
-std::string quoted_shown(std::string_view s) {
-  return s.size() <= kShownChars ? toml_quote(s)
-                                 : fmt::format("{}... ({} characters)",
-                                               toml_quote(s.substr(0, kShownChars - 16)), s.size());
-}
-
-// Shortest representation that reads back to the same double, always a TOML float ("1.0", not "1").
-std::string toml_float(double v) {
-  std::string s = fmt::format("{}", v);
-  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";  // 'n': inf / nan
-  return s;
-}
-
-std::string toml_bool(bool b) {
-  return b ? "true" : "false";
-}
-
-std::string toml_floats(const std::vector<double>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + toml_float(v[i]);
-  return s + "]";
-}
-
-template <typename T>
-std::string toml_int3(const std::array<T, 3>& a) {
-  return fmt::format("[{}, {}, {}]", a[0], a[1], a[2]);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Suggestions for misspelt keys
@@ -172,428 +94,22 @@ std::string closest(std::string_view given, const std::vector<std::string>& cand
   return best_d <= limit ? best : std::string{};
 }
 
-// ---------------------------------------------------------------------------------------------
-// Reading one key
-
-std::string describe(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::string:
-      return fmt::format("string {}", quoted_shown(*n.value<std::string>()));
-    case toml::node_type::integer:
-      return fmt::format("integer {}", *n.value<std::int64_t>());
-    case toml::node_type::floating_point:
-      return fmt::format("float {}", toml_float(*n.value<double>()));
-    case toml::node_type::boolean:
-      return fmt::format("boolean {}", toml_bool(*n.value<bool>()));
-    case toml::node_type::array:
-      return fmt::format("array of {}", n.as_array()->size());
-    case toml::node_type::table:
-      return "table";
-    case toml::node_type::date:
-      return "date";
-    case toml::node_type::time:
-      return "time";
-    case toml::node_type::date_time:
-      return "date-time";
-    case toml::node_type::none:
-      break;
-  }
-  return "nothing";
-}
-
-// One key as given: in the file (set empty) or by a --set override (set = "--set a.b=v").
-struct Item {
-  const toml::node* node = nullptr;
-  std::string name;  // "run.dt"
-  std::string set;
-  std::size_t spec = 0;  // index into kKeys
-};
-
-class Reader {
- public:
-  Reader(const std::string& file, const Item& item) : file_(file), item_(item) {}
-
-  [[noreturn]] void fail(std::string_view what) const { fail_at(*item_.node, what); }
-  [[noreturn]] void fail_at(const toml::node& n, std::string_view what) const {
-    throw DeckError(fmt::format("{}: {}: {}", where(n), item_.name, what));
-  }
-  std::string where(const toml::node& n) const {
-    if (!item_.set.empty()) return item_.set;
-    const auto& b = n.source().begin;
-    return fmt::format("{}:{}:{}", file_, b.line, b.column);
-  }
-
-  const toml::node& node() const { return *item_.node; }
-  // The key without its section ("dt" of "run.dt").
-  std::string key() const { return item_.name.substr(item_.name.find('.') + 1); }
-
-  double real() const {
-    const auto v = node().value<double>();  // integers convert (density = 1 is fine)
-    if (!v || !(node().is_floating_point() || node().is_integer())) {
-      fail(fmt::format("expected a number, got {}", describe(node())));
-    }
-    if (!std::isfinite(*v)) fail(fmt::format("must be a finite number (got {})", *v));
-    return *v;
-  }
-  std::int64_t integer() const {
-    if (!node().is_integer()) fail(fmt::format("expected an integer, got {}", describe(node())));
-    return *node().value<std::int64_t>();
-  }
-  bool boolean() const {
-    if (!node().is_boolean()) {
-      fail(fmt::format("expected a boolean (true or false), got {}", describe(node())));
-    }
-    return *node().value<bool>();
-  }
-  std::string string() const {
-    if (!node().is_string()) fail(fmt::format("expected a string, got {}", describe(node())));
-    return *node().value<std::string>();
-  }
-  // An array of exactly 3 integers, each >= min.
-  std::array<int, 3> int3(std::int64_t min, std::string_view expected) const {
-    const auto* arr = node().as_array();
-    if (!arr) fail(fmt::format("expected {}, got {}", expected, describe(node())));
-    if (arr->size() != 3) {
-      fail(fmt::format("expected {}, got an array of {} element{}", expected, arr->size(),
-                       arr->size() == 1 ? "" : "s"));
-    }
-    std::array<int, 3> out{};
-    for (std::size_t i = 0; i < 3; ++i) {
-      const toml::node& e = *arr->get(i);
-      if (!e.is_integer()) {
-        fail_at(e, fmt::format("expected {}, got {} at index {}", expected, describe(e), i));
-      }
-      const std::int64_t v = *e.value<std::int64_t>();
-      if (v < min) fail_at(e, fmt::format("entries must be >= {} (got {} at index {})", min, v, i));
-      if (v > INT_MAX) {
-        fail_at(e, fmt::format("entries must be <= {} (got {} at index {})", INT_MAX, v, i));
-      }
-      out[i] = static_cast<int>(v);
-    }
-    return out;
-  }
-
- private:
-  const std::string& file_;
-  const Item& item_;
-};
-
-double positive(const Reader& r) {
-  const double v = r.real();
-  if (!(v > 0)) r.fail(fmt::format("must be > 0 (got {})", v));
-  return v;
-}
-
-double non_negative(const Reader& r) {
-  const double v = r.real();
-  if (!(v >= 0)) r.fail(fmt::format("must be >= 0 (got {})", v));
-  return v;
-}
-
-std::int64_t non_negative_int(const Reader& r) {
-  const std::int64_t v = r.integer();
-  if (v < 0) r.fail(fmt::format("must be >= 0 (got {})", v));
-  return v;
-}
-
-// An array of numbers (or, with `scalar_ok`, one number: a one-element list), each > 0 when
-// `positive` else >= 0.
-std::vector<double> numbers(const Reader& r, std::string_view expected, bool positive,
-                            bool scalar_ok) {
-  const toml::node& n = r.node();
-  if (scalar_ok && (n.is_floating_point() || n.is_integer())) {
-    const double v = r.real();
-    if (positive ? !(v > 0) : !(v >= 0))
-      r.fail(fmt::format("must be {} 0 (got {})", positive ? ">" : ">=", v));
-    return {v};
-  }
-  const auto* arr = n.as_array();
-  if (!arr || arr->empty())
-    r.fail(fmt::format("expected {}, got {}", expected, arr ? "an empty array" : describe(n)));
-  std::vector<double> out;
-  for (std::size_t i = 0; i < arr->size(); ++i) {
-    const toml::node& e = *arr->get(i);
-    const auto v = e.value<double>();
-    if (!v || !(e.is_floating_point() || e.is_integer()) || !std::isfinite(*v))
-      r.fail_at(e, fmt::format("expected {}, got {} at index {}", expected, describe(e), i));
-    if (positive ? !(*v > 0) : !(*v >= 0))
-      r.fail_at(e, fmt::format("entries must be {} 0 (got {} at index {})",
-                               positive ? ">" : ">=", *v, i));
-    out.push_back(*v);
-  }
-  return out;
-}
-
-// The row of kKeys that reads any pair coefficient ("epsilon", "d0", ...: find_key).
-constexpr std::string_view kCoefficientRow = "<coefficient>";
-// The row that reads any string key of a pair style ("file", "keyword", "table_style").
-constexpr std::string_view kStringRow = "<string key>";
-
-// "epsilon, sigma (lj); ..." for messages.
-std::string coefficients_by_style() {
-  std::string s;
-  for_each_pair_style([&]<class E>() {
-    std::string names;
-    for (const std::string_view c : E::kCoefficients)
-      names += (names.empty() ? "" : ", ") + std::string(c);
-    for (const std::string_view c : E::kStrings)
-      names += (names.empty() ? "" : ", ") + std::string(c);
-    s += fmt::format("{}{} ({})", s.empty() ? "" : "; ", names, E::kName);
-  });
-  return s;
-}
-
-// [[potential.pair]]: an array of tables {types = [i, j], <the style's coefficients>[, cutoff]}.
-// Which coefficients the style needs, and their ranges, are checked by PairPotential::make (the
-// style may be given after the tables); here: known names, finite numbers, types.
-void read_pairs(Deck& d, const Reader& r) {
-  const auto* arr = r.node().as_array();
-  if (!arr)
-    r.fail(
-        fmt::format("expected [[potential.pair]] tables (types, the style's coefficients, "
-                    "cutoff), got {}",
-                    describe(r.node())));
-  d.potential.pairs.clear();
-  std::vector<std::string> at;
-  for (std::size_t k = 0; k < arr->size(); ++k) {
-    const toml::node& e = *arr->get(k);
-    const auto* t = e.as_table();
-    if (!t) r.fail_at(e, fmt::format("entry {}: expected a table, got {}", k, describe(e)));
-    const auto entry = [&](std::string_view what) {
-      return fmt::format("entry {} ({}): {}", k, r.where(e), what);
-    };
-    PairCoeffs c;
-    bool has_types = false;
-    for (const auto& entry_kv : *t) {
-      // (named, not a structured binding: clang 14, the fuzz build's compiler, cannot capture
-      // those in the lambda below)
-      const toml::key& key = entry_kv.first;
-      const toml::node& v = entry_kv.second;
-      const auto number = [&](bool strictly_positive) {
-        const auto x = v.value<double>();
-        if (!x || !(v.is_floating_point() || v.is_integer()) || !std::isfinite(*x))
-          r.fail_at(v, fmt::format("{}: expected a number, got {}", key.str(), describe(v)));
-        if (strictly_positive && !(*x > 0))
-          r.fail_at(v, fmt::format("{}: must be > 0 (got {})", key.str(), *x));
-        return *x;
-      };
-      if (key == "types") {
-        const auto* ta = v.as_array();
-        if (!ta || ta->size() != 2 || !ta->get(0)->is_integer() || !ta->get(1)->is_integer())
-          r.fail_at(v, fmt::format("types: expected 2 atom types [i, j], got {}", describe(v)));
-        for (int m = 0; m < 2; ++m) {
-          const std::int64_t ty = *ta->get(m)->value<std::int64_t>();
-          if (ty < 1 || ty > kMaxAtomTypes)
-            r.fail_at(v, fmt::format("types: atom types are 1..{} (got {})", kMaxAtomTypes, ty));
-          c.types[m] = static_cast<int>(ty);
-        }
-        has_types = true;
-      } else if (key == "cutoff") {
-        c.cutoff = number(true);
-      } else if (is_pair_coefficient(key.str())) {
-        c.values[std::string(key.str())] = number(false);
-      } else if (is_pair_string_key(key.str())) {
-        if (!v.is_string())
-          r.fail_at(v, fmt::format("{}: expected a string, got {}", key.str(), describe(v)));
-        c.strings[std::string(key.str())] = *v.value<std::string>();
-      } else {
-        r.fail_at(v, fmt::format("unknown key '{}' in a [[potential.pair]] table (keys: types, "
-                                 "cutoff, and the coefficients of the pair style: {})",
-                                 key.str(), coefficients_by_style()));
-      }
-    }
-    if (!has_types) r.fail_at(e, entry("needs types = [i, j]"));
-    for (std::size_t m = 0; m < d.potential.pairs.size(); ++m) {
-      const auto& o = d.potential.pairs[m].types;
-      if ((o[0] == c.types[0] && o[1] == c.types[1]) || (o[0] == c.types[1] && o[1] == c.types[0]))
-        r.fail_at(e, fmt::format("types [{}, {}] given twice (also at {})", c.types[0], c.types[1],
-                                 at[m]));
-    }
-    d.potential.pairs.push_back(c);
-    at.push_back(r.where(e));
-    d.where[fmt::format("potential.pair[{}]", k)] = r.where(e);
-  }
-}
-
-// The enum value named by the string value.
-template <class E>
-E one_of(const Reader& r, std::span<const NamedValue<E>> names) {
-  const std::string v = r.string();
-  if (const std::optional<E> e = value_of<E>(names, v)) return *e;
-  r.fail(fmt::format("must be one of {} (got {})", quoted_names<E>(names), quoted_shown(v)));
-}
-
-// Index of the string value in `allowed`.
-std::size_t one_of(const Reader& r, std::initializer_list<std::string_view> allowed) {
-  const std::string v = r.string();
-  std::size_t i = 0;
-  for (const auto a : allowed) {
-    if (v == a) return i;
-    ++i;
-  }
-  std::string list;
-  for (const auto a : allowed) list += (list.empty() ? "" : ", ") + toml_quote(a);
-  r.fail(fmt::format("must be one of {} (got {})", list, quoted_shown(v)));
-}
-
-// ---------------------------------------------------------------------------------------------
-// The keys: section, key, whether the value is a string (a --set value that does not parse as a
-// TOML string is then taken as written), and how to apply it.
-
-struct KeySpec {
-  std::string_view section;
-  std::string_view key;
-  bool is_string;
-  void (*apply)(Deck&, const Reader&);
-};
-
-constexpr std::int64_t kMaxSteps = std::int64_t{1} << 53;
-
-// clang-format off
-const KeySpec kKeys[] = {
-  {"system", "lattice", true, [](Deck& d, const Reader& r) {
-     one_of(r, {"fcc"});
-     d.system.lattice = "fcc"; }},
-  {"system", "density", false, [](Deck& d, const Reader& r) { d.system.density = positive(r); }},
-  {"system", "cells", false, [](Deck& d, const Reader& r) {
-     d.system.cells = r.int3(1, "an array of 3 positive integers"); }},
-  {"system", "temperature", false, [](Deck& d, const Reader& r) {
-     d.system.temperature = non_negative(r); }},
-  {"system", "seed", false, [](Deck& d, const Reader& r) {
-     d.system.seed = static_cast<std::uint64_t>(non_negative_int(r)); }},
-  {"system", "mass", false, [](Deck& d, const Reader& r) {
-     d.system.mass = numbers(r, "a mass or an array of masses (one per atom type)", true, true);
-     if (d.system.mass.size() > static_cast<std::size_t>(kMaxAtomTypes))
-       r.fail(fmt::format("{} masses: a run has at most {} atom types", d.system.mass.size(),
-                          kMaxAtomTypes)); }},
-  {"system", "type_fractions", false, [](Deck& d, const Reader& r) {
-     const auto f = numbers(r, "an array of fractions, one per atom type", false, false);
-     if (f.size() > static_cast<std::size_t>(kMaxAtomTypes))
-       r.fail(fmt::format("{} fractions: a run has at most {} atom types", f.size(),
-                          kMaxAtomTypes));
-     double sum = 0;
-     for (const double x : f) sum += x;
-     if (std::abs(sum - 1.0) > 1e-9)
-       r.fail(fmt::format("the fractions must sum to 1 (they sum to {:.9g})", sum));
-     d.system.type_fractions = f; }},
-  {"system", "data_file", true, [](Deck& d, const Reader& r) {
-     d.system.data_file = r.string(); }},
-
-  {"region", "style", true, [](Deck& d, const Reader& r) {
-     d.region.style = one_of<RegionStyle>(r, kRegionNames); }},
-  {"region", "axis", true, [](Deck& d, const Reader& r) {
-     d.region.axis = static_cast<int>(one_of(r, {"x", "y", "z"})); }},
-  {"region", "lo", false, [](Deck& d, const Reader& r) { d.region.lo = r.real(); }},
-  {"region", "hi", false, [](Deck& d, const Reader& r) { d.region.hi = r.real(); }},
-  {"region", "center", false, [](Deck& d, const Reader& r) {
-     const auto c = numbers(r, "an array of 3 coordinates", false, false);
-     if (c.size() != 3) r.fail(fmt::format("expected an array of 3 coordinates, got {}", c.size()));
-     d.region.center = {c[0], c[1], c[2]}; }},
-  {"region", "radius", false, [](Deck& d, const Reader& r) { d.region.radius = positive(r); }},
-
-  {"potential", "style", true, [](Deck& d, const Reader& r) {
-     const std::string v = r.string();
-     const std::string_view style = canonical_pair_style(v);
-     if (style.empty())
-       r.fail(fmt::format("must be one of {} (got {})", pair_style_names(), quoted_shown(v)));
-     d.potential.style = std::string(style); }},
-  // Every coefficient name of every style (physics/pair/styles.hpp) reads through this row; the
-  // run's style checks which it needs (PairPotential::make).
-  {"potential", kCoefficientRow, false, [](Deck& d, const Reader& r) {
-     d.potential.coeffs[r.key()] = r.real(); }},
-  // Every string key of every style (the table style's file, keyword, table_style).
-  {"potential", kStringRow, true, [](Deck& d, const Reader& r) {
-     d.potential.strings[r.key()] = r.string(); }},
-  {"potential", "cutoff", false, [](Deck& d, const Reader& r) { d.potential.cutoff = positive(r); }},
-  {"potential", "shift", false, [](Deck& d, const Reader& r) { d.potential.shift = r.boolean(); }},
-  {"potential", "tail", false, [](Deck& d, const Reader& r) { d.potential.tail = r.boolean(); }},
-  {"potential", "mixing", true, [](Deck& d, const Reader& r) {
-     d.potential.mixing = one_of<Mixing>(r, kMixingNames); }},
-  {"potential", "pair", false, read_pairs},
-
-  {"neighbor", "skin", false, [](Deck& d, const Reader& r) { d.neighbor.skin = non_negative(r); }},
-
-  {"run", "dt", false, [](Deck& d, const Reader& r) { d.run.dt = positive(r); }},
-  {"run", "steps", false, [](Deck& d, const Reader& r) {
-     const std::int64_t n = non_negative_int(r);
-     // The time of step n is n·dt in double precision: beyond 2^53 consecutive steps share one
-     // time, and no run gets near it (2^53 steps at a million steps per second: 285 years).
-     if (n > kMaxSteps)
-       r.fail(fmt::format("must be at most 2^53 = {} (got {}): the time of step n, n·run.dt, "
-                          "is a double, exact only up to 2^53 steps; no run reaches that many "
-                          "(at a million steps per second: 285 years)", kMaxSteps, n));
-     d.run.steps = n; }},
-  {"run", "backend", true, [](Deck& d, const Reader& r) {
-     d.run.backend = one_of<Backend>(r, kBackendNames); }},
-
-  {"decomposition", "method", true, [](Deck& d, const Reader& r) {
-     d.decomposition.method = one_of<Method>(r, kMethodNames); }},
-  {"decomposition", "grid", false, [](Deck& d, const Reader& r) {
-     // 0 entries are chosen, non-zero ones kept ([2, 0, 0]: two boxes along x, the rest chosen).
-     d.decomposition.grid = r.int3(0, "an array of 3 non-negative integers"); }},
-  {"decomposition", "balance", true, [](Deck& d, const Reader& r) {
-     d.decomposition.balance = one_of<Balance>(r, kBalanceNames); }},
-  {"decomposition", "balance_every", false, [](Deck& d, const Reader& r) {
-     d.decomposition.balance_every = non_negative_int(r); }},
-  {"decomposition", "balance_tolerance", false, [](Deck& d, const Reader& r) {
-     const double t = r.real();
-     if (!(t >= 1.0)) r.fail(fmt::format("must be >= 1 (a max/mean ratio; got {})", t));
-     d.decomposition.balance_tolerance = t; }},
-
-  {"thermostat", "style", true, [](Deck& d, const Reader& r) {
-     d.thermostat.style = one_of<ThermostatStyle>(r, kThermostatNames); }},
-  {"thermostat", "temperature", false, [](Deck& d, const Reader& r) {
-     d.thermostat.temperature = non_negative(r); }},
-  {"thermostat", "damping", false, [](Deck& d, const Reader& r) {
-     d.thermostat.damping = positive(r); }},
-  {"thermostat", "seed", false, [](Deck& d, const Reader& r) {
-     d.thermostat.seed = static_cast<std::uint64_t>(non_negative_int(r)); }},
-  {"thermostat", "chain", false, [](Deck& d, const Reader& r) {
-     const std::int64_t c = r.integer();
-     if (c < 1 || c > 32) r.fail(fmt::format("must be 1..32 (got {})", c));
-     d.thermostat.chain = static_cast<int>(c); }},
-
-  {"output", "thermo_every", false, [](Deck& d, const Reader& r) {
-     d.output.thermo_every = non_negative_int(r); }},
-  {"output", "trajectory", true, [](Deck& d, const Reader& r) { d.output.trajectory = r.string(); }},
-  {"output", "trajectory_every", false, [](Deck& d, const Reader& r) {
-     d.output.trajectory_every = non_negative_int(r); }},
-  {"output", "trajectory_force", false, [](Deck& d, const Reader& r) {
-     d.output.trajectory_force = r.boolean(); }},
-  {"output", "checkpoint", true, [](Deck& d, const Reader& r) { d.output.checkpoint = r.string(); }},
-  {"output", "checkpoint_every", false, [](Deck& d, const Reader& r) {
-     d.output.checkpoint_every = non_negative_int(r); }},
-  {"output", "overwrite", false, [](Deck& d, const Reader& r) { d.output.overwrite = r.boolean(); }},
-  {"output", "imports", true, [](Deck& d, const Reader& r) { d.output.imports = r.string(); }},
-  {"output", "data_file", true, [](Deck& d, const Reader& r) { d.output.data_file = r.string(); }},
-};
-// clang-format on
-
-constexpr std::string_view kSections[] = {"system", "region",        "neighbor",   "potential",
-                                          "run",    "decomposition", "thermostat", "output"};
-
-std::string full_name(const KeySpec& k) {
-  return fmt::format("{}.{}", k.section, k.key);
-}
-
-// Index into kKeys of "section.key", or -1. A pair coefficient of any style is a [potential] key.
+// Index into deck_keys() of "section.key", or -1. A pair coefficient of any style is a
+// [potential] key.
 int find_key(std::string_view section, std::string_view key) {
-  if (section == "potential" && is_pair_coefficient(key)) key = kCoefficientRow;
-  if (section == "potential" && is_pair_string_key(key)) key = kStringRow;
-  for (std::size_t i = 0; i < std::size(kKeys); ++i) {
-    if (kKeys[i].section == section && kKeys[i].key == key) return static_cast<int>(i);
-  }
-  return -1;
+  const DeckKey* k = find_deck_key(section, key);
+  return k ? static_cast<int>(k - deck_keys().data()) : -1;
 }
 
 bool is_section(std::string_view s) {
-  return std::find(std::begin(kSections), std::end(kSections), s) != std::end(kSections);
+  const auto sections = deck_sections();
+  return std::find(sections.begin(), sections.end(), s) != sections.end();
 }
 
 std::string unknown_key_message(std::string_view name) {
   std::vector<std::string> all;
-  for (const auto& k : kKeys)
-    if (k.key != kCoefficientRow && k.key != kStringRow) all.push_back(full_name(k));
+  for (const DeckKey& k : deck_keys())
+    if (!is_style_keys_row(k)) all.push_back(full_name(k));
   for_each_pair_style([&]<class E>() {
     for (const std::string_view c : E::kCoefficients) all.push_back(fmt::format("potential.{}", c));
     for (const std::string_view c : E::kGlobals) all.push_back(fmt::format("potential.{}", c));
@@ -607,8 +123,8 @@ std::string unknown_key_message(std::string_view name) {
   } else if (const auto dot = name.find('.'); dot != std::string_view::npos) {
     const auto section = name.substr(0, dot);
     std::string keys;  // (an unknown section has none: nothing long is echoed)
-    for (const auto& k : kKeys) {
-      if (k.section == section && k.key != kCoefficientRow && k.key != kStringRow)
+    for (const DeckKey& k : deck_keys()) {
+      if (k.section == section && !is_style_keys_row(k))
         keys += fmt::format("{}{}", keys.empty() ? "" : ", ", k.key);
     }
     if (section == "potential")
@@ -619,12 +135,14 @@ std::string unknown_key_message(std::string_view name) {
 }
 
 std::string unknown_section_message(std::string_view name) {
-  std::vector<std::string> sections(std::begin(kSections), std::end(kSections));
+  const std::vector<std::string> sections(deck_sections().begin(), deck_sections().end());
   std::string msg = fmt::format("unknown section '{}'", shown(name));
   if (const auto s = closest(name, sections); !s.empty()) {
     msg += fmt::format("; did you mean '{}'?", s);
   } else {
-    msg += " (sections: system, potential, neighbor, run, decomposition, thermostat, output)";
+    std::string list;
+    for (const std::string& section : sections) list += (list.empty() ? "" : ", ") + section;
+    msg += fmt::format(" (sections: {})", list);
   }
   return msg;
 }
@@ -855,7 +373,7 @@ void check_box(const Deck& deck, const std::vector<Item>& items, const std::stri
   const std::string what =
       short_box_message(box, deck.neighbor.skin, *axis) + "; use more cells or a shorter skin";
   if (!blame) throw DeckError(fmt::format("{}: system.cells: {}", file, what));
-  Reader(file, *blame).fail(what);
+  KeyReader(file, *blame).fail(what);
 }
 
 // The time of the last step, run.steps · run.dt, must be a finite double (it is written with
@@ -872,7 +390,7 @@ void check_run_time(const Deck& deck, const std::vector<Item>& items, const std:
   for (const auto& it : items)
     if (it.name == "run.dt" || (it.name == "run.steps" && !blame)) blame = &it;
   if (!blame) throw DeckError(fmt::format("{}: run.dt: {}", file, what));
-  Reader(file, *blame).fail(what);
+  KeyReader(file, *blame).fail(what);
 }
 
 // [thermostat] nose-hoover (issue 31): the chain's thermostat masses are N_f·T·τ², so T = 0
@@ -890,7 +408,7 @@ void check_thermostat(const Deck& deck, const std::vector<Item>& items, const st
       for (const std::string_view k : keys)
         if (it.name == k) blame = &it;
     if (!blame) throw DeckError(fmt::format("{}: {}: {}", file, *keys.begin(), what));
-    Reader(file, *blame).fail(what);
+    KeyReader(file, *blame).fail(what);
   };
   if (!(t.temperature > 0.0))
     fail({"thermostat.temperature"},
@@ -902,6 +420,19 @@ void check_thermostat(const Deck& deck, const std::vector<Item>& items, const st
                      "Nosé–Hoover chain cannot be integrated over so few steps (econs drifts "
                      "off); it must be at least {} × run.dt (LAMMPS suggests about 100 × run.dt)",
                      t.damping, t.damping / deck.run.dt, deck.run.dt, kMinDampingSteps));
+}
+
+// Keys whose row has a condition (`when`: region.lo only with region.style = "slab") given
+// while it does not hold: the first in the order of the rows.
+void check_conditions(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
+  for (const DeckKey& k : deck_keys()) {
+    if (k.when.empty() || key_is_used(k, deck)) continue;
+    const std::string name = full_name(k);
+    for (const Item& it : items)
+      if (it.name == name)
+        KeyReader(file, it).fail(fmt::format("is not used with {} = {}", k.when.key,
+                                             find_deck_key(k.when.key)->value(deck)));
+  }
 }
 
 // Whether a slab or sphere inside the box holds a lattice site, without visiting every site
@@ -932,8 +463,9 @@ bool region_has_site(const FccLattice& lattice, const RegionSection& g) {
   return found;
 }
 
-// [region]: keys of its style only; a slab within the box along its axis with lo < hi, a sphere
-// inside the box; at least one lattice site inside; lattice sites at least 0.5σ apart.
+// [region] (only its style's keys were given: check_conditions): a slab within the box along
+// its axis with lo < hi, a sphere inside the box; at least one lattice site inside; lattice
+// sites at least 0.5σ apart.
 void check_region(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
   auto item = [&](std::string_view name) -> const Item* {
     for (const auto& it : items)
@@ -941,19 +473,12 @@ void check_region(const Deck& deck, const std::vector<Item>& items, const std::s
     return nullptr;
   };
   auto fail = [&](std::string_view name, const std::string& what) {
-    if (const Item* it = item(name)) Reader(file, *it).fail(what);
+    if (const Item* it = item(name)) KeyReader(file, *it).fail(what);
     throw DeckError(fmt::format("{}: {}: {}", file, name, what));
   };
   const RegionSection& g = deck.region;
   const std::string_view style = name_of<RegionStyle>(kRegionNames, g.style);
-  const bool slab = g.style == RegionStyle::Slab, sphere = g.style == RegionStyle::Sphere;
-  for (const auto& [name, used] : {std::pair<std::string_view, bool>{"region.axis", slab},
-                                   {"region.lo", slab},
-                                   {"region.hi", slab},
-                                   {"region.center", sphere},
-                                   {"region.radius", sphere}})
-    if (!used && item(name))
-      fail(name, fmt::format("is not used with region.style = \"{}\"", style));
+  const bool slab = g.style == RegionStyle::Slab;
   const FccLattice lattice = FccLattice::from_density(deck.system.density, deck.system.cells);
   const double nearest = lattice.constant / std::sqrt(2.0);
   if (nearest < 0.5)
@@ -999,109 +524,17 @@ std::string Deck::to_toml() const {
                                      [](char c) { return static_cast<unsigned char>(c) < 0x20; });
   s += "# scanmd input deck, resolved: every key, defaults included";
   if (!path.empty() && printable_path) s += fmt::format(" (from {})", path);
-  s += "\n\n[system]\n";
-  s += fmt::format("lattice = {}\n", toml_quote(system.lattice));
-  s += fmt::format("density = {}\n", toml_float(system.density));
-  s += fmt::format("cells = {}\n", toml_int3(system.cells));
-  s += fmt::format("temperature = {}\n", toml_float(system.temperature));
-  s += fmt::format("seed = {}\n", system.seed);
-  if (system.mass.size() == 1) {
-    s += fmt::format("mass = {}\n", toml_float(system.mass[0]));
-  } else {
-    s += fmt::format("mass = {}\n", toml_floats(system.mass));
+  s += "\n";
+  // Section by section, each key its row says is printed; a section none of whose keys is
+  // printed ([region] of the whole box) is left out.
+  for (const std::string_view section : deck_sections()) {
+    std::string body;
+    for (const DeckKey& k : deck_keys()) {
+      if (k.section != section || !key_is_printed(k, *this)) continue;
+      body += k.lines ? k.lines(*this) : fmt::format("{} = {}\n", k.key, k.value(*this));
+    }
+    if (!body.empty()) s += fmt::format("\n[{}]\n{}", section, body);
   }
-  if (!system.type_fractions.empty())
-    s += fmt::format("type_fractions = {}\n", toml_floats(system.type_fractions));
-  s += fmt::format("data_file = {}\n", toml_quote(system.data_file));
-  if (region.style != RegionStyle::Box) {  // only its style's keys (others are errors)
-    s += "\n[region]\n";
-    s += fmt::format("style = {}\n", toml_quote(name_of<RegionStyle>(kRegionNames, region.style)));
-    if (region.style == RegionStyle::Slab) {
-      s += fmt::format("axis = \"{}\"\n", "xyz"[region.axis]);
-      s += fmt::format("lo = {}\n", toml_float(region.lo));
-      s += fmt::format("hi = {}\n", toml_float(region.hi));
-    } else {
-      s += fmt::format("center = {}\n",
-                       toml_floats({region.center[0], region.center[1], region.center[2]}));
-      s += fmt::format("radius = {}\n", toml_float(region.radius));
-    }
-  }
-  s += "\n[potential]\n";
-  s += fmt::format("style = {}\n", toml_quote(potential.style));
-  {
-    // The one pair's coefficients (with a pair table they are not used: an error if given) and
-    // the style-level keys, defaults written out.
-    std::vector<std::string_view> names = pair_style_globals(potential.style);
-    if (potential.pairs.empty()) {
-      const std::vector<std::string_view> per_pair = pair_style_coefficients(potential.style);
-      names.insert(names.begin(), per_pair.begin(), per_pair.end());
-    }
-    CoefficientValues one = potential.coeffs;
-    for (const std::string_view name : names) {
-      const double d = pair_coefficient_default(potential.style, name);
-      if (!std::isnan(d)) one.try_emplace(std::string(name), d);
-    }
-    for (const std::string_view name : names)
-      if (const auto it = one.find(name); it != one.end())
-        s += fmt::format("{} = {}\n", name, toml_float(it->second));
-    // The string keys: style-level ones always (defaults written out), the one pair's with no
-    // pair table.
-    std::vector<std::string_view> strings = pair_style_string_globals(potential.style);
-    if (potential.pairs.empty()) {
-      const std::vector<std::string_view> per_pair = pair_style_strings(potential.style);
-      strings.insert(strings.begin(), per_pair.begin(), per_pair.end());
-    }
-    for (const std::string_view name : strings) {
-      const auto it = potential.strings.find(name);
-      const std::string_view d = pair_string_default(potential.style, name);
-      if (it != potential.strings.end())
-        s += fmt::format("{} = {}\n", name, toml_quote(it->second));
-      else if (!d.empty())
-        s += fmt::format("{} = {}\n", name, toml_quote(d));
-    }
-  }
-  s += fmt::format("cutoff = {}\n", toml_float(potential.cutoff));
-  s += fmt::format("shift = {}\n", toml_bool(potential.shift));
-  s += fmt::format("tail = {}\n", toml_bool(potential.tail));
-  s += fmt::format("mixing = {}\n", toml_quote(name_of<Mixing>(kMixingNames, potential.mixing)));
-  for (const PairCoeffs& c : potential.pairs) {
-    s += fmt::format("\n[[potential.pair]]\ntypes = [{}, {}]\n", c.types[0], c.types[1]);
-    for (const auto& [name, value] : c.values)
-      s += fmt::format("{} = {}\n", name, toml_float(value));
-    for (const auto& [name, value] : c.strings)
-      s += fmt::format("{} = {}\n", name, toml_quote(value));
-    if (c.cutoff) s += fmt::format("cutoff = {}\n", toml_float(*c.cutoff));
-  }
-  s += "\n[neighbor]\n";
-  s += fmt::format("skin = {}\n", toml_float(neighbor.skin));
-  s += "\n[run]\n";
-  s += fmt::format("dt = {}\n", toml_float(run.dt));
-  s += fmt::format("steps = {}\n", run.steps);
-  s += fmt::format("backend = {}\n", toml_quote(backend_name(run.backend)));
-  s += "\n[decomposition]\n";
-  s += fmt::format("method = {}\n", toml_quote(method_name(decomposition.method)));
-  s += fmt::format("grid = {}\n", toml_int3(decomposition.grid));
-  s += fmt::format("balance = {}\n",
-                   toml_quote(name_of<Balance>(kBalanceNames, decomposition.balance)));
-  s += fmt::format("balance_every = {}\n", decomposition.balance_every);
-  s += fmt::format("balance_tolerance = {}\n", toml_float(decomposition.balance_tolerance));
-  s += "\n[thermostat]\n";
-  s += fmt::format("style = {}\n",
-                   toml_quote(name_of<ThermostatStyle>(kThermostatNames, thermostat.style)));
-  s += fmt::format("temperature = {}\n", toml_float(thermostat.temperature));
-  s += fmt::format("damping = {}\n", toml_float(thermostat.damping));
-  s += fmt::format("seed = {}\n", thermostat.seed);
-  s += fmt::format("chain = {}\n", thermostat.chain);
-  s += "\n[output]\n";
-  s += fmt::format("thermo_every = {}\n", output.thermo_every);
-  s += fmt::format("trajectory = {}\n", toml_quote(output.trajectory));
-  s += fmt::format("trajectory_every = {}\n", output.trajectory_every);
-  s += fmt::format("trajectory_force = {}\n", toml_bool(output.trajectory_force));
-  s += fmt::format("checkpoint = {}\n", toml_quote(output.checkpoint));
-  s += fmt::format("checkpoint_every = {}\n", output.checkpoint_every);
-  s += fmt::format("overwrite = {}\n", toml_bool(output.overwrite));
-  s += fmt::format("imports = {}\n", toml_quote(output.imports));
-  s += fmt::format("data_file = {}\n", toml_quote(output.data_file));
   return s;
 }
 
@@ -1179,7 +612,7 @@ Deck parse_deck(std::string_view text, const std::string& path,
                       "(-9223372036854775808 .. 9223372036854775807)",
                       set, name, value));
     const bool as_toml = v.ok && v.table.size() == 1 && v.table.contains("v") &&
-                         !(kKeys[spec].is_string && !v.table.get("v")->is_string());
+                         !(deck_keys()[spec].is_string && !v.table.get("v")->is_string());
     if (as_toml) {
       storage.push_back(std::move(v.table));
     } else {
@@ -1195,8 +628,8 @@ Deck parse_deck(std::string_view text, const std::string& path,
   // Files a pair style reads (the table style's `file`) are relative to the deck's directory.
   deck.potential.base_dir = std::filesystem::path(path).parent_path().string();
   for (const auto& it : items) {
-    const Reader r(path, it);
-    kKeys[it.spec].apply(deck, r);
+    const KeyReader r(path, it);
+    deck_keys()[it.spec].read(deck, r);
     deck.where[it.name] = r.where(*it.node);
   }
   if (!deck.potential.pairs.empty()) {
@@ -1204,9 +637,9 @@ Deck parse_deck(std::string_view text, const std::string& path,
     for (const std::string_view g : pair_style_string_globals(deck.potential.style))
       globals.push_back(g);
     for (const auto& it : items)
-      if ((kKeys[it.spec].key == kCoefficientRow || kKeys[it.spec].key == kStringRow) &&
-          std::find(globals.begin(), globals.end(), Reader(path, it).key()) == globals.end())
-        Reader(path, it).fail(
+      if (is_style_keys_row(deck_keys()[it.spec]) &&
+          std::find(globals.begin(), globals.end(), KeyReader(path, it).key()) == globals.end())
+        KeyReader(path, it).fail(
             "is not used when [[potential.pair]] tables are given: give it "
             "per pair");
   }
@@ -1226,11 +659,14 @@ Deck parse_deck(std::string_view text, const std::string& path,
   if (deck.system.data_file.empty()) {
     check_species(deck);
     check_box(deck, items, path);
+    check_conditions(deck, items, path);
     check_region(deck, items, path);
   } else {
     for (const auto& it : items)
       if (it.name.starts_with("region."))
-        Reader(path, it).fail("is for lattice starts: system.data_file brings its own positions");
+        KeyReader(path, it).fail(
+            "is for lattice starts: system.data_file brings its own positions");
+    check_conditions(deck, items, path);
   }
   check_run_time(deck, items, path);
   check_thermostat(deck, items, path);

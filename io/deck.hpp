@@ -25,8 +25,9 @@ struct Deck : SimulationConfig {
   // ("run.dt"); [[potential.pair]] entries as "potential.pair[k]" (0-based).
   std::map<std::string, std::string> where;
 
-  // The resolved deck: every key with its value (defaults included), valid TOML, sections in the
-  // order above. parse_deck(to_toml(), ...) gives back the same Deck.
+  // The resolved deck: every key with its value (defaults included), valid TOML, keys and
+  // sections in the order of the key table (io/deck_keys.cpp), a key of one style only with that
+  // style. parse_deck(to_toml(), ...) gives back the same Deck.
   std::string to_toml() const;
 };
 

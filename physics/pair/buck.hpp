@@ -31,6 +31,12 @@ struct Buck : NoStyleKeys {
   static constexpr std::array<double, 3> kDefaults{kRequired, kRequired, kRequired};
   static constexpr std::array<CoefficientDomain, 3> kDomains{
       CoefficientDomain::NonNegative, CoefficientDomain::Positive, CoefficientDomain::NonNegative};
+  static constexpr std::array<Dimension, 3> kDimensions{Dimension::Energy, Dimension::Length,
+                                                        Dimension::EnergyLength6};
+  static constexpr std::array<double, 3> kExample{1000.0, 0.2, 1.0};
+  static constexpr std::string_view kDoc =
+      "Buckingham (LAMMPS `buck`, `pair_coeff i j a rho c`): U = a e^(−r/ρ) − c/r⁶; `a` below "
+      "10¹² (beyond, the repulsion leaves the fixed point well before the pair overlaps).";
   static constexpr bool kMixing = false, kShift = true, kTail = true, kVector = true;
   enum : int { kA = 0, kRho = 1, kC = 2 };
 

@@ -31,6 +31,11 @@ struct Gauss : NoStyleKeys {
   static constexpr std::array<double, 2> kDefaults{kRequired, kRequired};
   static constexpr std::array<CoefficientDomain, 2> kDomains{CoefficientDomain::Any,
                                                              CoefficientDomain::Positive};
+  static constexpr std::array<Dimension, 2> kDimensions{Dimension::Energy, Dimension::InverseArea};
+  static constexpr std::array<double, 2> kExample{-1.0, 1.0};
+  static constexpr std::string_view kDoc =
+      "Gaussian (LAMMPS `gauss`, `pair_coeff i j a b`): U = −a e^(−b r²), a bounded attraction "
+      "for a > 0, the Gaussian-core repulsion for a < 0; |a| below 2^22.";
   static constexpr bool kMixing = false, kShift = true, kTail = false, kVector = true;
   enum : int { kA = 0, kB = 1 };
 

@@ -31,6 +31,16 @@ struct LJCut : NoStyleKeys {
   static constexpr std::array<double, 2> kDefaults{1.0, 1.0};
   static constexpr std::array<CoefficientDomain, 2> kDomains{CoefficientDomain::NonNegative,
                                                              CoefficientDomain::Positive};
+  static constexpr std::array<Dimension, 2> kDimensions{Dimension::Energy, Dimension::Length};
+  static constexpr std::array<double, 2> kExample{0.5, 0.88};
+  static constexpr std::string_view kDoc =
+      "Lennard-Jones 12-6, cut (LAMMPS `lj/cut`): U = 4ε[(σ/r)¹² − (σ/r)⁶] for r < r_c, "
+      "`epsilon` = ε the well depth, `sigma` = σ the size. WCA is `lj` with `cutoff = "
+      "1.122462048309373` (2^(1/6)σ) and `shift = true`. `epsilon` must stay below 2^22 = "
+      "4194304: a pair at its minimum has U = −ε, and one pair's term must fit the 64-bit fixed "
+      "point; σ¹² and the force constants 48εσ¹², 24εσ⁶ must be normal doubles (σ within "
+      "2.3e-26 .. 4.9e25). Tail corrections, per pair of types: E += Σ_ij "
+      "8πN_iN_jεσ⁶(σ⁶−3r_c⁶)/(9r_c⁹V), P += Σ_ij 16πN_iN_jεσ⁶(2σ⁶−3r_c⁶)/(9r_c⁹V²).";
   static constexpr bool kMixing = true, kShift = true, kTail = true, kVector = true;
   enum : int { kEpsilon = 0, kSigma = 1 };
 

@@ -30,6 +30,12 @@ struct LJSmoothLinear : NoStyleKeys {
   static constexpr std::array<double, 2> kDefaults{1.0, 1.0};
   static constexpr std::array<CoefficientDomain, 2> kDomains{CoefficientDomain::NonNegative,
                                                              CoefficientDomain::Positive};
+  static constexpr std::array<Dimension, 2> kDimensions{Dimension::Energy, Dimension::Length};
+  static constexpr std::array<double, 2> kExample{0.5, 0.88};
+  static constexpr std::string_view kDoc =
+      "Lennard-Jones, shifted force (LAMMPS `lj/smooth/linear`): U(r) = U_LJ(r) − U_LJ(r_c) − "
+      "(r − r_c) U′_LJ(r_c) for r < r_c, so that U and F both go to zero at r_c; `epsilon` and "
+      "`sigma`, their limits and their mixing as `lj`.";
   // Shifted by construction (potential.shift changes nothing); no tail (nothing beyond r_c).
   static constexpr bool kMixing = true, kShift = false, kTail = false, kVector = true;
 

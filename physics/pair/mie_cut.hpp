@@ -37,6 +37,14 @@ struct MieCut : NoStyleKeys {
   static constexpr std::array<CoefficientDomain, 4> kDomains{
       CoefficientDomain::NonNegative, CoefficientDomain::Positive, CoefficientDomain::Positive,
       CoefficientDomain::Positive};
+  static constexpr std::array<Dimension, 4> kDimensions{Dimension::Energy, Dimension::Length,
+                                                        Dimension::None, Dimension::None};
+  static constexpr std::array<double, 4> kExample{1.0, 1.0, 14.0, 6.5};
+  static constexpr std::string_view kDoc =
+      "Mie γr–γa (LAMMPS `mie/cut`, `pair_coeff i j epsilon sigma gamma_r gamma_a`), the "
+      "generalised Lennard-Jones of SAFT-γ coarse-grained models: U = C ε [(σ/r)^γr − "
+      "(σ/r)^γa], C = γr/(γr−γa) (γr/γa)^(γa/(γr−γa)); `gamma_r` > `gamma_a` > 3, `epsilon` "
+      "below 2^22. Mixing takes ε geometrically, σ and both exponents by the rule.";
   static constexpr bool kMixing = true, kShift = true, kTail = true, kVector = true;
   enum : int { kEpsilon = 0, kSigma = 1, kGammaR = 2, kGammaA = 3 };
 

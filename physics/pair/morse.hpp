@@ -32,6 +32,14 @@ struct Morse : NoStyleKeys {
   static constexpr std::array<double, 3> kDefaults{kRequired, kRequired, kRequired};
   static constexpr std::array<CoefficientDomain, 3> kDomains{
       CoefficientDomain::NonNegative, CoefficientDomain::Positive, CoefficientDomain::NonNegative};
+  static constexpr std::array<Dimension, 3> kDimensions{Dimension::Energy, Dimension::InverseLength,
+                                                        Dimension::Length};
+  static constexpr std::array<double, 3> kExample{1.0, 5.0, 1.0};
+  static constexpr std::string_view kDoc =
+      "Morse (LAMMPS `morse`, `pair_coeff i j d0 alpha r0`): U = d0 [e^(−2α(r−r0)) − "
+      "2e^(−α(r−r0))], `d0` the well depth, `alpha` = α its stiffness, `r0` the distance of its "
+      "minimum. `d0` below 2^22 (the fixed point), `alpha`·`r0` below 350 (the repulsion at "
+      "r = 0 stays a double).";
   static constexpr bool kMixing = false, kShift = true, kTail = false, kVector = true;
   enum : int { kD0 = 0, kAlpha = 1, kR0 = 2 };
 

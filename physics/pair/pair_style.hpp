@@ -12,14 +12,25 @@
 //   kCoefficients             the per-pair deck keys besides `cutoff`, in Coefficients order
 //   kDefaults                 the values a one-species deck may leave out (NaN: required)
 //   kDomains                  what values each coefficient may take (CoefficientDomain)
-//   kGlobals, kGlobalDefaults, kGlobalDomains (or derive from NoStyleKeys)
+//   kDimensions               each coefficient's physical dimension (base/dimension.hpp: its
+//                             unit in the deck reference)
+//   kExample                  values of one pair that run (in LJ units, none at its default):
+//                             the deck reference shows them, the deck tests set them
+//   kGlobals, kGlobalDefaults, kGlobalDomains, kGlobalDimensions, kGlobalExample (or derive
+//                             from NoStyleKeys)
 //                             style-level keys of [potential] that every pair shares (Yukawa's
 //                             kappa, as LAMMPS's pair_style arguments); in Coefficients after the
 //                             per-pair ones, at kCoefficients.size() + g
-//   kStrings, kStringGlobals, kStringGlobalDefaults (or derive from NoStringKeys)
+//   kStrings, kStringGlobals, kStringGlobalDefaults, kStringTypes, kStringExample,
+//   kStringGlobalTypes, kStringGlobalExample (or derive from NoStringKeys)
 //                             string-valued deck keys: per pair (the table style's file and
-//                             keyword) and style-level (its table_style); read by the style's
-//                             tabulate(), never by eval
+//                             keyword) and style-level (its table_style; default "": required);
+//                             read by the style's tabulate(), never by eval. For the deck
+//                             reference and the deck tests: each one's type column ("string,
+//                             path") and a value that runs (a file the tests have)
+//   kDoc                      the style in the deck reference (Markdown): U(r), LAMMPS's name,
+//                             what each coefficient is and the limits check() enforces; whether
+//                             it mixes, shifts and has a tail is printed from the flags below
 //   kMixing                   whether unlike pairs may be mixed from like ones (potential.mixing)
 //   kShift, kTail             whether potential.shift / potential.tail mean something for it
 //   kVector                   whether the AVX-512 / AVX2 kernels run it (eval<R> generic in R)
@@ -53,6 +64,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/dimension.hpp"
 #include "kernels/hd.hpp"
 
 namespace scanmd {
@@ -104,6 +116,10 @@ struct NoStringKeys {
   static constexpr std::array<std::string_view, 0> kStrings{};
   static constexpr std::array<std::string_view, 0> kStringGlobals{};
   static constexpr std::array<std::string_view, 0> kStringGlobalDefaults{};
+  static constexpr std::array<std::string_view, 0> kStringTypes{};
+  static constexpr std::array<std::string_view, 0> kStringExample{};
+  static constexpr std::array<std::string_view, 0> kStringGlobalTypes{};
+  static constexpr std::array<std::string_view, 0> kStringGlobalExample{};
 };
 
 // The style-level keys of a style that has none (most): evaluators derive from it.
@@ -111,6 +127,8 @@ struct NoStyleKeys : NoStringKeys {
   static constexpr std::array<std::string_view, 0> kGlobals{};
   static constexpr std::array<double, 0> kGlobalDefaults{};
   static constexpr std::array<CoefficientDomain, 0> kGlobalDomains{};
+  static constexpr std::array<Dimension, 0> kGlobalDimensions{};
+  static constexpr std::array<double, 0> kGlobalExample{};
 };
 
 // A style whose Params point into tabulated data (`const double* data`): the table style, and

@@ -32,6 +32,13 @@ struct Soft : NoStyleKeys {
   static constexpr std::array<std::string_view, 1> kCoefficients{"a"};
   static constexpr std::array<double, 1> kDefaults{kRequired};
   static constexpr std::array<CoefficientDomain, 1> kDomains{CoefficientDomain::NonNegative};
+  static constexpr std::array<Dimension, 1> kDimensions{Dimension::Energy};
+  static constexpr std::array<double, 1> kExample{10.0};
+  static constexpr std::string_view kDoc =
+      "Soft cosine repulsion (LAMMPS `soft`, `pair_coeff i j a`), the push-off potential that "
+      "separates overlapping particles: U = a [1 + cos(π r / r_c)], zero at r_c by "
+      "construction; 2a below 2^22. `a` mixes geometrically. Two particles exactly on top of "
+      "each other have no direction to push: an error.";
   static constexpr bool kMixing = true, kShift = false, kTail = false, kVector = true;
   enum : int { kA = 0 };
 

@@ -45,13 +45,38 @@ struct Table {
   static constexpr std::array<std::string_view, 0> kCoefficients{};
   static constexpr std::array<double, 0> kDefaults{};
   static constexpr std::array<CoefficientDomain, 0> kDomains{};
+  static constexpr std::array<Dimension, 0> kDimensions{};
+  static constexpr std::array<double, 0> kExample{};
+  static constexpr std::string_view kDoc =
+      "Tabulated (LAMMPS `table`: `pair_style table table_style table_points`, `pair_coeff i j "
+      "file keyword cutoff`): U and F read from a LAMMPS pair table file, `file` (a path "
+      "relative to the deck's directory), in its section `keyword`. A section is the keyword "
+      "line, `N n [R rlo rhi | RSQ rlo rhi] [FPRIME fplo fphi]`, a blank line, then n lines "
+      "`index r e f` (f = −dU/dr; R, RSQ: r evenly spaced in r or r²; BITMAP is not offered). "
+      "The file's points are spline-interpolated onto `table_points` points (2 to 2^20) evenly "
+      "spaced in r² from the table's inner radius to the cutoff, as LAMMPS does, then "
+      "interpolated at each pair's r² by `table_style`: `\"linear\"` (U and F/r linear in r²) "
+      "or `\"spline\"` (cubic splines in r²). The cutoff must lie inside the table "
+      "(`potential.cutoff` or the pair's `cutoff`); a pair closer than the inner radius stops "
+      "the run naming it (LAMMPS: \"Pair distance < table inner cutoff\"). Errors in the file "
+      "name the file and its line. No run.dt or start-speed check (the table has no scale of its "
+      "own). `scripts/make_pair_table.py` writes table files; `inputs/table_cg.toml` is an "
+      "example.";
   // pair_style table <table_style> <table_points>
   static constexpr std::array<std::string_view, 1> kGlobals{"table_points"};
   static constexpr std::array<double, 1> kGlobalDefaults{kRequired};
   static constexpr std::array<CoefficientDomain, 1> kGlobalDomains{CoefficientDomain::Positive};
+  static constexpr std::array<Dimension, 1> kGlobalDimensions{Dimension::None};
+  static constexpr std::array<double, 1> kGlobalExample{1000.0};
+  // pair_coeff i j <file> <keyword>
   static constexpr std::array<std::string_view, 2> kStrings{"file", "keyword"};
+  static constexpr std::array<std::string_view, 2> kStringTypes{"string, path", "string"};
+  // (tests/physics/tables/lj.table: the deck tests read their decks from that directory)
+  static constexpr std::array<std::string_view, 2> kStringExample{"lj.table", "LJ"};
   static constexpr std::array<std::string_view, 1> kStringGlobals{"table_style"};
   static constexpr std::array<std::string_view, 1> kStringGlobalDefaults{""};  // required
+  static constexpr std::array<std::string_view, 1> kStringGlobalTypes{"`\"linear\"`, `\"spline\"`"};
+  static constexpr std::array<std::string_view, 1> kStringGlobalExample{"spline"};
   static constexpr bool kMixing = false, kShift = false, kTail = false, kVector = true;
   enum : int { kPoints = 0 };
   // The block of one pair in PairPotential's data: this header, then the five arrays of

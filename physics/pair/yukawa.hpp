@@ -30,9 +30,17 @@ struct Yukawa : NoStringKeys {
   static constexpr std::array<std::string_view, 1> kCoefficients{"a"};
   static constexpr std::array<double, 1> kDefaults{kRequired};
   static constexpr std::array<CoefficientDomain, 1> kDomains{CoefficientDomain::Any};
+  static constexpr std::array<Dimension, 1> kDimensions{Dimension::EnergyLength};
+  static constexpr std::array<double, 1> kExample{1.0};
+  static constexpr std::string_view kDoc =
+      "Yukawa, screened Coulomb (LAMMPS `yukawa`: `pair_style yukawa kappa rc`, `pair_coeff i j "
+      "a`): U = a e^(−κr)/r, `a` the strength (|a| below 2^22), `kappa` = κ the inverse "
+      "screening length. `a` mixes geometrically.";
   static constexpr std::array<std::string_view, 1> kGlobals{"kappa"};
   static constexpr std::array<double, 1> kGlobalDefaults{kRequired};
   static constexpr std::array<CoefficientDomain, 1> kGlobalDomains{CoefficientDomain::NonNegative};
+  static constexpr std::array<Dimension, 1> kGlobalDimensions{Dimension::InverseLength};
+  static constexpr std::array<double, 1> kGlobalExample{2.0};
   static constexpr bool kMixing = true, kShift = true, kTail = false, kVector = true;
   enum : int { kA = 0, kKappa = 1 };
 

@@ -1,0 +1,590 @@
+// The deck's keys (see deck_keys.hpp): one row per key, in the order of the resolved deck.
+#include "io/deck_keys.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <iterator>
+
+#include "engine/config.hpp"
+#include "io/deck_reader.hpp"
+#include "physics/pair/pair_potential.hpp"
+
+namespace scanmd::io {
+
+namespace {
+
+constexpr std::string_view kLattices[] = {"fcc"};
+constexpr std::string_view kAxes[] = {"x", "y", "z"};
+constexpr std::int64_t kMaxSteps = std::int64_t{1} << 53;
+
+// The allowed values of a key read by one_of: the names of a NamedValue table or a list.
+template <auto& kList>
+std::vector<std::string_view> names_in() {
+  std::vector<std::string_view> v;
+  for (const auto& n : kList) {
+    if constexpr (std::is_convertible_v<decltype(n), std::string_view>) {
+      v.push_back(n);
+    } else {
+      v.push_back(n.name);
+    }
+  }
+  return v;
+}
+
+std::vector<std::string_view> pair_style_choices() {
+  std::vector<std::string_view> v;
+  for_each_pair_style([&]<class E>() {
+    v.push_back(E::kName);
+    for (const std::string_view a : E::kAliases) v.push_back(a);
+  });
+  return v;
+}
+
+// [potential]: the one pair's coefficients (with a pair table they are not used: an error if
+// given) and the style-level keys, defaults written out, in the style's order.
+std::string coefficient_lines(const Deck& d) {
+  const PotentialSection& p = d.potential;
+  std::vector<std::string_view> names = pair_style_globals(p.style);
+  if (p.pairs.empty()) {
+    const std::vector<std::string_view> per_pair = pair_style_coefficients(p.style);
+    names.insert(names.begin(), per_pair.begin(), per_pair.end());
+  }
+  CoefficientValues one = p.coeffs;
+  for (const std::string_view name : names) {
+    const double v = pair_coefficient_default(p.style, name);
+    if (!std::isnan(v)) one.try_emplace(std::string(name), v);
+  }
+  std::string s;
+  for (const std::string_view name : names)
+    if (const auto it = one.find(name); it != one.end())
+      s += fmt::format("{} = {}\n", name, toml_float(it->second));
+  return s;
+}
+
+// [potential]: the style's string keys, the one pair's (with a pair table they are not used: an
+// error if given) and the style-level ones, defaults written out, in the style's order.
+std::string string_key_lines(const Deck& d) {
+  const PotentialSection& p = d.potential;
+  std::vector<std::string_view> names = pair_style_string_globals(p.style);
+  if (p.pairs.empty()) {
+    const std::vector<std::string_view> per_pair = pair_style_strings(p.style);
+    names.insert(names.begin(), per_pair.begin(), per_pair.end());
+  }
+  std::string s;
+  for (const std::string_view name : names) {
+    const std::string_view fallback = pair_string_default(p.style, name);
+    if (const auto it = p.strings.find(name); it != p.strings.end())
+      s += fmt::format("{} = {}\n", name, toml_quote(it->second));
+    else if (!fallback.empty())
+      s += fmt::format("{} = {}\n", name, toml_quote(fallback));
+  }
+  return s;
+}
+
+// [[potential.pair]] tables, as given.
+std::string pair_table_lines(const Deck& d) {
+  std::string s;
+  for (const PairCoeffs& c : d.potential.pairs) {
+    s += fmt::format("\n[[potential.pair]]\ntypes = [{}, {}]\n", c.types[0], c.types[1]);
+    for (const auto& [name, value] : c.values)
+      s += fmt::format("{} = {}\n", name, toml_float(value));
+    for (const auto& [name, value] : c.strings)
+      s += fmt::format("{} = {}\n", name, toml_quote(value));
+    if (c.cutoff) s += fmt::format("cutoff = {}\n", toml_float(*c.cutoff));
+  }
+  return s;
+}
+
+// clang-format off
+constexpr DeckKey kKeys[] = {
+  // [system]
+  {.section = "system", .key = "lattice", .choices = names_in<kLattices>,
+   .doc = "initial lattice (fcc only), laid out as LAMMPS `lattice fcc` + `create_atoms` (same "
+          "ids)",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     one_of(r, kLattices);
+     d.system.lattice = "fcc"; },
+   .value = [](const Deck& d) { return toml_quote(d.system.lattice); }},
+  {.section = "system", .key = "density", .type = "float > 0",
+   .dimension = Dimension::NumberDensity,
+   .doc = "number density ρ; lattice constant a = (4/ρ)^(1/3); lattice neighbours (a/√2) must be "
+          "at least 0.5σ apart (ρ ≤ 11.3); the box of each rank, padded by R, is cut into cells "
+          "of edge ≥ R/2 and may have at most 2^30 of them, so a density so low that its box is "
+          "far too large for its particles (1e-10) is an error naming this key",
+   .sample = "0.9",
+   .read = [](Deck& d, const KeyReader& r) { d.system.density = positive(r); },
+   .value = [](const Deck& d) { return toml_float(d.system.density); }},
+  {.section = "system", .key = "cells", .type = "[int, int, int], each ≥ 1",
+   .doc = "unit cells along x, y, z; N = 4·nx·ny·nz, box = cells·a",
+   .sample = "[10, 12, 14]",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.system.cells = r.int3(1, "an array of 3 positive integers"); },
+   .value = [](const Deck& d) { return toml_int3(d.system.cells); }},
+  {.section = "system", .key = "temperature", .type = "float ≥ 0",
+   .dimension = Dimension::Temperature,
+   .doc = "initial temperature, exact with 3N−3 degrees of freedom",
+   .sample = "0.7",
+   .read = [](Deck& d, const KeyReader& r) { d.system.temperature = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.system.temperature); }},
+  {.section = "system", .key = "seed", .type = "int ≥ 0",
+   .doc = "velocities and lattice types are functions of (seed, particle id) only",
+   .sample = "12345",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.system.seed = static_cast<std::uint64_t>(non_negative_int(r)); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.system.seed); }},
+  {.section = "system", .key = "mass", .type = "float > 0, or [float > 0, …]",
+   .dimension = Dimension::Mass,
+   .doc = "particle mass: one value for every type, or one per type (type 1 first; at most 1024 "
+          "types); any positive normal double (≥ 2.2e-308): the initial temperature and zero "
+          "momentum are exact whatever the masses",
+   .sample = "2.5",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.system.mass = numbers(r, "a mass or an array of masses (one per atom type)", true, true);
+     if (d.system.mass.size() > static_cast<std::size_t>(kMaxAtomTypes))
+       r.fail(fmt::format("{} masses: a run has at most {} atom types", d.system.mass.size(),
+                          kMaxAtomTypes)); },
+   .value = [](const Deck& d) {
+     return d.system.mass.size() == 1 ? toml_float(d.system.mass[0]) : toml_floats(d.system.mass); }},
+  {.section = "system", .key = "type_fractions", .type = "[float ≥ 0, …], summing to 1",
+   .doc = "lattice starts with several species: the share of each type (types 1..T, T ≤ 1024, as "
+          "for data files and pair tables), summing to 1. Counts are exact (⌊f·N⌋, the rest by "
+          "largest remainder) and which site gets which type is a pseudo-random permutation of "
+          "the ids keyed by `seed`, so no decomposition changes it. Empty: every particle is "
+          "type 1",
+   .only_if_set = true,
+   .sample = "[0.75, 0.25]",
+   .sample_needs = "potential.pair=[{types = [1, 1], epsilon = 1.0, sigma = 1.0}, "
+                   "{types = [2, 2], epsilon = 0.5, sigma = 0.88}]",
+   .read = [](Deck& d, const KeyReader& r) {
+     const auto f = numbers(r, "an array of fractions, one per atom type", false, false);
+     if (f.size() > static_cast<std::size_t>(kMaxAtomTypes))
+       r.fail(fmt::format("{} fractions: a run has at most {} atom types", f.size(),
+                          kMaxAtomTypes));
+     double sum = 0;
+     for (const double x : f) sum += x;
+     if (std::abs(sum - 1.0) > 1e-9)
+       r.fail(fmt::format("the fractions must sum to 1 (they sum to {:.9g})", sum));
+     d.system.type_fractions = f; },
+   .value = [](const Deck& d) { return toml_floats(d.system.type_fractions); }},
+  {.section = "system", .key = "data_file", .type = "string, path",
+   .doc = "LAMMPS `write_data` file (`atom_style atomic`, orthogonal box, any number of atom "
+          "types, ids 1..N) to start from instead of the lattice: box, ids, types, positions, "
+          "image flags, velocities (0 without a `Velocities` section) and masses (`Masses`; "
+          "`system.mass` if absent) come from the file (a regular file, lines of at most 1 MiB, "
+          "at most 1024 atom types, an atom count the file's size can hold); lattice, density, "
+          "cells, temperature, seed and type_fractions are then unused; the box size and the "
+          "pair table are checked against the file after reading it. Positions may lie outside "
+          "the box: they are wrapped in by the full count of box lengths, which is added to the "
+          "image flags; one whose image flag would then leave the 32-bit range is an error "
+          "naming its line",
+   .sample = "\"melt.data\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) { d.system.data_file = r.string(); },
+   .value = [](const Deck& d) { return toml_quote(d.system.data_file); }},
+
+  // [region]: printed only for a slab or a sphere, with that style's keys.
+  {.section = "region", .key = "style", .choices = names_in<kRegionNames>,
+   .doc = "where the lattice's sites are kept, as LAMMPS `region` + `create_atoms ... region`: "
+          "`\"box\"` (all), `\"slab\"`, `\"sphere\"`; the box is still `cells·a`, so the rest "
+          "stays empty (a liquid slab in its future vapour, a droplet). Ids are 1..N over the "
+          "kept sites in the lattice's order (LAMMPS' one-process ids); types and velocities "
+          "follow from them. Only the chosen style's keys may be given; the region must lie "
+          "inside the box and hold at least one site. Not with `system.data_file`",
+   .only_if_set = true,
+   .sample = "\"slab\"", .sample_needs = "region.lo=1.0\nregion.hi=5.0",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.region.style = one_of<RegionStyle>(r, kRegionNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<RegionStyle>(kRegionNames, d.region.style)); }},
+  {.section = "region", .key = "axis", .choices = names_in<kAxes>,
+   .doc = "its normal",
+   .when = {"region.style", "\"slab\""},
+   .sample = "\"x\"", .sample_needs = "region.lo=1.0\nregion.hi=5.0",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.region.axis = static_cast<int>(one_of(r, kAxes)); },
+   .value = [](const Deck& d) { return toml_quote(kAxes[d.region.axis]); }},
+  {.section = "region", .key = "lo", .type = "float", .dimension = Dimension::Length,
+   .doc = "the sites with `lo <= coordinate < hi` along the axis are kept; `0 <= lo < hi <= L`",
+   .when = {"region.style", "\"slab\""},
+   .default_text = "required",
+   .sample = "1.0", .sample_needs = "region.hi=5.0",
+   .read = [](Deck& d, const KeyReader& r) { d.region.lo = r.real(); },
+   .value = [](const Deck& d) { return toml_float(d.region.lo); }},
+  {.section = "region", .key = "hi", .type = "float", .dimension = Dimension::Length,
+   .doc = "the upper bound of the slab (see `region.lo`)",
+   .when = {"region.style", "\"slab\""},
+   .default_text = "required",
+   .sample = "5.0", .sample_needs = "region.lo=1.0",
+   .read = [](Deck& d, const KeyReader& r) { d.region.hi = r.real(); },
+   .value = [](const Deck& d) { return toml_float(d.region.hi); }},
+  {.section = "region", .key = "center", .type = "[float, float, float], each ≥ 0",
+   .dimension = Dimension::Length,
+   .doc = "its centre",
+   .when = {"region.style", "\"sphere\""},
+   .default_text = "required",
+   .sample = "[10.0, 11.0, 12.5]", .sample_needs = "region.radius=5.0",
+   .read = [](Deck& d, const KeyReader& r) {
+     const auto c = numbers(r, "an array of 3 coordinates", false, false);
+     if (c.size() != 3) r.fail(fmt::format("expected an array of 3 coordinates, got {}", c.size()));
+     d.region.center = {c[0], c[1], c[2]}; },
+   .value = [](const Deck& d) {
+     return toml_floats({d.region.center[0], d.region.center[1], d.region.center[2]}); }},
+  {.section = "region", .key = "radius", .type = "float > 0", .dimension = Dimension::Length,
+   .doc = "the sites closer than this to the centre are kept; the sphere must fit in the box",
+   .when = {"region.style", "\"sphere\""},
+   .default_text = "required",
+   .sample = "5.0", .sample_needs = "region.center=[10.0, 11.0, 12.5]",
+   .read = [](Deck& d, const KeyReader& r) { d.region.radius = positive(r); },
+   .value = [](const Deck& d) { return toml_float(d.region.radius); }},
+
+  // [potential]
+  {.section = "potential", .key = "style", .choices = pair_style_choices,
+   .doc = "the pair style, as LAMMPS `pair_style`: {styles}. Each style's coefficients are keys "
+          "of `[potential]` (one species) or of each `[[potential.pair]]` table; a coefficient "
+          "of another style is an error naming it. See [Pair styles](#pair-styles) and "
+          "[Adding a pair style](../README.md#adding-a-pair-style)",
+   .sample = "\"lj/smooth/linear\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::string v = r.string();
+     const std::string_view style = canonical_pair_style(v);
+     if (style.empty())
+       r.fail(fmt::format("must be one of {} (got {})", pair_style_names(), quoted_shown(v)));
+     d.potential.style = std::string(style); },
+   .value = [](const Deck& d) { return toml_quote(d.potential.style); }},
+  // Every coefficient name of every style (physics/pair/styles.hpp) reads through this row; the
+  // run's style checks which it needs (PairPotential::make).
+  {.section = "potential", .key = kCoefficientKey, .type = "float",
+   .doc = "the coefficients of the style, by name: see [Pair styles](#pair-styles)",
+   .default_text = "the style's",
+   .read = [](Deck& d, const KeyReader& r) { d.potential.coeffs[r.key()] = r.real(); },
+   .lines = coefficient_lines},
+  // Every string key of every style (the table style's file, keyword, table_style).
+  {.section = "potential", .key = kStringKey, .type = "string",
+   .doc = "the string keys of the style (a table file, its keyword), by name: see "
+          "[Pair styles](#pair-styles)",
+   .default_text = "the style's",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) { d.potential.strings[r.key()] = r.string(); },
+   .lines = string_key_lines},
+  {.section = "potential", .key = "cutoff", .type = "float > 0", .dimension = Dimension::Length,
+   .doc = "r_c; with a pair table, the cutoff of listed pairs that give none",
+   .sample = "3.0",
+   .read = [](Deck& d, const KeyReader& r) { d.potential.cutoff = positive(r); },
+   .value = [](const Deck& d) { return toml_float(d.potential.cutoff); }},
+  {.section = "potential", .key = "shift", .type = "bool",
+   .doc = "shift U so that U(r_c) = 0, per pair (LAMMPS `pair_modify shift yes`); for "
+          "{styles:shift} (the others ignore it)",
+   .sample = "true",
+   .read = [](Deck& d, const KeyReader& r) { d.potential.shift = r.boolean(); },
+   .value = [](const Deck& d) { return toml_bool(d.potential.shift); }},
+  {.section = "potential", .key = "tail", .type = "bool",
+   .doc = "long-range corrections to energy and pressure for the truncated (unshifted) "
+          "potential, per pair of types (LAMMPS `pair_modify tail yes`): E += Σ_ij N_iN_j e_ij/V, "
+          "P += Σ_ij N_iN_j p_ij/V², e_ij and p_ij the style's (those of `lj` are in "
+          "[Pair styles](#pair-styles)); for {styles:tail} (the others ignore it)",
+   .sample = "true",
+   .read = [](Deck& d, const KeyReader& r) { d.potential.tail = r.boolean(); },
+   .value = [](const Deck& d) { return toml_bool(d.potential.tail); }},
+  {.section = "potential", .key = "mixing", .choices = names_in<kMixingNames>,
+   .doc = "coefficients of unlisted unlike pairs i-j from the like pairs, as LAMMPS "
+          "`pair_modify mix`: ε = √(ε_iε_j); σ and r_c geometric √(a_ia_j) or arithmetic "
+          "(a_i+a_j)/2 (each style says how its own coefficients mix); `none`: every pair must "
+          "be listed (a missing one is an error naming it). Styles that mix: {styles:mixing}; "
+          "with the others every pair is listed",
+   .sample = "\"arithmetic\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.potential.mixing = one_of<Mixing>(r, kMixingNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<Mixing>(kMixingNames, d.potential.mixing)); }},
+  {.section = "potential", .key = "pair",
+   .type = "tables `[[potential.pair]]`: `types = [i, j]`, the style's per-pair coefficients "
+           "and string keys, `cutoff` (optional, > 0)",
+   .doc = "the coefficients of one pair of types, as LAMMPS `pair_coeff i j ... r_c` (the "
+          "per-pair coefficients of each style: [Pair styles](#pair-styles)); needed when there "
+          "is more than one type, every like pair i-i listed. A pair listed twice, or a type the "
+          "system does not have, is an error naming the table. The import cutoff R is the "
+          "largest pair cutoff + skin",
+   .default_text = "none",
+   .sample = "[{types = [1, 1], epsilon = 0.5, sigma = 0.88, cutoff = 2.0}]",
+   .read = read_pairs,
+   .lines = pair_table_lines},
+
+  // [neighbor]
+  {.section = "neighbor", .key = "skin", .type = "float ≥ 0", .dimension = Dimension::Length,
+   .doc = "neighbour-list skin; import cutoff R = r_c + skin; lists are rebuilt when any "
+          "particle moved more than skin/2",
+   .sample = "0.5",
+   .read = [](Deck& d, const KeyReader& r) { d.neighbor.skin = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.neighbor.skin); }},
+
+  // [run]
+  {.section = "run", .key = "dt", .type = "float > 0", .dimension = Dimension::Time,
+   .doc = "time step (velocity Verlet; NVE unless a thermostat is set); at most the pair "
+          "style's time unit of every pair (`lj`: τ = σ√(m/ε), m the lighter mass), and "
+          "`run.steps · run.dt` finite",
+   .sample = "0.002",
+   .read = [](Deck& d, const KeyReader& r) { d.run.dt = positive(r); },
+   .value = [](const Deck& d) { return toml_float(d.run.dt); }},
+  {.section = "run", .key = "steps", .type = "int, 0 .. 2^53", .dimension = Dimension::Steps,
+   .doc = "steps to run (the time of step n is n·dt, a double: exact to 2^53)",
+   .sample = "7",
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::int64_t n = non_negative_int(r);
+     // The time of step n is n·dt in double precision: beyond 2^53 consecutive steps share one
+     // time, and no run gets near it (2^53 steps at a million steps per second: 285 years).
+     if (n > kMaxSteps)
+       r.fail(fmt::format("must be at most 2^53 = {} (got {}): the time of step n, n·run.dt, "
+                          "is a double, exact only up to 2^53 steps; no run reaches that many "
+                          "(at a million steps per second: 285 years)", kMaxSteps, n));
+     d.run.steps = n; },
+   .value = [](const Deck& d) { return fmt::format("{}", d.run.steps); }},
+  {.section = "run", .key = "backend", .choices = names_in<kBackendNames>,
+   .doc = "where the time step runs: `cuda` keeps the particles on the GPU between steps (see "
+          "[GPU](../README.md#gpu)) and fails with a clear message (exit 1) when no GPU is "
+          "usable; `auto` takes the GPU when one is usable, else the host, and the log says "
+          "which and why. Both give the same bits (`state hash`)",
+   .sample = "\"host\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) { d.run.backend = one_of<Backend>(r, kBackendNames); },
+   .value = [](const Deck& d) { return toml_quote(backend_name(d.run.backend)); }},
+
+  // [decomposition]
+  {.section = "decomposition", .key = "method", .choices = names_in<kMethodNames>,
+   .doc = "which rank computes each pair, and so which particles each rank imports: see "
+          "[Decompositions](../README.md#decompositions); all give the same `state hash` on any "
+          "rank count",
+   .sample = "\"neutral-territory\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.decomposition.method = one_of<Method>(r, kMethodNames); },
+   .value = [](const Deck& d) { return toml_quote(method_name(d.decomposition.method)); }},
+  {.section = "decomposition", .key = "grid", .type = "[int, int, int], each ≥ 0",
+   .doc = "rank grid px×py×pz; 0 = chosen to minimise the method's analytic import volume "
+          "(non-zero entries are kept)",
+   .sample = "[2, 3, 4]",
+   .read = [](Deck& d, const KeyReader& r) {
+     // 0 entries are chosen, non-zero ones kept ([2, 0, 0]: two boxes along x, the rest chosen).
+     d.decomposition.grid = r.int3(0, "an array of 3 non-negative integers"); },
+   .value = [](const Deck& d) { return toml_int3(d.decomposition.grid); }},
+  {.section = "decomposition", .key = "balance", .choices = names_in<kBalanceNames>,
+   .doc = "load balancing, as LAMMPS `balance shift` / `fix balance shift`: the grid's cut "
+          "planes move, per axis, to the quantiles of a cost summed over all ranks (a histogram "
+          "of 4096 bins per axis, at most 64 boxes per balanced axis; a lattice plane that "
+          "straddles a quantile goes to the nearer side, and the cut lies inside the gap between "
+          "planes). Cost per particle: 1; the local density (cloud-in-cell on a coarse global "
+          "grid, proportional to its pairs), then corrected by the pairs each rank actually "
+          "counts (up to 3 more passes, the best cut planes kept); or its rank's force + list "
+          "time since the last balance step. With the grid left to choose (`grid = [0, 0, 0]`), "
+          "a balanced run takes the least-import grid whose boxes the start can balance within "
+          "the tolerance (predicted from the cost's marginals, whole lattice planes kept whole: "
+          "the 68 planes of `inputs/study_slab.toml`'s liquid cannot be shared by 16 boxes along "
+          "z, but by 4 can), logged as `grid 1x1x2: the least-import grid, predicted pairs "
+          "max/mean 1.009 once balanced` or `grid A for balance: predicted … ; the least-import "
+          "grid B would give …`. The prediction cannot see a method's own boundary pairs (half "
+          "shell: the pairs across one face of each box), so very thin boxes across an "
+          "interface can stay above the tolerance: 4 ranks along z on `inputs/lj_slab.toml` "
+          "(4.5 lattice planes per box) reach 1.17 at step 0. Boxes become unequal; every method "
+          "stays exact, and a balanced run has the same state hash as an unbalanced one. Each "
+          "balance step is logged: `balance at step 0 (pairs): max/mean 2.000 -> 1.058; cut "
+          "planes z: 0 16.5279 52.8892`, and stored in the H5MD run record",
+   .sample = "\"pairs\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.decomposition.balance = one_of<Balance>(r, kBalanceNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<Balance>(kBalanceNames, d.decomposition.balance)); }},
+  {.section = "decomposition", .key = "balance_every", .type = "int ≥ 0",
+   .dimension = Dimension::Steps,
+   .doc = "a balance step every N steps (a rebuild when the planes move); 0: only at setup (and "
+          "at a restart, since checkpoints do not store the planes)",
+   .sample = "500",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.decomposition.balance_every = non_negative_int(r); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.decomposition.balance_every); }},
+  {.section = "decomposition", .key = "balance_tolerance", .type = "float ≥ 1",
+   .doc = "move the planes only when the cost's max/mean over ranks exceeds this",
+   .sample = "1.2",
+   .read = [](Deck& d, const KeyReader& r) {
+     const double t = r.real();
+     if (!(t >= 1.0)) r.fail(fmt::format("must be >= 1 (a max/mean ratio; got {})", t));
+     d.decomposition.balance_tolerance = t; },
+   .value = [](const Deck& d) { return toml_float(d.decomposition.balance_tolerance); }},
+
+  // [thermostat]
+  {.section = "thermostat", .key = "style", .choices = names_in<kThermostatNames>,
+   .doc = "`langevin`: F = −(m/τ)v + √(24mT/(τ dt))(u−½) per axis, as LAMMPS `fix langevin T T "
+          "τ seed`, with u from Random123's Philox4x64 keyed by (seed, id, step) — the same bits "
+          "whatever the rank count, decomposition, backend or restart; the force acts in both "
+          "half kicks with the velocity each starts from. `nose-hoover`: a Nosé–Hoover chain "
+          "integrated as LAMMPS `fix nvt temp T T τ tchain M`, its state kept in the "
+          "checkpoint. Either way the thermo table gains `econs` = etotal + the thermostat's "
+          "coupling energy per particle (LAMMPS `ecouple`)",
+   .sample = "\"langevin\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.thermostat.style = one_of<ThermostatStyle>(r, kThermostatNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<ThermostatStyle>(kThermostatNames, d.thermostat.style)); }},
+  {.section = "thermostat", .key = "temperature", .type = "float ≥ 0",
+   .dimension = Dimension::Temperature,
+   .doc = "target temperature; > 0 for `nose-hoover`; √(3T/m)·`run.dt` below half the smallest "
+          "σ",
+   .sample = "0.7",
+   .read = [](Deck& d, const KeyReader& r) { d.thermostat.temperature = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.thermostat.temperature); }},
+  {.section = "thermostat", .key = "damping", .type = "float > 0", .dimension = Dimension::Time,
+   .doc = "relaxation time τ (LAMMPS `damp` / `Tdamp`); at least 5 × `run.dt` for "
+          "`nose-hoover`",
+   .sample = "0.25",
+   .read = [](Deck& d, const KeyReader& r) { d.thermostat.damping = positive(r); },
+   .value = [](const Deck& d) { return toml_float(d.thermostat.damping); }},
+  {.section = "thermostat", .key = "seed", .type = "int ≥ 0",
+   .doc = "Langevin random numbers",
+   .sample = "99",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.thermostat.seed = static_cast<std::uint64_t>(non_negative_int(r)); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.thermostat.seed); }},
+  {.section = "thermostat", .key = "chain", .type = "int, 1 .. 32",
+   .doc = "Nosé–Hoover chain length",
+   .sample = "5",
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::int64_t c = r.integer();
+     if (c < 1 || c > 32) r.fail(fmt::format("must be 1..32 (got {})", c));
+     d.thermostat.chain = static_cast<int>(c); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.thermostat.chain); }},
+
+  // [output]
+  {.section = "output", .key = "thermo_every", .type = "int ≥ 0", .dimension = Dimension::Steps,
+   .doc = "thermo row every N steps (0: only first and last)",
+   .sample = "10",
+   .read = [](Deck& d, const KeyReader& r) { d.output.thermo_every = non_negative_int(r); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.output.thermo_every); }},
+  {.section = "output", .key = "trajectory", .type = "string, path",
+   .doc = "H5MD 1.1 trajectory (positions, velocities, images, box, observables; see "
+          "[Output files](../README.md#output-files)), written by all ranks with parallel "
+          "HDF5; empty: none",
+   .sample = "\"traj.h5\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) { d.output.trajectory = r.string(); },
+   .value = [](const Deck& d) { return toml_quote(d.output.trajectory); }},
+  {.section = "output", .key = "trajectory_every", .type = "int ≥ 0",
+   .dimension = Dimension::Steps,
+   .doc = "a frame at the run's first step and every N steps (0: the first and the last step); "
+          "energy and pressure are computed on these steps for `/observables`",
+   .sample = "10",
+   .read = [](Deck& d, const KeyReader& r) { d.output.trajectory_every = non_negative_int(r); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.output.trajectory_every); }},
+  {.section = "output", .key = "trajectory_force", .type = "bool",
+   .doc = "forces in the trajectory too (`particles/trajectory/force`)",
+   .sample = "true",
+   .read = [](Deck& d, const KeyReader& r) { d.output.trajectory_force = r.boolean(); },
+   .value = [](const Deck& d) { return toml_bool(d.output.trajectory_force); }},
+  {.section = "output", .key = "checkpoint", .type = "string, path",
+   .doc = "checkpoint for `--restart` (H5MD, one frame), written to `<path>.tmp` and renamed, "
+          "so a crash leaves the previous one intact; empty: none",
+   .sample = "\"chk.h5\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) { d.output.checkpoint = r.string(); },
+   .value = [](const Deck& d) { return toml_quote(d.output.checkpoint); }},
+  {.section = "output", .key = "checkpoint_every", .type = "int ≥ 0",
+   .dimension = Dimension::Steps,
+   .doc = "a checkpoint every N steps and always at the last step (0: only at the last)",
+   .sample = "1000",
+   .read = [](Deck& d, const KeyReader& r) { d.output.checkpoint_every = non_negative_int(r); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.output.checkpoint_every); }},
+  {.section = "output", .key = "overwrite", .type = "bool",
+   .doc = "replace an existing trajectory / checkpoint / data file / imports CSV instead of "
+          "renaming it to a backup `#name.1#`, `#name.2#`, … (GROMACS style; the log names the "
+          "backup); also skips the copy a restart makes of the trajectory it appends to",
+   .sample = "true",
+   .read = [](Deck& d, const KeyReader& r) { d.output.overwrite = r.boolean(); },
+   .value = [](const Deck& d) { return toml_bool(d.output.overwrite); }},
+  {.section = "output", .key = "imports", .type = "string, path",
+   .doc = "CSV of the import counts of every rank at every rebuild "
+          "(`step,rank,ghosts,tower,plate,bytes_per_step,analytic,pairs`: analytic ρ·V for that "
+          "rank's own box; pairs within the cutoff that rank computed at the force call after "
+          "the rebuild); written at the end via a temporary name; checked (a folder or an "
+          "unwritable path is an error) and an existing file backed up like the trajectory, "
+          "before the first step; empty: none",
+   .sample = "\"imports.csv\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) { d.output.imports = r.string(); },
+   .value = [](const Deck& d) { return toml_quote(d.output.imports); }},
+  {.section = "output", .key = "data_file", .type = "string, path",
+   .doc = "LAMMPS data file of the final state as `write_data` writes it for `atom_style "
+          "atomic` (box `0 L` per axis, `Masses`, `Atoms # atomic` with image flags, "
+          "`Velocities`, by id; doubles to 17 digits), for LAMMPS `read_data` or as MDAnalysis "
+          "topology (`atom_style=\"id type x y z\"`); gathered onto rank 0 at the end of the run "
+          "and written via `<path>.tmp`; checked for writability and backed up like the "
+          "trajectory before the first step; empty: none",
+   .sample = "\"final.data\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) { d.output.data_file = r.string(); },
+   .value = [](const Deck& d) { return toml_quote(d.output.data_file); }},
+};
+// clang-format on
+
+std::vector<std::string_view> sections_of_rows() {
+  std::vector<std::string_view> s;
+  for (const DeckKey& k : kKeys)
+    if (std::find(s.begin(), s.end(), k.section) == s.end()) s.push_back(k.section);
+  return s;
+}
+
+}  // namespace
+
+std::span<const DeckKey> deck_keys() {
+  return kKeys;
+}
+
+std::span<const std::string_view> deck_sections() {
+  static const std::vector<std::string_view> sections = sections_of_rows();
+  return sections;
+}
+
+std::string full_name(const DeckKey& k) {
+  return fmt::format("{}.{}", k.section, k.key);
+}
+
+const DeckKey* find_deck_key(std::string_view section, std::string_view key) {
+  if (section == "potential" && is_pair_coefficient(key)) key = kCoefficientKey;
+  if (section == "potential" && is_pair_string_key(key)) key = kStringKey;
+  for (const DeckKey& k : kKeys)
+    if (k.section == section && k.key == key) return &k;
+  return nullptr;
+}
+
+bool is_style_keys_row(const DeckKey& k) {
+  return k.key == kCoefficientKey || k.key == kStringKey;
+}
+
+const DeckKey* find_deck_key(std::string_view full_name) {
+  const auto dot = full_name.find('.');
+  if (dot == std::string_view::npos) return nullptr;
+  return find_deck_key(full_name.substr(0, dot), full_name.substr(dot + 1));
+}
+
+bool key_is_used(const DeckKey& k, const Deck& deck) {
+  if (k.when.empty()) return true;
+  const DeckKey* other = find_deck_key(k.when.key);
+  return other && other->value && other->value(deck) == k.when.value;
+}
+
+bool key_is_printed(const DeckKey& k, const Deck& deck) {
+  if (!key_is_used(k, deck)) return false;
+  return !k.only_if_set || !k.value || k.value(deck) != default_value_text(k);
+}
+
+std::string default_value_text(const DeckKey& k) {
+  if (!k.default_text.empty() || !k.value) return std::string(k.default_text);
+  static const Deck defaults;
+  return k.value(defaults);
+}
+
+}  // namespace scanmd::io
