@@ -5,19 +5,22 @@
 # ends. Particle-steps/s, median of `runs` alternating runs, and the ratio scanmd / LAMMPS; also
 # LAMMPS with -sf opt where the style has an OPT variant (lj/cut/opt, morse/opt).
 #
-#   bash bench/compare_styles.sh [runs=3] [steps=200] [styles="lj wca morse"] [exe=build/app/scanmd]
+#   bash bench/compare_styles.sh [runs=3] [steps=200] [styles="lj wca morse table"] [exe=build/app/scanmd]
 #
-# Targets (the pair-styles issue): >= 1.5x LAMMPS (same rule) for lj, WCA, Morse on one rank.
+# Targets (the pair-styles issue): >= 1.5x LAMMPS (same rule) for lj, WCA, Morse and table (LJ
+# tabulated, linear, 2000 points: tests/physics/tables/lj.table) on one rank. LAMMPS has no OPT
+# variant of table: its "opt" column runs the plain style.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 steps=${2:-200}
-styles=${3:-"lj wca morse"}
+styles=${3:-"lj wca morse table"}
 exe=$(realpath "${4:-build/app/scanmd}")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 natoms=32000
+table=$(pwd)/tests/physics/tables/lj.table
 
 # The style as LAMMPS lines, and its temperature (scanmd's deck: run_scanmd).
 style_case() {
@@ -26,6 +29,8 @@ style_case() {
     wca) lmp_pair="pair_style lj/cut 1.122462048309373"$'\n'"pair_coeff * * 1.0 1.0"$'\n'"pair_modify shift yes"
          temp=1.44 ;;
     morse) lmp_pair="pair_style morse 2.0"$'\n'"pair_coeff * * 1.0 5.0 1.0"; temp=1.2 ;;
+    # Tabulated LJ (tests/physics/tables/lj.table), linear, 2000 points, r_c 2.5.
+    table) lmp_pair="pair_style table linear 2000"$'\n'"pair_coeff * * $table LJ 2.5"; temp=1.44 ;;
     *) echo "compare_styles.sh: unknown style $1" >&2; exit 2 ;;
   esac
 }
@@ -61,6 +66,7 @@ run_scanmd() {  # → psteps/s
       lj) printf '[potential]\nstyle = "lj"\ncutoff = 2.5\n' ;;
       wca) printf '[potential]\nstyle = "lj"\ncutoff = 1.122462048309373\nshift = true\n' ;;
       morse) printf '[potential]\nstyle = "morse"\nd0 = 1.0\nalpha = 5.0\nr0 = 1.0\ncutoff = 2.0\n' ;;
+      table) printf '[potential]\nstyle = "table"\ntable_style = "linear"\ntable_points = 2000\nfile = "%s"\nkeyword = "LJ"\ncutoff = 2.5\n' "$table" ;;
     esac
     printf '[neighbor]\nskin = 0.3\n[run]\ndt = 0.005\nsteps = %s\nbackend = "host"\n[output]\nthermo_every = 0\n' "$steps"
   } > "$deck"
