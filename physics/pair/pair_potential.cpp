@@ -501,7 +501,8 @@ double PairPotential::min_core_size() const {
   return out;
 }
 
-void PairPotential::check_time_step(double dt, const std::vector<double>& mass) const {
+void PairPotential::check_time_step(double dt, const std::vector<double>& mass,
+                                    double ftm2v) const {
   // Like pairs first (the ones a deck lists), then the unlike ones.
   std::vector<std::pair<int, int>> pairs;
   for (int i = 0; i < types_; ++i) pairs.emplace_back(i, i);
@@ -509,7 +510,7 @@ void PairPotential::check_time_step(double dt, const std::vector<double>& mass) 
     for (int j = i + 1; j < types_; ++j) pairs.emplace_back(i, j);
   with_style(style_, [&]<class E>() {
     for (const auto& [i, j] : pairs) {
-      const double m = std::min(mass[i], mass[j]);
+      const double m = std::min(mass[i], mass[j]) / ftm2v;
       const Coefficients& c = coefficients(i, j);
       const auto unit = E::time_unit(c, m);
       if (!(dt > unit.tau)) continue;
