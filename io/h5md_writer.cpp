@@ -294,7 +294,7 @@ void H5mdWriter::open_series(bool create) {
       const std::vector<hsize_t> chunk = chunk_of(e.rest);
       Dataset value = h5::create_series(g.get(), "value", e.file_type, e.rest, chunk);
       if (const std::string unit = unit_of(layout_.units, e.name); !unit.empty())
-        h5::write_attribute(value.get(), "unit", unit);
+        h5::write_text_attribute(value.get(), "unit", unit);
       if (e.name == kStepOwner) {
         const hsize_t c = kFrameChunk;
         step_ =
@@ -302,7 +302,7 @@ void H5mdWriter::open_series(bool create) {
         time_ =
             h5::create_series(g.get(), "time", H5T_IEEE_F64LE, {}, std::span<const hsize_t>(&c, 1));
         if (const std::string unit = unit_of(layout_.units, "time"); !unit.empty())
-          h5::write_attribute(time_.get(), "unit", unit);
+          h5::write_text_attribute(time_.get(), "unit", unit);
       } else {
         h5::hard_link(f, std::string(kStepOwner) + "/step", g.get(), "step");
         h5::hard_link(f, std::string(kStepOwner) + "/time", g.get(), "time");
