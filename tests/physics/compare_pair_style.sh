@@ -19,13 +19,16 @@
 #                     (4/ρ)^(1/3)), energies are totals (thermo_modify norm no, both programs)
 #   --mass M          the mass of every type (default 1; g/mol in metal and real)
 #   --skin S, --damp TAU  neighbour skin (default 0.3) and the melt's Langevin damping (0.1)
+#   --fix LINE        LAMMPS's integrator of the compared run (default "fix 1 all nve"), e.g.
+#                     "fix 1 all nvt temp 150 150 0.2 tchain 3" with scanmd's thermostat given
+#                     by --set
 #   --set KEY=VALUE   passed to scanmd only (--set), e.g. a coefficient off by 1% for
 #                     --expect-mismatch, which succeeds only when the comparison fails
 # LAMMPS: $SCANMD_LMP, else `lmp` on PATH; missing LAMMPS is a failure, not a skip.
 set -euo pipefail
 
 scanmd="" name="" potential="" types=1 density=0.8442 temperature=1.5 dt=0.005
-units=lj mass=1.0 skin=0.3 damp=0.1
+units=lj mass=1.0 skin=0.3 damp=0.1 fix_line="fix 1 all nve"
 mpiexec="" mpi_flags="" expect_mismatch=0
 lmp_lines=() sets=()
 while (($#)); do
@@ -42,6 +45,7 @@ while (($#)); do
     --mass) mass="$2"; shift 2 ;;
     --skin) skin="$2"; shift 2 ;;
     --damp) damp="$2"; shift 2 ;;
+    --fix) fix_line="$2"; shift 2 ;;
     --set) sets+=(--set "$2"); shift 2 ;;
     --mpiexec) mpiexec="$2"; shift 2 ;;
     --mpi-flags) mpi_flags="$2"; shift 2 ;;
@@ -110,7 +114,7 @@ read_data       liquid.data
 $coeff_lines
 neighbor        $skin bin
 neigh_modify    delay 0 every 1 check yes
-fix             1 all nve
+$fix_line
 timestep        $dt
 thermo_style    custom step pe ke etotal press
 thermo_modify   format float %.15g
