@@ -525,11 +525,16 @@ void PairPotential::check_time_step(double dt, const std::vector<double>& mass,
                            [](const auto& a, const auto& b) { return a.first < b.first; });
       throw SpeciesError(
           worst->second,
-          fmt::format("run.dt = {} is {:.3g} times {} of types {}-{} ({}): particles would cross "
-                      "the repulsive core within one step, so the run can only end in "
-                      "overlapping particles or non-finite positions; run.dt must be at most "
-                      "tau (runs use about 0.005 tau)",
-                      dt, dt / unit.tau, unit.words, i + 1, j + 1, E::time_unit_values(c, m)));
+          fmt::format(
+              "run.dt = {} is {:.3g} times {} of types {}-{} ({}): particles would cross "
+              "the repulsive core within one step, so the run can only end in "
+              "overlapping particles or non-finite positions; run.dt must be at most "
+              "tau (runs use about 0.005 tau)",
+              dt, dt / unit.tau, unit.words, i + 1, j + 1,
+              E::time_unit_values(c, m) +
+                  (ftm2v == 1.0 ? std::string()
+                                : fmt::format("; m = the mass {} / ftm2v {:.10g} of system.units",
+                                              m * ftm2v, ftm2v))));
     }
   });
 }
