@@ -259,6 +259,7 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   io::H5mdLayout layout;
   layout.particles = particles_;
   layout.force = out.trajectory_force;
+  layout.units = deck.system.units;
   // 2. A restart appends to its trajectory: checked (and cut back to the restart step) first.
   //    Frames after the restart step are dropped (and written again by this run): the file as
   //    it was is backed up first (whether frames go or not), unless output.overwrite, and the

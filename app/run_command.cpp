@@ -149,7 +149,9 @@ void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulati
   }
   if (sim.config().thermostat.style == ThermostatStyle::None) return;
   const double T = sim.config().thermostat.temperature;
-  const double v_T = std::sqrt(3.0 * T / m_min);
+  // ½ mvv2e m v² = 3/2 k_B T (both constants 1 in lj)
+  const UnitConstants u = sim.config().system.constants();
+  const double v_T = std::sqrt(3.0 * u.boltz * T / (m_min * u.mvv2e));
   if (!(v_T * dt <= limit)) {
     const bool temperature = 0.5 * std::log10(T / 1.44) > std::log10(dt / 0.005);
     const std::string key = temperature ? "thermostat.temperature" : "run.dt";
@@ -447,7 +449,6 @@ int run_command(const RunOptions& options) {
   if (const std::string line = grid_choice_line(*sim); !line.empty()) spdlog::info("{}", line);
   spdlog::info("force computes: {}", describe(sim->force_computes()));
 
-
   int stop_signal = 0;  // the stop signal that ended the run early (exit status 128 + it)
   // Declared out here: after an error only one rank met, the other ranks are stopped (below)
   // before its files are closed, since closing a parallel file is collective.
@@ -479,8 +480,7 @@ int run_command(const RunOptions& options) {
       std::vector<InitialParticle>().swap(initial);
     }
     // After setup: the host backend has timed its kernels on the first list.
-    if (sim->config().run.backend == Backend::Host)
-      spdlog::info("{}", sim->backend_description());
+    if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());
     check_speeds(comm, deck, *sim, restart ? restart->path : std::string());
     spdlog::info("{} particles, box {:.6g} x {:.6g} x {:.6g}", sim->total_particles(),
                  sim->box().length.x, sim->box().length.y, sim->box().length.z);

@@ -1,9 +1,8 @@
 // The physical dimension of a deck value (a length, an energy, a count of steps, ...) and its
-// unit in each unit system, as LAMMPS's `units` command defines them. scanmd runs in LJ reduced
-// units today (σ, ε, m, τ = σ√(m/ε), k_B = 1); the metal and real columns say what each key's
-// unit will be once those unit systems are accepted (another issue adds them): the deck
-// reference (`scanmd deck-reference`, docs/deck.md) prints all three. A tag only: nothing here
-// converts a number. Header-only and free of fmt (the pair styles' headers, which nvcc compiles,
+// unit in each unit system, as LAMMPS's `units` command defines them: LJ reduced units (σ, ε,
+// m, τ = σ√(m/ε), k_B = 1) by default, metal or real with `system.units` (base/units.hpp has
+// the constants); the deck reference (`scanmd deck-reference`, docs/deck.md) prints all three.
+// A tag only: nothing here converts a number. Header-only and free of fmt (the pair styles' headers, which nvcc compiles,
 // give their coefficients' dimensions).
 #pragma once
 

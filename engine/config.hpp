@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/names.hpp"
+#include "base/units.hpp"
 #include "base/vec3.hpp"
 #include "decomposition/method.hpp"
 #include "physics/pair/pair_config.hpp"
@@ -50,6 +51,8 @@ inline constexpr NamedValue<NeighborFill> kNeighborFillNames[] = {
 inline constexpr int kMaxAtomTypes = 1024;
 
 struct SystemSection {
+  // LAMMPS `units`: lj (reduced), metal or real (base/units.hpp); the constants follow from it.
+  UnitSystem units = UnitSystem::LJ;
   std::string lattice = "fcc";           // initial lattice (fcc only)
   double density = 0.8442;               // number density ρ, σ⁻³
   std::array<int, 3> cells{20, 20, 20};  // unit cells along x, y, z
@@ -76,6 +79,7 @@ struct SystemSection {
     if (types) return *types;
     return type_fractions.empty() ? 1 : static_cast<int>(type_fractions.size());
   }
+  UnitConstants constants() const { return unit_constants(units); }
   // The mass of type t (0-based).
   double mass_of(int t) const { return mass.size() == 1 ? mass[0] : mass.at(t); }
 };

@@ -19,7 +19,7 @@ HostBackend::HostBackend(const StepSetup& s)
       half_skin_(s.params.half_skin),
       full_shell_(s.params.full_shell),
       images_(s.params.images),
-      integrator_(s.params.dt, s.species.mass),
+      integrator_(s.params.dt, s.species.mass, s.params.units),
       computes_(make_host_computes(s.computes, s.species)),
       forward_fields_(halo_fields(s.computes, FieldAccess::Forward)),
       reverse_fields_(halo_fields(s.computes, FieldAccess::ReverseSum)),

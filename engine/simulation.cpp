@@ -156,7 +156,7 @@ Simulation::Simulation(const Communicator& comm, const SimulationConfig& config,
       grid_choice_(pick_grid(comm, config_, box_, start)),
       grid_(grid_choice_.dims, box_),
       params_(StepParams::make(config_, species_.max_cutoff(), box_)),
-      thermostat_(comm, config_.thermostat, config_.run.dt) {
+      thermostat_(comm, config_.thermostat, config_.run.dt, config_.system.constants()) {
   check_cell_count(grid_, config_.import_cutoff());
   const StepSetup setup{comm_,
                         params_,
@@ -192,7 +192,8 @@ void Simulation::setup() {
   const long long n_total = comm_.sum(static_cast<long long>(owned.n_owned));
   if (static_cast<std::uint64_t>(n_total) != sites)
     throw std::logic_error("lattice creation lost sites");
-  create_velocities(owned, comm_, sys.seed, sys.temperature, species_.mass, n_total);
+  create_velocities(owned, comm_, sys.seed, sys.temperature, species_.mass, n_total,
+                    sys.constants());
   start(std::move(owned), 0, {});
 }
 
@@ -493,10 +494,11 @@ ThermoSample Simulation::thermo() const {
     error = message_in_context(context(comm_.rank()));
   }
   if (comm_.size() > 1) raise_first_error(comm_, std::move(error));
-  ThermoSample s =
-      thermo_from_sums(step_, comm_, n_total_, box_.volume(), two_ke, t.energy, t.virial, tail_);
+  ThermoSample s = thermo_from_sums(step_, comm_, n_total_, box_.volume(), two_ke, t.energy,
+                                    t.virial, tail_, params_.units);
   if (config_.thermostat.style != ThermostatStyle::None)
-    s.econs = s.etotal + thermostat_.coupling_energy(*backend_) / static_cast<double>(n_total_);
+    s.econs = s.etotal + thermostat_.coupling_energy(*backend_) /
+                             (params_.units.normalize ? static_cast<double>(n_total_) : 1.0);
   return s;
 }
 

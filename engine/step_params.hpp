@@ -21,6 +21,7 @@ struct StepParams {
   PairImages images = PairImages::Minimum;  // minimum image, or the listed images' shifts
   Backend backend = Backend::Host;          // resolved (not Auto)
   ThermostatSection thermostat;             // Langevin's constants (the backends apply them)
+  UnitConstants units;                      // system.units' constants (base/units.hpp)
   CudaTuning cuda;
 
   // From the configuration (run.backend resolved), the largest pair cutoff of its species and
@@ -36,6 +37,7 @@ struct StepParams {
     p.images = pair_images(box.length, p.import_cutoff);
     p.backend = c.run.backend;
     p.thermostat = c.thermostat;
+    p.units = c.system.constants();
     p.cuda = c.cuda;
     return p;
   }

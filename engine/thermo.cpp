@@ -26,36 +26,42 @@ double dof(long long n_total) {
 }  // namespace
 
 double kinetic_temperature(const ParticleStore& p, const Communicator& comm,
-                           const std::vector<double>& mass, long long n_total) {
+                           const std::vector<double>& mass, long long n_total,
+                           const UnitConstants& units) {
   const double two_ke =
-      fixed::to_double(sum_or_raise(comm, [&] { return twice_kinetic_fixed(p, mass); }));
-  return two_ke / dof(n_total);
+      fixed::to_double(sum_or_raise(comm, [&] { return twice_kinetic_fixed(p, mass); })) *
+      units.mvv2e;
+  return two_ke / (dof(n_total) * units.boltz);
 }
 
 ThermoSample thermo_sample(long long step, const ParticleStore& p, const Communicator& comm,
                            const std::vector<double>& mass, long long n_total, double volume,
-                           fixed::Wide local_energy, fixed::Wide local_virial) {
+                           fixed::Wide local_energy, fixed::Wide local_virial,
+                           const UnitConstants& units) {
   return thermo_from_sums(step, comm, n_total, volume, twice_kinetic_fixed(p, mass), local_energy,
-                          local_virial);
+                          local_virial, {}, units);
 }
 
 ThermoSample thermo_from_sums(long long step, const Communicator& comm, long long n_total,
                               double volume, fixed::Wide local_two_ke, fixed::Wide local_energy,
-                              fixed::Wide local_virial, ThermoTail tail) {
+                              fixed::Wide local_virial, ThermoTail tail,
+                              const UnitConstants& units) {
   fixed::Wide sums[3] = {local_two_ke, local_energy, local_virial};
   comm.sum(std::span<fixed::Wide>(sums, 3));
-  const double two_ke = fixed::to_double(sums[0]);
+  // 2K in energy units (× mvv2e: exact in lj, where it is 1)
+  const double two_ke = fixed::to_double(sums[0]) * units.mvv2e;
   const double pe = fixed::to_double(sums[1]);
   const double virial = fixed::to_double(sums[2]);
-  const double n = static_cast<double>(n_total);
+  // energies per particle (lj) or totals (metal, real)
+  const double n = units.normalize ? static_cast<double>(n_total) : 1.0;
   ThermoSample s;
   s.step = step;
-  s.temp = n_total > 1 ? two_ke / dof(n_total) : 0.0;
+  s.temp = n_total > 1 ? two_ke / (dof(n_total) * units.boltz) : 0.0;
   s.ke = 0.5 * two_ke / n;
   s.pe = (pe + tail.energy) / n;
   s.etotal = s.pe + s.ke;
   s.econs = s.etotal;
-  s.press = (two_ke + virial) / (3.0 * volume) + tail.pressure;
+  s.press = ((two_ke + virial) / (3.0 * volume) + tail.pressure) * units.nktv2p;
   return s;
 }
 

@@ -1,5 +1,7 @@
-// Thermodynamic output (LAMMPS `units lj` conventions): temperature with 3N − 3 degrees of
-// freedom, energies per particle, pressure P = (2 KE + Σ r·F) / (3V).
+// Thermodynamic output (LAMMPS conventions, system.units' constants, base/units.hpp): temperature
+// T = mvv2e Σ m v² / ((3N − 3) k_B), kinetic energy ½ mvv2e Σ m v², energies per particle in lj
+// and totals in metal and real (thermo_modify norm yes / no), pressure
+// P = (mvv2e Σ m v² + Σ r·F) / (3V) · nktv2p.
 //
 // Every global sum is an integer sum of fixed-point terms, so thermo output, like the
 // trajectory, is bitwise the same for every decomposition.
@@ -10,20 +12,22 @@
 #include "base/communicator.hpp"
 #include "base/fixed_point.hpp"
 #include "base/particles.hpp"
+#include "base/units.hpp"
 
 namespace scanmd {
 
 struct ThermoSample {
   long long step = 0;
   double temp = 0, pe = 0, ke = 0, etotal = 0, press = 0;
-  double econs = 0;  // etotal + the thermostat's coupling energy per particle (= etotal in NVE)
+  double econs = 0;  // etotal + the thermostat's coupling energy, normalised as etotal (NVE: =)
 };
 
 // Local Σ m v² over owned particles, in fixed point; mass[t] per type.
 fixed::Wide twice_kinetic_fixed(const ParticleStore& p, const std::vector<double>& mass);
 
 double kinetic_temperature(const ParticleStore& p, const Communicator& comm,
-                           const std::vector<double>& mass, long long n_total);
+                           const std::vector<double>& mass, long long n_total,
+                           const UnitConstants& units = {});
 
 // Long-range corrections added to the sample (potential.tail): E_tail (total, already divided
 // by V) and P_tail.
@@ -34,12 +38,14 @@ struct ThermoTail {
 // Global sample from the local force totals (energy, virial) of this rank.
 ThermoSample thermo_sample(long long step, const ParticleStore& p, const Communicator& comm,
                            const std::vector<double>& mass, long long n_total, double volume,
-                           fixed::Wide local_energy, fixed::Wide local_virial);
+                           fixed::Wide local_energy, fixed::Wide local_virial,
+                           const UnitConstants& units = {});
 
 // The same from this rank's local sums (Σ m v² over owned particles, energy, virial), e.g. as
 // the CUDA backend computes them on the device.
 ThermoSample thermo_from_sums(long long step, const Communicator& comm, long long n_total,
                               double volume, fixed::Wide local_two_ke, fixed::Wide local_energy,
-                              fixed::Wide local_virial, ThermoTail tail = {});
+                              fixed::Wide local_virial, ThermoTail tail = {},
+                              const UnitConstants& units = {});
 
 }  // namespace scanmd

@@ -21,10 +21,12 @@ void Thermostat::start(StepBackend& backend, long long n_total, const std::vecto
         (static_cast<unsigned __int128>(std::bit_cast<std::uint64_t>(saved[1])) << 64) |
         std::bit_cast<std::uint64_t>(saved[0]));
   if (section_.style != ThermostatStyle::NoseHoover) return;
-  chain_.emplace(section_.temperature, section_.damping, section_.chain, dt_,
+  // The chain works in energy units (LAMMPS FixNH: boltz t_target, tdof boltz t_current): k_B T
+  // and 2K = mvv2e Σ m v², both exact in lj.
+  chain_.emplace(units_.boltz * section_.temperature, section_.damping, section_.chain, dt_,
                  3.0 * static_cast<double>(n_total) - 3.0);
   if (saved.empty())
-    chain_->set_kinetic(fixed::to_double(kinetic_sum(backend)));
+    chain_->set_kinetic(fixed::to_double(kinetic_sum(backend)) * units_.mvv2e);
   else
     chain_->restore(saved);
 }
@@ -34,7 +36,9 @@ void Thermostat::before_first_kick(StepBackend& backend) {
 }
 
 void Thermostat::after_second_kick(StepBackend& backend) {
-  if (chain_) backend.scale_velocities(chain_->second_half(fixed::to_double(kinetic_sum(backend))));
+  if (chain_)
+    backend.scale_velocities(
+        chain_->second_half(fixed::to_double(kinetic_sum(backend)) * units_.mvv2e));
 }
 
 double Thermostat::coupling_energy(StepBackend& backend) const {

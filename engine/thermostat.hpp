@@ -14,6 +14,7 @@
 #include "base/fixed_point.hpp"
 
 #include "base/communicator.hpp"
+#include "base/units.hpp"
 #include "engine/config.hpp"
 #include "engine/step_backend.hpp"
 #include "physics/dynamics/nose_hoover.hpp"
@@ -22,8 +23,9 @@ namespace scanmd {
 
 class Thermostat {
  public:
-  Thermostat(const Communicator& comm, const ThermostatSection& section, double dt)
-      : comm_(comm), section_(section), dt_(dt) {}
+  Thermostat(const Communicator& comm, const ThermostatSection& section, double dt,
+             const UnitConstants& units = {})
+      : comm_(comm), section_(section), dt_(dt), units_(units) {}
 
   ThermostatStyle style() const { return section_.style; }
 
@@ -46,6 +48,7 @@ class Thermostat {
   const Communicator& comm_;
   ThermostatSection section_;
   double dt_;
+  UnitConstants units_;  // Nosé–Hoover: k_B T and 2K in energy units
   std::optional<NoseHooverChain> chain_;
   fixed::Wide work_before_ = 0;  // Langevin: the work of the run(s) before a restart
 };

@@ -43,7 +43,8 @@ int momentum_exponent(const std::vector<double>& mass, long long n_total) {
 }  // namespace
 
 void create_velocities(ParticleStore& p, const Communicator& comm, std::uint64_t seed,
-                       double temperature, const std::vector<double>& mass, long long n_total) {
+                       double temperature, const std::vector<double>& mass, long long n_total,
+                       const UnitConstants& units) {
   // The momentum is summed in 2^-e units (2^-64 for ordinary masses, momentum_exponent) in
   // 128-bit integers: exact and order-independent, and fine enough that the centre-of-mass
   // velocity it gives leaves a net momentum at the rounding level of the subtraction (~1e-14
@@ -89,7 +90,7 @@ void create_velocities(ParticleStore& p, const Communicator& comm, std::uint64_t
     p.v[i].z -= vcm.z;
   }
   if (n_total < 2) return;
-  const double t_now = kinetic_temperature(p, comm, mass, n_total);
+  const double t_now = kinetic_temperature(p, comm, mass, n_total, units);
   const double scale = t_now > 0.0 ? std::sqrt(temperature / t_now) : 0.0;
   for (std::size_t i = 0; i < p.n_owned; ++i) {
     p.v[i].x *= scale;

@@ -13,6 +13,7 @@
 
 #include "base/communicator.hpp"
 #include "base/particles.hpp"
+#include "base/units.hpp"
 
 namespace scanmd {
 
@@ -20,6 +21,7 @@ namespace scanmd {
 double counter_uniform(std::uint64_t seed, std::uint64_t id, std::uint64_t stream);
 
 void create_velocities(ParticleStore& p, const Communicator& comm, std::uint64_t seed,
-                       double temperature, const std::vector<double>& mass, long long n_total);
+                       double temperature, const std::vector<double>& mass, long long n_total,
+                       const UnitConstants& units = {});
 
 }  // namespace scanmd

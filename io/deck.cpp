@@ -680,7 +680,7 @@ void check_species(const Deck& deck, const std::string& types_from,
     // style's time unit of every pair (a longer step carries particles through the repulsive
     // core in one step: the run can only end in overlapping particles or non-finite positions).
     const Species s = make_species(deck);
-    s.pair.check_time_step(deck.run.dt, s.mass);
+    s.pair.check_time_step(deck.run.dt, s.mass, deck.system.constants().ftm2v);
   } catch (const SpeciesError& e) {
     std::string key = e.key();
     auto w = deck.where.find(key);

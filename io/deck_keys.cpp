@@ -99,6 +99,19 @@ std::string pair_table_lines(const Deck& d) {
 // clang-format off
 constexpr DeckKey kKeys[] = {
   // [system]
+  {.section = "system", .key = "units", .choices = names_in<kUnitSystemNames>,
+   .doc = "unit system, as LAMMPS `units`: `lj` (reduced: σ, ε, m, τ, k_B = 1), `metal` (Å, eV, "
+          "ps, g/mol, K, bar) or `real` (Å, kcal/mol, fs, g/mol, K, atm), with LAMMPS's "
+          "constants (boltz, mvv2e, ftm2v, nktv2p). Thermo energies are per particle in lj and "
+          "totals in metal and real (LAMMPS's thermo_modify norm defaults); the trajectory's "
+          "datasets carry H5MD `unit` attributes in metal and real. `density` stays a number "
+          "density in every system",
+   .sample = "\"metal\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.system.units = one_of<UnitSystem>(r, kUnitSystemNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<UnitSystem>(kUnitSystemNames, d.system.units)); }},
   {.section = "system", .key = "lattice", .choices = names_in<kLattices>,
    .doc = "initial lattice (fcc only), laid out as LAMMPS `lattice fcc` + `create_atoms` (same "
           "ids)",

@@ -85,7 +85,7 @@ std::string unit_cells(Dimension d) {
   return fmt::format("{} | {} | {}", u.lj, u.metal, u.real);
 }
 
-constexpr std::string_view kUnitHeader = "lj | metal (planned) | real (planned)";
+constexpr std::string_view kUnitHeader = "lj | metal | real";
 
 std::string type_of(const DeckKey& k) {
   if (!k.choices) return cell(k.type);
@@ -196,12 +196,13 @@ constexpr std::string_view kIntroduction =
     "\n"
     "## Units\n"
     "\n"
-    "scanmd runs in LJ reduced units (σ, ε, m, τ = σ√(m/ε); k_B = 1): the **lj** column. The "
-    "**metal** and\n"
-    "**real** columns are **planned, not yet accepted**: the units each key will take once the "
-    "unit\n"
-    "systems of LAMMPS's `units metal` and `units real` are added (today every deck is read in "
-    "lj units).\n"
+    "`system.units` picks the unit system, as LAMMPS's `units` command, with LAMMPS's "
+    "constants:\n"
+    "**lj** (reduced: σ, ε, m, τ = σ√(m/ε); k_B = 1; the default), **metal** and **real**. "
+    "Thermo energies are\n"
+    "per particle in lj and totals in metal and real (LAMMPS's `thermo_modify norm` defaults); "
+    "`system.density`\n"
+    "is a number density in every system.\n"
     "\n";
 
 }  // namespace

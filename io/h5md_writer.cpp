@@ -38,6 +38,24 @@ struct ElementSpec {
   std::vector<hsize_t> rest;  // shape of one frame
 };
 
+// The H5MD unit string of element `name` (its path's last part) in `units`; empty: none (lj, and
+// the dimensionless image flags). MDAnalysis parses the length, velocity, time and (real) force
+// spellings; "eV Angstrom-1" is H5MD but not in MDAnalysis's table.
+std::string unit_of(UnitSystem units, const std::string& name) {
+  if (units == UnitSystem::LJ) return {};
+  const bool metal = units == UnitSystem::Metal;
+  const std::string leaf = name.substr(name.rfind('/') + 1);
+  if (leaf == "position" || leaf == "edges") return "Angstrom";
+  if (leaf == "velocity") return metal ? "Angstrom ps-1" : "Angstrom fs-1";
+  if (leaf == "force") return metal ? "eV Angstrom-1" : "kcal mol-1 Angstrom-1";
+  if (leaf == "time") return metal ? "ps" : "fs";
+  if (leaf == "temperature") return "K";
+  if (leaf == "potential_energy" || leaf == "kinetic_energy" || leaf == "total_energy")
+    return metal ? "eV" : "kcal mol-1";
+  if (leaf == "pressure") return metal ? "bar" : "atm";
+  return {};
+}
+
 std::vector<ElementSpec> element_specs(const H5mdLayout& layout) {
   const hsize_t n = static_cast<hsize_t>(layout.particles);
   const std::string t = kTraj;
@@ -184,8 +202,8 @@ H5mdWriter H5mdWriter::create(const Communicator& comm, const std::string& path,
   return w;
 }
 
-H5mdWriter H5mdWriter::append(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
-                              std::int64_t restart_step) {
+H5mdWriter H5mdWriter::append(const Communicator& comm, const std::string& path,
+                              const H5mdLayout& layout, std::int64_t restart_step) {
   H5mdWriter w;
   w.comm_ = comm.get();
   w.rank_ = comm.rank();
@@ -275,12 +293,16 @@ void H5mdWriter::open_series(bool create) {
       Group g = h5::create_group(f, e.name);
       const std::vector<hsize_t> chunk = chunk_of(e.rest);
       Dataset value = h5::create_series(g.get(), "value", e.file_type, e.rest, chunk);
+      if (const std::string unit = unit_of(layout_.units, e.name); !unit.empty())
+        h5::write_text_attribute(value.get(), "unit", unit);
       if (e.name == kStepOwner) {
         const hsize_t c = kFrameChunk;
         step_ =
             h5::create_series(g.get(), "step", H5T_STD_I64LE, {}, std::span<const hsize_t>(&c, 1));
         time_ =
             h5::create_series(g.get(), "time", H5T_IEEE_F64LE, {}, std::span<const hsize_t>(&c, 1));
+        if (const std::string unit = unit_of(layout_.units, "time"); !unit.empty())
+          h5::write_text_attribute(time_.get(), "unit", unit);
       } else {
         h5::hard_link(f, std::string(kStepOwner) + "/step", g.get(), "step");
         h5::hard_link(f, std::string(kStepOwner) + "/time", g.get(), "time");

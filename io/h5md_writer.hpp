@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "base/communicator.hpp"
+#include "base/units.hpp"
 #include "io/hdf5_handle.hpp"
 #include "io/hdf5_ops.hpp"
 #include "io/particle_rows.hpp"
@@ -43,6 +44,9 @@ namespace scanmd::io {
 
 struct H5mdLayout {
   std::int64_t particles = 0;
+  // system.units: metal and real give every dataset an H5MD 1.1 `unit` attribute (the spellings
+  // MDAnalysis's H5MD reader converts: "Angstrom", "Angstrom ps-1", "ps", ...); lj: none.
+  UnitSystem units = UnitSystem::LJ;
   bool force = false;        // particles/trajectory/force
   bool observables = true;   // /observables with every frame
   bool thermo_table = true;  // /scanmd/thermo
@@ -69,7 +73,7 @@ struct RunRecord {
   std::array<int, 3> grid{1, 1, 1};
   int ranks = 1;
   std::int64_t first_step = 0;
-  std::string restart_from;  // checkpoint the run started from ("" for none)
+  std::string restart_from;         // checkpoint the run started from ("" for none)
   std::string thermostat = "none";  // [thermostat] style (its settings are in `deck`)
 };
 
@@ -108,8 +112,8 @@ class H5mdWriter {
   // An existing trajectory, continued from a restart at `restart_step`: frames with a step
   // <= restart_step and thermo rows with a step < restart_step are kept, later ones dropped.
   // Throws when the file does not hold a trajectory of this layout (particle count, force).
-  static H5mdWriter append(const Communicator& comm, const std::string& path, const H5mdLayout& layout,
-                           std::int64_t restart_step);
+  static H5mdWriter append(const Communicator& comm, const std::string& path,
+                           const H5mdLayout& layout, std::int64_t restart_step);
   // The steps of the frames an existing trajectory holds (particles/trajectory/position/step),
   // read without changing the file; nullopt when it cannot be read as one (append() then says
   // why). Collective.

@@ -232,6 +232,14 @@ void write_attribute(hid_t obj, const std::string& name, const std::string& valu
   write_attr(obj, name, t.get(), {}, padded.data());
 }
 
+void write_text_attribute(hid_t obj, const std::string& name, const std::string& value) {
+  Datatype t(H5Tcopy(H5T_C_S1), "H5Tcopy(string)");
+  check(H5Tset_size(t.get(), H5T_VARIABLE), "H5Tset_size(variable)");
+  check(H5Tset_cset(t.get(), H5T_CSET_UTF8), "H5Tset_cset(UTF-8)");
+  const char* p = value.c_str();
+  write_attr(obj, name, t.get(), {}, &p);
+}
+
 void write_attribute(hid_t obj, const std::string& name, std::span<const std::string> values) {
   std::size_t width = 1;
   for (const std::string& v : values) width = std::max(width, v.size());

@@ -66,6 +66,9 @@ void write_attribute(hid_t obj, const std::string& name, std::int64_t value);
 void write_attribute(hid_t obj, const std::string& name, std::span<const int> values);
 void write_attribute(hid_t obj, const std::string& name, const std::string& value);
 void write_attribute(hid_t obj, const std::string& name, std::span<const std::string> values);
+// A variable-length UTF-8 string (what h5py reads as str: H5MD `unit` attributes, which
+// MDAnalysis compares with str keys).
+void write_text_attribute(hid_t obj, const std::string& name, const std::string& value);
 
 // Chunked dataset of shape (0, rest...) extendible along axis 0.
 Dataset create_series(hid_t loc, const std::string& name, hid_t type, std::span<const hsize_t> rest,

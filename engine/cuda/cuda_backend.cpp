@@ -62,6 +62,7 @@ class CudaBackend final : public StepBackend {
         dt_(s.params.dt),
         mass_(s.species.mass.front()),
         half_skin_(s.params.half_skin),
+        dtf1_(half_kick_factor(dt_, mass_, s.params.units.ftm2v)),
         full_shell_(s.params.full_shell),
         device_rebuild_(
             env_switch("SCANMD_CUDA_REBUILD", s.params.cuda.device_rebuild, "device", "host")),
@@ -81,7 +82,7 @@ class CudaBackend final : public StepBackend {
                             : "migration and halo plan on the host (SCANMD_CUDA_REBUILD=host)",
             fuse_ ? "yes" : "no (SCANMD_CUDA_FUSE=0)")) {
     if (types_ > 1) {  // per-type tables in device memory; one species passes scalars
-      const std::vector<double> dtf = half_kick_factors(dt_, s.species.mass);
+      const std::vector<double> dtf = half_kick_factors(dt_, s.species.mass, s.params.units.ftm2v);
       ensure(dtf_of_, dtf.size());
       ensure(mass_of_, dtf.size());
       upload(dtf_of_.data(), dtf, dtf.size(), stream());
@@ -92,7 +93,8 @@ class CudaBackend final : public StepBackend {
     const ThermostatSection& t = s.params.thermostat;
     if (t.style == ThermostatStyle::Langevin) {
       std::vector<double> drag, noise;
-      langevin_coefficients(s.species.mass, t.temperature, t.damping, dt_, drag, noise);
+      langevin_coefficients(s.species.mass, t.temperature, t.damping, dt_, drag, noise,
+                            s.params.units);
       ensure(drag_, drag.size());
       ensure(noise_, noise.size());
       upload(drag_.data(), drag, drag.size(), stream());
@@ -123,7 +125,7 @@ class CudaBackend final : public StepBackend {
                           particles_.type.data(),
                           particles_.n_owned,
                           dt_,
-                          0.5 * dt_ / mass_,
+                          dtf1_,
                           types_ > 1 ? dtf_of_.data() : nullptr,
                           half_skin_ * half_skin_,
                           box_,
@@ -211,7 +213,7 @@ class CudaBackend final : public StepBackend {
                      particles_.type.data(),
                      particles_.id.data(),
                      particles_.n_owned,
-                     per_type(0.5 * dt_ / mass_, dtf_of_),
+                     per_type(dtf1_, dtf_of_),
                      0.5 * dt_,
                      langevin_,
                      step,
@@ -394,6 +396,7 @@ class CudaBackend final : public StepBackend {
   PairRule rule_;
   PairImages images_;
   double dt_, mass_, half_skin_;
+  double dtf1_;  // dt·ftm2v / 2m of the one species (half_kick_factor)
   bool full_shell_;
   bool device_rebuild_;
   bool fuse_;  // zeroing fused into the step's kernels (fewer launches per step)

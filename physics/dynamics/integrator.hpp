@@ -25,6 +25,7 @@
 #include "base/box.hpp"
 #include "base/fixed_point.hpp"
 #include "base/particles.hpp"
+#include "base/units.hpp"
 #include "physics/dynamics/langevin.hpp"
 #include "physics/dynamics/step_errors.hpp"
 
@@ -81,10 +82,15 @@ SCANMD_HD inline bool moved_beyond_limit(Vec3 x, Vec3 x_build, const Box& box, d
   return d.x * d.x + d.y * d.y + d.z * d.z > limit_sq;
 }
 
-// dt / 2m of each type (0-based), the per-particle factor of both half kicks.
-inline std::vector<double> half_kick_factors(double dt, const std::vector<double>& mass) {
+// dt·ftm2v / 2m of each type (0-based), the per-particle factor of both half kicks (LAMMPS
+// FixNVE: dtf = ½ dt ftm2v, dtfm = dtf / m). ftm2v = 1 in lj: the same bits as dt / 2m.
+inline double half_kick_factor(double dt, double m, double ftm2v = 1.0) {
+  return 0.5 * dt * ftm2v / m;
+}
+inline std::vector<double> half_kick_factors(double dt, const std::vector<double>& mass,
+                                             double ftm2v = 1.0) {
   std::vector<double> dtf;
-  for (const double m : mass) dtf.push_back(0.5 * dt / m);
+  for (const double m : mass) dtf.push_back(half_kick_factor(dt, m, ftm2v));
   return dtf;
 }
 
@@ -92,11 +98,11 @@ inline std::vector<double> half_kick_factors(double dt, const std::vector<double
 // switched on (langevin()); `step` is the counter of the kick's random numbers.
 class VelocityVerlet {
  public:
-  VelocityVerlet(double dt, const std::vector<double>& mass)
-      : dt_(dt), mass_(mass), dtf_(half_kick_factors(dt, mass)) {}
+  VelocityVerlet(double dt, const std::vector<double>& mass, const UnitConstants& units = {})
+      : dt_(dt), units_(units), mass_(mass), dtf_(half_kick_factors(dt, mass, units.ftm2v)) {}
 
   void langevin(double temperature, double damping, std::uint64_t seed) {
-    langevin_coefficients(mass_, temperature, damping, dt_, drag_, noise_);
+    langevin_coefficients(mass_, temperature, damping, dt_, drag_, noise_, units_);
     seed_ = seed;
   }
 
@@ -123,6 +129,7 @@ class VelocityVerlet {
   }
 
   double dt_;
+  UnitConstants units_;
   std::vector<double> mass_, dtf_;
   std::vector<double> drag_, noise_;  // Langevin γ1, γ2 per type; empty: off
   std::uint64_t seed_ = 0;

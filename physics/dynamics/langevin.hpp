@@ -23,19 +23,23 @@
 #include <Random123/philox.h>
 
 #include "base/fixed_point.hpp"
+#include "base/units.hpp"
 #include "base/vec3.hpp"
 
 namespace scanmd {
 
-// γ1 and γ2 of each type for masses m_t, target T, damping τ and time step dt.
+// γ1 and γ2 of each type for masses m_t, target T, damping τ and time step dt, in force units
+// as LAMMPS FixLangevin: γ1 = −m/τ/ftm2v, γ2 = √m √(24 k_B T/(τ dt mvv2e)) / ftm2v (every
+// constant 1 in lj: the same bits as without them).
 inline void langevin_coefficients(const std::vector<double>& mass, double temperature,
                                   double damping, double dt, std::vector<double>& drag,
-                                  std::vector<double>& noise) {
+                                  std::vector<double>& noise, const UnitConstants& u = {}) {
   drag.clear();
   noise.clear();
   for (const double m : mass) {
-    drag.push_back(-m / damping);
-    noise.push_back(std::sqrt(m) * std::sqrt(24.0 * temperature / damping / dt));
+    drag.push_back(-m / damping / u.ftm2v);
+    noise.push_back(std::sqrt(m) *
+                    std::sqrt(24.0 * u.boltz * temperature / damping / dt / u.mvv2e) / u.ftm2v);
   }
 }
 
@@ -67,7 +71,7 @@ SCANMD_HD inline Vec3 langevin_force(const LangevinView& l, std::uint32_t type, 
   return {g1 * v.x + g2 * u.x, g1 * v.y + g2 * u.y, g1 * v.z + g2 * u.z};
 }
 
-// One half kick with the Langevin force: v += dtf (F + F_L), dtf = dt/2m. Returns the
+// One half kick with the Langevin force: v += dtf (F + F_L), dtf = dt·ftm2v/2m. Returns the
 // thermostat's work F_L · (v + v')/2 · half_dt of this kick (half_dt = dt/2).
 SCANMD_HD inline double langevin_kick(Vec3& v, Fix3 f, double dtf, double half_dt,
                                       const LangevinView& l, std::uint32_t type, std::uint64_t id,

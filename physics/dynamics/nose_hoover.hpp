@@ -6,7 +6,8 @@
 //   η̇_k updated from the end of the chain inwards (exp(−η̇_{k+1} dt/8) around + G_k dt/4),
 //   s = exp(−η̇_0 dt/2), 2K ← s² 2K, η_k += η̇_k dt/2, and outwards again.
 //   Conserved: E + N_f T η_0 + Σ_{k≥1} T η_k + Σ_k Q_k η̇_k²/2   (LAMMPS ecouple)
-// N_f = 3N − 3. Only global, exactly summed inputs (2K in fixed point) enter, so every rank count
+// N_f = 3N − 3. T is k_B T and 2K is mvv2e Σ m v², both in energy units (engine/thermostat.cpp
+// multiplies by system.units' constants, which are 1 in lj). Only global, exactly summed inputs (2K in fixed point) enter, so every rank count
 // and backend gets the same bits. The state (η, η̇, G and the current 2K) goes into the checkpoint:
 // a restart continues bit for bit.
 #pragma once

@@ -501,7 +501,8 @@ double PairPotential::min_core_size() const {
   return out;
 }
 
-void PairPotential::check_time_step(double dt, const std::vector<double>& mass) const {
+void PairPotential::check_time_step(double dt, const std::vector<double>& mass,
+                                    double ftm2v) const {
   // Like pairs first (the ones a deck lists), then the unlike ones.
   std::vector<std::pair<int, int>> pairs;
   for (int i = 0; i < types_; ++i) pairs.emplace_back(i, i);
@@ -509,7 +510,7 @@ void PairPotential::check_time_step(double dt, const std::vector<double>& mass) 
     for (int j = i + 1; j < types_; ++j) pairs.emplace_back(i, j);
   with_style(style_, [&]<class E>() {
     for (const auto& [i, j] : pairs) {
-      const double m = std::min(mass[i], mass[j]);
+      const double m = std::min(mass[i], mass[j]) / ftm2v;
       const Coefficients& c = coefficients(i, j);
       const auto unit = E::time_unit(c, m);
       if (!(dt > unit.tau)) continue;
@@ -524,11 +525,16 @@ void PairPotential::check_time_step(double dt, const std::vector<double>& mass) 
                            [](const auto& a, const auto& b) { return a.first < b.first; });
       throw SpeciesError(
           worst->second,
-          fmt::format("run.dt = {} is {:.3g} times {} of types {}-{} ({}): particles would cross "
-                      "the repulsive core within one step, so the run can only end in "
-                      "overlapping particles or non-finite positions; run.dt must be at most "
-                      "tau (runs use about 0.005 tau)",
-                      dt, dt / unit.tau, unit.words, i + 1, j + 1, E::time_unit_values(c, m)));
+          fmt::format(
+              "run.dt = {} is {:.3g} times {} of types {}-{} ({}): particles would cross "
+              "the repulsive core within one step, so the run can only end in "
+              "overlapping particles or non-finite positions; run.dt must be at most "
+              "tau (runs use about 0.005 tau)",
+              dt, dt / unit.tau, unit.words, i + 1, j + 1,
+              E::time_unit_values(c, m) +
+                  (ftm2v == 1.0 ? std::string()
+                                : fmt::format("; m = the mass {} / ftm2v {:.10g} of system.units",
+                                              m * ftm2v, ftm2v))));
     }
   });
 }

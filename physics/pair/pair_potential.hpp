@@ -93,7 +93,9 @@ class PairPotential {
   // run.dt against the style's time unit of every interacting pair (m the lighter mass);
   // throws SpeciesError naming the key furthest from the style's units: run.dt, system.mass, or
   // a coefficient.
-  void check_time_step(double dt, const std::vector<double>& mass) const;
+  // ftm2v: system.units' force-to-acceleration constant; the time unit of a pair is that of the
+  // mass m / ftm2v (τ = σ √(m / (ε ftm2v)) for LJ; 1 in lj).
+  void check_time_step(double dt, const std::vector<double>& mass, double ftm2v = 1.0) const;
 
  private:
   std::size_t index(int ti, int tj) const { return static_cast<std::size_t>(ti * types_ + tj); }

@@ -364,6 +364,37 @@ TEST(CudaBackend, HashEqualsHostThermostats) {
   }
 }
 
+// system.units: argon in real and in metal units (ftm2v in the half kicks, mvv2e and boltz in the
+// thermo and the thermostats, nktv2p in the pressure), NVE, Langevin and Nosé–Hoover: the
+// factors the kernels get are the host's, so the bits are too.
+TEST(CudaBackend, HashEqualsHostThermostatsUnits) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  for (UnitSystem units : {UnitSystem::Real, UnitSystem::Metal})
+    for (ThermostatStyle style :
+         {ThermostatStyle::None, ThermostatStyle::Langevin, ThermostatStyle::NoseHoover}) {
+      const bool real = units == UnitSystem::Real;
+      SCOPED_TRACE(std::string(name_of<UnitSystem>(kUnitSystemNames, units)) + " " +
+                   std::string(name_of<ThermostatStyle>(kThermostatNames, style)));
+      SimulationConfig cfg = melt(5, 40, 5);
+      cfg.system.units = units;
+      cfg.system.mass = {39.948};
+      cfg.system.density = real ? 0.021384 : 0.021479;
+      cfg.system.temperature = 180.0;
+      cfg.potential.pairs = {real ? test::lj_pair({1, 1}, 0.2381, 3.405, 8.5125)
+                                  : test::lj_pair({1, 1}, 0.0104, 3.4, 8.5)};
+      cfg.neighbor.skin = 1.0;
+      cfg.run.dt = real ? 5.0 : 0.005;
+      cfg.thermostat = {style, 150.0, real ? 200.0 : 0.2, 99, 3};
+      const RunResult host = run(comm, cfg, Backend::Host);
+      ASSERT_FALSE(host.thermo.empty());
+      // Exact but for the fixed-point Σ m v² (m v² ~ 5e-4 kcal/mol per particle in real units).
+      EXPECT_NEAR(host.thermo.front().temp, 180.0, 180.0 * 1e-10);
+      expect_same_run(host, run(comm, cfg, Backend::Cuda));
+    }
+}
+
 // A configuration given particle by particle (data files, restarts), not cubic, with a
 // non-default potential: setup(particles) on the device.
 TEST(CudaBackend, HashEqualsHostFromParticles) {

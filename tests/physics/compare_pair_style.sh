@@ -9,16 +9,26 @@
 #
 # Usage: compare_pair_style.sh --scanmd EXE --name NAME --lmp "LINE" [--lmp "LINE"]...
 #          --potential "TOML" [--types N] [--density RHO] [--temperature T] [--dt DT]
+#          [--units lj|metal|real] [--mass M] [--skin S] [--damp TAU]
 #          [--set KEY=VALUE]... [--mpiexec "mpiexec -n" --mpi-flags "..."] [--expect-mismatch]
 #   --lmp LINE        a LAMMPS line of the potential (pair_style, pair_coeff, pair_modify)
 #   --potential TOML  the body of scanmd's [potential] section (and [[potential.pair]] tables)
-#   --types N         atom types (N > 1: about 20% of type 2, the rest 1; masses 1)
+#   --types N         atom types (N > 1: about 20% of type 2, the rest 1; masses M)
+#   --units U         LAMMPS `units` and scanmd's system.units (default lj): in metal and real
+#                     --density is still a number density (LAMMPS's lattice gets the constant
+#                     (4/ρ)^(1/3)), energies are totals (thermo_modify norm no, both programs)
+#   --mass M          the mass of every type (default 1; g/mol in metal and real)
+#   --skin S, --damp TAU  neighbour skin (default 0.3) and the melt's Langevin damping (0.1)
+#   --fix LINE        LAMMPS's integrator of the compared run (default "fix 1 all nve"), e.g.
+#                     "fix 1 all nvt temp 150 150 0.2 tchain 3" with scanmd's thermostat given
+#                     by --set
 #   --set KEY=VALUE   passed to scanmd only (--set), e.g. a coefficient off by 1% for
 #                     --expect-mismatch, which succeeds only when the comparison fails
 # LAMMPS: $SCANMD_LMP, else `lmp` on PATH; missing LAMMPS is a failure, not a skip.
 set -euo pipefail
 
 scanmd="" name="" potential="" types=1 density=0.8442 temperature=1.5 dt=0.005
+units=lj mass=1.0 skin=0.3 damp=0.1 fix_line="fix 1 all nve"
 mpiexec="" mpi_flags="" expect_mismatch=0
 lmp_lines=() sets=()
 while (($#)); do
@@ -31,6 +41,11 @@ while (($#)); do
     --density) density="$2"; shift 2 ;;
     --temperature) temperature="$2"; shift 2 ;;
     --dt) dt="$2"; shift 2 ;;
+    --units) units="$2"; shift 2 ;;
+    --mass) mass="$2"; shift 2 ;;
+    --skin) skin="$2"; shift 2 ;;
+    --damp) damp="$2"; shift 2 ;;
+    --fix) fix_line="$2"; shift 2 ;;
     --set) sets+=(--set "$2"); shift 2 ;;
     --mpiexec) mpiexec="$2"; shift 2 ;;
     --mpi-flags) mpi_flags="$2"; shift 2 ;;
@@ -56,15 +71,20 @@ pair_lines=$(printf '%s\n' "${lmp_lines[@]}")
 # read_data wants the pair style before the file's Pair Coeffs section, the coefficients after.
 style_line=$(printf '%s\n' "${lmp_lines[@]}" | grep '^pair_style' || true)
 coeff_lines=$(printf '%s\n' "${lmp_lines[@]}" | grep -v '^pair_style' || true)
-masses=$(for ((t = 1; t <= types; ++t)); do echo "mass $t 1.0"; done)
+masses=$(for ((t = 1; t <= types; ++t)); do echo "mass $t $mass"; done)
+# LAMMPS's lattice takes the reduced density in lj, the lattice constant otherwise.
+lattice_arg=$density
+[[ "$units" == lj ]] || lattice_arg=$(awk -v r="$density" 'BEGIN { printf "%.17g", (4 / r) ^ (1 / 3) }')
+units_line=""
+[[ "$units" == lj ]] || units_line="units = \"$units\""
 retype=""
 ((types > 1)) && retype="set type 1 type/fraction 2 0.2 4928459"
 
 # 1. The liquid, melted by LAMMPS with the style itself.
 cat > in.create <<EOF
-units           lj
+units           $units
 atom_style      atomic
-lattice         fcc $density
+lattice         fcc $lattice_arg
 region          box block 0 10 0 10 0 10
 create_box      $types box
 create_atoms    1 box
@@ -72,10 +92,10 @@ $retype
 $masses
 velocity        all create $temperature 87287 loop geom
 $pair_lines
-neighbor        0.3 bin
+neighbor        $skin bin
 neigh_modify    delay 0 every 1 check yes
 timestep        $dt
-fix             1 all langevin $temperature $temperature 0.1 62311
+fix             1 all langevin $temperature $temperature $damp 62311
 fix             2 all nve
 run             300
 unfix           1
@@ -87,14 +107,14 @@ EOF
 
 # 2. LAMMPS NVE from the data file.
 cat > in.run <<EOF
-units           lj
+units           $units
 atom_style      atomic
 $style_line
 read_data       liquid.data
 $coeff_lines
-neighbor        0.3 bin
+neighbor        $skin bin
 neigh_modify    delay 0 every 1 check yes
-fix             1 all nve
+$fix_line
 timestep        $dt
 thermo_style    custom step pe ke etotal press
 thermo_modify   format float %.15g
@@ -107,8 +127,8 @@ awk '/^ *Step +PotEng +KinEng +TotEng +Press/ {on = 1; next} /^Loop time/ {on = 
      on && NF == 5 && $1 ~ /^[0-9]+$/ && $1 <= 100 {print $1, $2, $3, $4, $5}' run.log > lammps.thermo
 
 # 3. scanmd, same case.
-printf '[system]\ndata_file = "liquid.data"\n\n[potential]\n%s\n\n[neighbor]\nskin = 0.3\n\n[run]\ndt = %s\nsteps = 200\nbackend = "host"\n\n[output]\nthermo_every = 10\n' \
-  "$potential" "$dt" > deck.toml
+printf '[system]\n%s\ndata_file = "liquid.data"\n\n[potential]\n%s\n\n[neighbor]\nskin = %s\n\n[run]\ndt = %s\nsteps = 200\nbackend = "host"\n\n[output]\nthermo_every = 10\n' \
+  "$units_line" "$potential" "$skin" "$dt" > deck.toml
 scanmd_thermo() {
   awk '/^ *step +temp +pe +ke +etotal +press/ {on = 1; next} /^Loop time/ {on = 0}
        on && NF >= 6 && $1 ~ /^[0-9]+$/ && $1 <= 100 {print $1, $3, $4, $5, $6}' "$1"
