@@ -13,7 +13,7 @@
 // Nosé–Hoover scales velocities between steps (scale_velocities).
 //
 // Both backends give the same bits (DESIGN.md §5): the per-particle and per-pair math is the
-// shared SCANMD_HD code of engine/ and decomposition/, and every sum is an integer sum.
+// shared SCANMD_HD code of physics/, engine/ and decomposition/, and every sum is an integer sum.
 //
 // Each phase books its time in the Timers given at construction, under the row of the
 // end-of-run table it belongs to. A backend may run asynchronously (CUDA): calls that return

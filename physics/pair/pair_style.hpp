@@ -133,7 +133,7 @@ struct NoStyleKeys : NoStringKeys {
 
 // A style whose Params point into tabulated data (`const double* data`): the table style, and
 // any later one with tabulated functions (EAM). Host code holds the data in PairPotential, device
-// code in one device array with the pointers rebased (engine/cuda/cuda_backend.cpp).
+// code in one device array with the pointers rebased (engine/cuda/device_force_computes.cpp).
 template <class E>
 concept TabulatedStyle = requires(typename E::Params p) {
   { p.data } -> std::convertible_to<const double*>;
