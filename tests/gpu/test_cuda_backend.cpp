@@ -284,7 +284,8 @@ TEST(CudaBackend, HashEqualsHostPairStyles) {
         Style{"mie/cut",
               {{"epsilon", 1.0}, {"sigma", 1.0}, {"gamma_r", 14.0}, {"gamma_a", 6.5}},
               2.5},
-        Style{"soft", {{"a", 10.0}}, 1.0}}) {
+        Style{"soft", {{"a", 10.0}}, 1.0},
+        Style{"lj96/cut", {{"epsilon", 1.0}, {"sigma", 1.0}}, 2.5}}) {
     SCOPED_TRACE(st.name);
     SimulationConfig cfg = melt(6, 60, 5);
     cfg.system.temperature = 1.2;
