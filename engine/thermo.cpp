@@ -65,4 +65,43 @@ ThermoSample thermo_from_sums(long long step, const Communicator& comm, long lon
   return s;
 }
 
+std::vector<std::string> thermo_columns(const std::vector<std::string>& given, bool thermostat) {
+  if (!given.empty()) return given;
+  std::vector<std::string> c{"step", "temp", "pe", "ke", "etotal", "press"};
+  if (thermostat) c.emplace_back("econs");
+  c.emplace_back("pstep/s");
+  c.emplace_back("eta");
+  return c;
+}
+
+bool is_timing_column(std::string_view keyword) {
+  return keyword == "cpu" || keyword == "pstep/s" || keyword == "eta";
+}
+
+std::vector<std::string> thermo_table_columns(const std::vector<std::string>& columns) {
+  std::vector<std::string> out;
+  for (const std::string& c : columns)
+    if (c != "step" && !is_timing_column(c)) out.push_back(c);
+  return out;
+}
+
+double thermo_value(const ThermoSample& s, std::string_view k, const ThermoContext& c) {
+  if (k == "step") return static_cast<double>(s.step);
+  if (k == "time") return static_cast<double>(s.step) * c.dt;
+  if (k == "temp") return s.temp;
+  if (k == "pe" || k == "evdwl") return s.pe;
+  if (k == "ke") return s.ke;
+  if (k == "etotal") return s.etotal;
+  if (k == "press") return s.press;
+  if (k == "econs") return s.econs;
+  if (k == "ebond") return 0.0;
+  if (k == "vol") return c.volume;
+  if (k == "density") {
+    // amu/Å³ in g/cm³ (LAMMPS force->mv2d for metal and real)
+    const double to_g_cm3 = c.units == UnitSystem::LJ ? 1.0 : 1.0 / 0.602214129;
+    return c.total_mass / c.volume * to_g_cm3;
+  }
+  return 0.0;
+}
+
 }  // namespace scanmd

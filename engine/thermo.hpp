@@ -7,6 +7,8 @@
 // trajectory, is bitwise the same for every decomposition.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/communicator.hpp"
@@ -47,5 +49,27 @@ ThermoSample thermo_from_sums(long long step, const Communicator& comm, long lon
                               double volume, fixed::Wide local_two_ke, fixed::Wide local_energy,
                               fixed::Wide local_virial, ThermoTail tail = {},
                               const UnitConstants& units = {});
+
+// Thermo columns (output.thermo, LAMMPS `thermo_style custom` keywords; engine/config.hpp's
+// kThermoKeywords): the run's list, the default one when none was given (step temp pe ke etotal
+// press, econs with a thermostat, then pstep/s eta).
+std::vector<std::string> thermo_columns(const std::vector<std::string>& given, bool thermostat);
+// cpu, pstep/s and eta: measured on the clock (not in the trajectory, not reproducible).
+bool is_timing_column(std::string_view keyword);
+// The columns of the trajectory's scanmd/thermo table: `columns` less step and the timing ones.
+std::vector<std::string> thermo_table_columns(const std::vector<std::string>& columns);
+
+// What a column needs besides the sample.
+struct ThermoContext {
+  double dt = 0;          // run.dt (time = step · dt)
+  double volume = 0;      // box volume
+  double total_mass = 0;  // Σ m over the particles
+  UnitSystem units = UnitSystem::LJ;
+};
+
+// The value of a non-timing column: time = step·dt; ebond = 0 (no bonds); evdwl = pe (pair
+// energy, tail included, as LAMMPS); vol; density = total mass / volume (lj: m σ⁻³; metal and
+// real: g/cm³, as LAMMPS).
+double thermo_value(const ThermoSample& s, std::string_view keyword, const ThermoContext& c);
 
 }  // namespace scanmd

@@ -5,8 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <iterator>
+#include <optional>
 
 #include "engine/config.hpp"
+#include "engine/thermo.hpp"
 #include "io/deck_reader.hpp"
 #include "physics/pair/pair_potential.hpp"
 
@@ -472,12 +474,106 @@ constexpr DeckKey kKeys[] = {
      d.thermostat.chain = static_cast<int>(c); },
    .value = [](const Deck& d) { return fmt::format("{}", d.thermostat.chain); }},
 
+  // [velocity]
+  {.section = "velocity", .key = "create", .type = "bool",
+   .doc = "draw velocities for any start, as LAMMPS `velocity all create T seed loop geom` (`mom "
+          "yes rot no dist uniform`): each component uniform from (seed, particle id) only, so "
+          "the rank count and decomposition do not change them; total momentum zero, scaled to "
+          "`velocity.temperature` exactly (3N−3 degrees of freedom). Replaces a data file's "
+          "`Velocities` (or its zero velocities) and, on a lattice, the velocities of "
+          "`system.temperature` / `system.seed`; a `--restart` keeps the checkpoint's",
+   .sample = "true",
+   .read = [](Deck& d, const KeyReader& r) { d.velocity.create = r.boolean(); },
+   .value = [](const Deck& d) { return toml_bool(d.velocity.create); }},
+  {.section = "velocity", .key = "temperature", .type = "float ≥ 0",
+   .dimension = Dimension::Temperature,
+   .doc = "the temperature the drawn velocities are scaled to (LAMMPS `velocity create T`)",
+   .when = {"velocity.create", "true"},
+   .sample = "1.5",
+   .read = [](Deck& d, const KeyReader& r) { d.velocity.temperature = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.velocity.temperature); }},
+  {.section = "velocity", .key = "seed", .type = "int ≥ 0",
+   .doc = "the random seed of the drawn velocities (LAMMPS `velocity create T seed`)",
+   .when = {"velocity.create", "true"},
+   .sample = "87287",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.velocity.seed = static_cast<std::uint64_t>(non_negative_int(r)); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.velocity.seed); }},
+
   // [output]
   {.section = "output", .key = "thermo_every", .type = "int ≥ 0", .dimension = Dimension::Steps,
    .doc = "thermo row every N steps (0: only first and last)",
    .sample = "10",
    .read = [](Deck& d, const KeyReader& r) { d.output.thermo_every = non_negative_int(r); },
    .value = [](const Deck& d) { return fmt::format("{}", d.output.thermo_every); }},
+  {.section = "output", .key = "thermo", .type = "[string, …]",
+   .doc = "the thermo columns, LAMMPS `thermo_style custom` keywords: `step`, `time`, `temp`, "
+          "`pe`, `ke`, `etotal`, `press`, `econs` (etotal + the thermostat's energy; = etotal "
+          "in NVE), `ebond` (0: no bonds), `evdwl` (pair energy, = pe), `vol`, `density` (mass "
+          "/ volume; g/cm³ in metal and real), `cpu` (seconds since the first step), `pstep/s` "
+          "(particle-steps per second since the previous row), `eta` (time left). Default: "
+          "`step temp pe ke etotal press`, `econs` with a thermostat, `pstep/s eta`. The "
+          "trajectory's `scanmd/thermo` table has the same columns less `step`'s duplicates and "
+          "the timing ones (cpu, pstep/s, eta)",
+   .sample = "[\"step\", \"temp\", \"econs\", \"cpu\"]",
+   .read = [](Deck& d, const KeyReader& r) {
+     const toml::array* arr = r.node().as_array();
+     if (!arr || arr->empty())
+       r.fail(fmt::format("expected a non-empty array of thermo keywords (e.g. [\"step\", "
+                          "\"temp\", \"pe\"]; output.thermo_every sets how often), got {}",
+                          arr ? std::string("an empty array") : describe(r.node())));
+     std::string known;
+     for (const std::string_view k : kThermoKeywords) known += (known.empty() ? "" : ", ") + std::string(k);
+     std::vector<std::string> columns;
+     for (std::size_t i = 0; i < arr->size(); ++i) {
+       const toml::node& e = *arr->get(i);
+       const std::optional<std::string> v = e.value<std::string>();
+       if (!v || !e.is_string())
+         r.fail_at(e, fmt::format("expected a keyword string, got {} at index {}", describe(e), i));
+       if (std::find(std::begin(kThermoKeywords), std::end(kThermoKeywords), *v) ==
+           std::end(kThermoKeywords))
+         r.fail_at(e, fmt::format("unknown thermo keyword {} at index {} (known: {})",
+                                  quoted_shown(*v), i, known));
+       if (std::find(columns.begin(), columns.end(), *v) != columns.end())
+         r.fail_at(e, fmt::format("{} is listed twice", quoted_shown(*v)));
+       columns.push_back(*v);
+     }
+     d.output.thermo = std::move(columns); },
+   .value = [](const Deck& d) {
+     std::string s;
+     for (const std::string& c :
+          thermo_columns(d.output.thermo, d.thermostat.style != ThermostatStyle::None))
+       s += (s.empty() ? "" : ", ") + toml_quote(c);
+     return "[" + s + "]"; }},
+  {.section = "output", .key = "thermo_digits", .type = "int, 1 .. 17",
+   .doc = "significant digits of the floating-point thermo columns on the terminal and in the "
+          "log (LAMMPS `thermo_modify format float`); 17 shows every bit of a double. The "
+          "trajectory's table holds full doubles whatever this is",
+   .sample = "12",
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::int64_t v = r.integer();
+     if (v < 1 || v > 17) r.fail(fmt::format("must be 1..17 (got {})", v));
+     d.output.thermo_digits = static_cast<int>(v); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.output.thermo_digits); }},
+  {.section = "output", .key = "log", .type = "string, path",
+   .doc = "log file (LAMMPS `log.lammps`): everything rank 0 prints, and the resolved deck "
+          "(which the terminal shows only with `-v`); an existing one is backed up like the "
+          "other outputs; empty: none",
+   .sample = "\"run.log\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) { d.output.log = r.string(); },
+   .value = [](const Deck& d) { return toml_quote(d.output.log); }},
+  {.section = "output", .key = "backups", .type = "int, 1 .. 10000",
+   .doc = "at most this many backups `#name.N#` of each output (GROMACS's GMX_MAXBACKUP, 99 by "
+          "default): when a new backup would make more, the oldest go, and the log says which",
+   .sample = "3",
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::int64_t v = r.integer();
+     if (v < 1 || v > 10000)
+       r.fail(fmt::format("must be 1..10000 (got {}); output.overwrite = true keeps no backup",
+                          v));
+     d.output.backups = static_cast<int>(v); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.output.backups); }},
   {.section = "output", .key = "trajectory", .type = "string, path",
    .doc = "H5MD 1.1 trajectory (positions, velocities, images, box, observables; see "
           "[Output files](../README.md#output-files)), written by all ranks with parallel "
@@ -498,6 +594,13 @@ constexpr DeckKey kKeys[] = {
    .sample = "true",
    .read = [](Deck& d, const KeyReader& r) { d.output.trajectory_force = r.boolean(); },
    .value = [](const Deck& d) { return toml_bool(d.output.trajectory_force); }},
+  {.section = "output", .key = "trajectory_unwrapped", .type = "bool",
+   .doc = "unwrapped positions in the trajectory too (`particles/trajectory/unwrapped_position` "
+          "= position + image · L, LAMMPS dump `xu yu zu`), for mean-square displacements with "
+          "readers that ignore the image flags (MDAnalysis)",
+   .sample = "true",
+   .read = [](Deck& d, const KeyReader& r) { d.output.trajectory_unwrapped = r.boolean(); },
+   .value = [](const Deck& d) { return toml_bool(d.output.trajectory_unwrapped); }},
   {.section = "output", .key = "checkpoint", .type = "string, path",
    .doc = "checkpoint for `--restart` (H5MD, one frame), written to `<path>.tmp` and renamed, "
           "so a crash leaves the previous one intact; empty: none",

@@ -714,8 +714,8 @@ TEST(DeckErrors, TomlPitfallsAreSyntaxErrors) {
 TEST(DeckErrors, UnknownKeySuggestsTheClosest) {
   EXPECT_EQ(error_of("[run]\ndt = 0.005\nstpes = 100\n"),
             "d.toml:3:1: unknown key 'run.stpes'; did you mean 'run.steps'?");
-  EXPECT_EQ(error_of("[output]\n  thermo = 10\n"),
-            "d.toml:2:3: unknown key 'output.thermo'; did you mean 'output.thermo_every'?");
+  EXPECT_EQ(error_of("[output]\n  thermo_evry = 10\n"),
+            "d.toml:2:3: unknown key 'output.thermo_evry'; did you mean 'output.thermo_every'?");
   // a key in the wrong section
   EXPECT_EQ(error_of("[run]\nskin = 0.3\n"),
             "d.toml:2:1: unknown key 'run.skin'; did you mean 'neighbor.skin'?");
