@@ -28,6 +28,7 @@
 #include "engine/memory_budget.hpp"
 #include "engine/simulation.hpp"
 #include "engine/species.hpp"
+#include "io/backup.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"
 #include "io/log.hpp"
@@ -261,10 +262,10 @@ class ThermoPrinter {
   }
 
  private:
-  // step: 8 wide (LAMMPS's), the timing columns 10 and 8; floats: "-1.2345678" and an exponent
-  // (rare ones one wider); never narrower than the name.
+  // step: 8 wide (LAMMPS's), the timing columns 9 and 7; floats: "-1.2345678" (values with an
+  // exponent are wider); never narrower than the name. The default row is under 100 columns.
   int width(const std::string& c) const {
-    int w = c == "step" ? 8 : c == "pstep/s" || c == "cpu" ? 10 : c == "eta" ? 8 : digits_ + 5;
+    int w = c == "step" ? 8 : c == "pstep/s" || c == "cpu" ? 9 : c == "eta" ? 7 : digits_ + 3;
     return std::max<int>(w, static_cast<int>(c.size()));
   }
 

@@ -24,7 +24,8 @@ std::string backup_name(const std::string& path, int n) {
 
 std::vector<long long> backup_numbers(const std::string& path) {
   const fs::path p(path);
-  const std::string prefix = "#" + p.filename().string() + ".";
+  std::string prefix(1, '#');  // appended: see backup_name (-Wrestrict)
+  prefix.append(p.filename().string()).append(".");
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::vector<long long> numbers;
   std::error_code ec;
