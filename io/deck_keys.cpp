@@ -487,14 +487,14 @@ constexpr DeckKey kKeys[] = {
    .value = [](const Deck& d) { return toml_bool(d.velocity.create); }},
   {.section = "velocity", .key = "temperature", .type = "float ≥ 0",
    .dimension = Dimension::Temperature,
-   .doc = "the temperature the drawn velocities are scaled to (LAMMPS `velocity create T`)",
-   .when = {"velocity.create", "true"},
+   .doc = "the temperature the drawn velocities are scaled to (LAMMPS `velocity create T`); "
+          "used with `velocity.create = true`",
    .sample = "1.5",
    .read = [](Deck& d, const KeyReader& r) { d.velocity.temperature = non_negative(r); },
    .value = [](const Deck& d) { return toml_float(d.velocity.temperature); }},
   {.section = "velocity", .key = "seed", .type = "int ≥ 0",
-   .doc = "the random seed of the drawn velocities (LAMMPS `velocity create T seed`)",
-   .when = {"velocity.create", "true"},
+   .doc = "the random seed of the drawn velocities (LAMMPS `velocity create T seed`); used "
+          "with `velocity.create = true`",
    .sample = "87287",
    .read = [](Deck& d, const KeyReader& r) {
      d.velocity.seed = static_cast<std::uint64_t>(non_negative_int(r)); },
