@@ -348,10 +348,11 @@ class RunObserver final : public StepObserver {
   long long loop_first_step_ = 0;
 };
 
-// Rank 0: output.log opened, an existing one backed up (output.overwrite: replaced).
-void open_log(const io::Deck& deck) {
+// Rank 0: output.log opened, an existing one backed up (output.overwrite: replaced); returns
+// the line that says so (logged after the version line), empty without a log.
+std::string open_log(const io::Deck& deck) {
   const OutputSection& out = deck.output;
-  if (out.log.empty()) return;
+  if (out.log.empty()) return {};
   const auto w = deck.where.find("output.log");
   const std::string at = w != deck.where.end() ? w->second + ": output.log: " : std::string();
   std::optional<std::string> backup;
@@ -362,9 +363,12 @@ void open_log(const io::Deck& deck) {
   } catch (const std::exception& e) {
     throw std::runtime_error(at + e.what());
   }
-  spdlog::info("log: {}{}", out.log,
-               backup ? fmt::format(" (the previous one backed up to {})", *backup) : "");
-  log_removed_backups(removed, out.backups);
+  std::string line = fmt::format(
+      "log: {}{}", out.log,
+      backup ? fmt::format(" (the previous one backed up to {})", *backup) : "");
+  for (const std::string& name : removed)
+    line += fmt::format("\nremoved the oldest backup {} (output.backups = {})", name, out.backups);
+  return line;
 }
 
 // Rank 0: keys the deck gives that a data file start does not use, each named with where it was
@@ -435,9 +439,11 @@ int run_command(const RunOptions& options) {
 #endif
   // output.log: rank 0 copies everything it prints there from here on (an existing log backed
   // up first, like the other outputs), with the resolved deck the terminal gets only with -v.
-  if (!agree(comm, [&] { on_root(comm, [&] { open_log(deck); }); })) return 1;
+  std::string log_line;
+  if (!agree(comm, [&] { on_root(comm, [&] { log_line = open_log(deck); }); })) return 1;
   spdlog::info("scanmd {} — {} ranks × {} thread{}", SCANMD_VERSION, comm.size(), threads,
                threads == 1 ? "" : "s");
+  if (!log_line.empty()) spdlog::info("{}", log_line);
   if (options.verbose || deck.output.log.empty())
     spdlog::info("deck: {} (resolved below)", deck.path);
   else

@@ -261,7 +261,7 @@ constexpr DeckKey kKeys[] = {
    .doc = "the pair style, as LAMMPS `pair_style`: {styles}. Each style's coefficients are keys "
           "of `[potential]` (one species) or of each `[[potential.pair]]` table; a coefficient "
           "of another style is an error naming it. See [Pair styles](#pair-styles) and "
-          "[Adding a pair style](../README.md#adding-a-pair-style)",
+          "[Adding a pair style](developing.md#adding-a-pair-style)",
    .sample = "\"lj/smooth/linear\"",
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) {
@@ -361,7 +361,7 @@ constexpr DeckKey kKeys[] = {
    .value = [](const Deck& d) { return fmt::format("{}", d.run.steps); }},
   {.section = "run", .key = "backend", .choices = names_in<kBackendNames>,
    .doc = "where the time step runs: `cuda` keeps the particles on the GPU between steps (see "
-          "[GPU](../README.md#gpu)) and fails with a clear message (exit 1) when no GPU is "
+          "[GPU](gpu.md)) and fails with a clear message (exit 1) when no GPU is "
           "usable; `auto` takes the GPU when one is usable, else the host, and the log says "
           "which and why. Both give the same bits (`state hash`)",
    .sample = "\"host\"",
@@ -372,7 +372,7 @@ constexpr DeckKey kKeys[] = {
   // [decomposition]
   {.section = "decomposition", .key = "method", .choices = names_in<kMethodNames>,
    .doc = "which rank computes each pair, and so which particles each rank imports: see "
-          "[Decompositions](../README.md#decompositions); all give the same `state hash` on any "
+          "[Decompositions](design.md#decompositions-and-their-import-volumes); all give the same `state hash` on any "
           "rank count",
    .sample = "\"neutral-territory\"",
    .is_string = true,
@@ -576,7 +576,7 @@ constexpr DeckKey kKeys[] = {
    .value = [](const Deck& d) { return fmt::format("{}", d.output.backups); }},
   {.section = "output", .key = "trajectory", .type = "string, path",
    .doc = "H5MD 1.1 trajectory (positions, velocities, images, box, observables; see "
-          "[Output files](../README.md#output-files)), written by all ranks with parallel "
+          "[Output files](output.md)), written by all ranks with parallel "
           "HDF5; empty: none",
    .sample = "\"traj.h5\"",
    .is_string = true,
