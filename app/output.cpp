@@ -291,8 +291,8 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
     if (const auto steps = io::H5mdWriter::frame_steps(comm, out.trajectory))
       on_root(comm, [&] {
         std::vector<std::string> removed;
-        backup =
-            out.overwrite ? std::string() : io::copy_to_backup(out.trajectory, out.backups, &removed);
+        backup = out.overwrite ? std::string()
+                               : io::copy_to_backup(out.trajectory, out.backups, &removed);
         log_removed_backups(removed, out.backups);
         account_for_frames(*steps, backup);
       });
@@ -318,7 +318,8 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
       for (const std::string& path :
            {append ? std::string() : out.trajectory, out.checkpoint, out.data_file, out.imports})
         if (!path.empty())
-          if (std::vector<std::string> removed; auto b = io::back_up_existing(path, out.backups, &removed)) {
+          if (std::vector<std::string> removed;
+              auto b = io::back_up_existing(path, out.backups, &removed)) {
             spdlog::info("backed up existing {} to {}", path, *b);
             log_removed_backups(removed, out.backups);
           }
@@ -428,7 +429,9 @@ void RunOutput::after_step(const Simulation& sim, const ThermoSample* thermo, bo
   // Room for what this step writes, checked before any of it is written (rank 0, shared).
   on_root(comm_, [&] {
     const OutputSection& out = deck_.output;
-    const double traj = frame ? frame_bytes(particles_, out.trajectory_force, false, out.trajectory_unwrapped) : 0.0;
+    const double traj =
+        frame ? frame_bytes(particles_, out.trajectory_force, false, out.trajectory_unwrapped)
+              : 0.0;
     const double ckpt = checkpoint ? frame_bytes(particles_, false, true) : 0.0;
     if (frame && checkpoint && io::same_file_system(out.trajectory, out.checkpoint))
       check_space(out.trajectory, traj + ckpt,

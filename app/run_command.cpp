@@ -57,7 +57,7 @@ bool agree(const Communicator& comm, F&& f) {
 // atom types and the masses from it, checks the deck's pairs against its types, and returns its
 // atoms, positions relative to the box corner, as the starting configuration.
 std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConfig& config,
-                                           bool comm_rank0) {
+                                            bool comm_rank0) {
   const std::string& file = deck.system.data_file;
   const io::LammpsData data = io::read_lammps_data(file);
   config.system.types = data.atom_types;
@@ -89,10 +89,9 @@ std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConf
       fmt::join(config.system.mass, " "),
       data.masses.empty() ? " (system.mass: the file has no Masses section)" : "");
   if (deck.velocity.create)
-    spdlog::info(
-        "velocities: drawn for T = {} from seed {} ([velocity] create = true){}",
-        deck.velocity.temperature, deck.velocity.seed,
-        data.has_velocities ? fmt::format(", replacing the Velocities of {}", file) : "");
+    spdlog::info("velocities: drawn for T = {} from seed {} ([velocity] create = true){}",
+                 deck.velocity.temperature, deck.velocity.seed,
+                 data.has_velocities ? fmt::format(", replacing the Velocities of {}", file) : "");
   else if (!data.has_velocities && comm_rank0)
     spdlog::warn(
         "warning: data file {}: no Velocities section and no [velocity] create: the run starts "
@@ -363,9 +362,9 @@ std::string open_log(const io::Deck& deck) {
   } catch (const std::exception& e) {
     throw std::runtime_error(at + e.what());
   }
-  std::string line = fmt::format(
-      "log: {}{}", out.log,
-      backup ? fmt::format(" (the previous one backed up to {})", *backup) : "");
+  std::string line =
+      fmt::format("log: {}{}", out.log,
+                  backup ? fmt::format(" (the previous one backed up to {})", *backup) : "");
   for (const std::string& name : removed)
     line += fmt::format("\nremoved the oldest backup {} (output.backups = {})", name, out.backups);
   return line;
@@ -382,12 +381,11 @@ void warn_unused_beside_data_file(const io::Deck& deck, const std::string& resta
                          key.rfind("region.", 0) == 0;
     if (!lattice) continue;
     const bool velocities = key == "system.temperature" || key == "system.seed";
-    spdlog::warn(
-        "warning: {}: {} is not used: system.data_file ({}) gives the box, the atoms{}{}", where,
-        key, deck.system.data_file, velocities ? " and their velocities" : "",
-        velocities ? "; to draw velocities use [velocity] create = true, temperature = T, "
-                     "seed = S (LAMMPS velocity all create T S)"
-                   : "");
+    spdlog::warn("warning: {}: {} is not used: system.data_file ({}) gives the box, the atoms{}{}",
+                 where, key, deck.system.data_file, velocities ? " and their velocities" : "",
+                 velocities ? "; to draw velocities use [velocity] create = true, temperature = T, "
+                              "seed = S (LAMMPS velocity all create T S)"
+                            : "");
   }
 }
 
@@ -456,7 +454,8 @@ int run_command(const RunOptions& options) {
   if (!agree(comm, [&] {
         SimulationConfig config = deck;
         config.run.backend = choose_backend(comm, config);
-        if (!deck.system.data_file.empty()) initial = read_data_file(deck, config, comm.rank() == 0);
+        if (!deck.system.data_file.empty())
+          initial = read_data_file(deck, config, comm.rank() == 0);
         try {
           sim.emplace(comm, config, initial);
         } catch (const GridError& e) {
@@ -600,9 +599,8 @@ int run_command(const RunOptions& options) {
     if (!agree(comm, [&] { output.emplace(comm, deck, *sim, restart ? restart->path : ""); }))
       return 1;
     const bool thermostat = deck.thermostat.style != ThermostatStyle::None;
-    ThermoPrinter printer(thermo_columns(deck.output.thermo, thermostat),
-                          deck.output.thermo_digits, sim->total_particles(),
-                          sim->config().run.steps, thermo_context(*sim));
+    ThermoPrinter printer(thermo_columns(deck.output.thermo, thermostat), deck.output.thermo_digits,
+                          sim->total_particles(), sim->config().run.steps, thermo_context(*sim));
     spdlog::info("{}", printer.header());
     const auto start = Clock::now();
     const long long first_step = sim->step();

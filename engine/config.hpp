@@ -147,19 +147,19 @@ struct VelocitySection {
 
 // The thermo keywords (LAMMPS `thermo_style custom` names) scanmd knows.
 inline constexpr std::string_view kThermoKeywords[] = {
-    "step",  "time", "temp", "pe",  "ke",      "etotal",  "press", "econs",
-    "ebond", "evdwl", "vol", "density", "cpu", "pstep/s", "eta"};
+    "step",  "time",  "temp", "pe",      "ke",  "etotal",  "press", "econs",
+    "ebond", "evdwl", "vol",  "density", "cpu", "pstep/s", "eta"};
 
 struct OutputSection {
   std::int64_t thermo_every = 50;  // 0: only at the start and the end
   // The thermo columns; empty: the default (step temp pe ke etotal press [econs] pstep/s eta,
   // econs with a thermostat).
   std::vector<std::string> thermo;
-  int thermo_digits = 8;  // significant digits of the floating-point columns
-  std::string log = "log.scanmd";  // everything rank 0 prints and the resolved deck; empty: none
-  int backups = 99;                // at most this many #name.N# backups per output
+  int thermo_digits = 8;              // significant digits of the floating-point columns
+  std::string log = "log.scanmd";     // everything rank 0 prints and the resolved deck; empty: none
+  int backups = 99;                   // at most this many #name.N# backups per output
   bool trajectory_unwrapped = false;  // position + image·L in the trajectory too
-  std::string trajectory;          // empty: no trajectory
+  std::string trajectory;             // empty: no trajectory
   std::int64_t trajectory_every = 0;
   bool trajectory_force = false;  // forces in the trajectory too
   std::string checkpoint;         // empty: no checkpoint

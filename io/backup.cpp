@@ -50,8 +50,7 @@ namespace {
 std::string next_backup_name(const std::string& path) {
   const std::vector<long long> numbers = backup_numbers(path);
   const long long next = numbers.empty() ? 1 : numbers.back() + 1;
-  if (next > 999999999)
-    throw std::runtime_error(path + ": too many backups (#...#) next to it");
+  if (next > 999999999) throw std::runtime_error(path + ": too many backups (#...#) next to it");
   return backup_name(path, static_cast<int>(next));
 }
 

@@ -272,8 +272,8 @@ H5mdWriter H5mdWriter::append(const Communicator& comm, const std::string& path,
         std::string have, want;
         for (const std::string& c : columns) have += " " + c;
         for (const std::string& c : layout.thermo_columns) want += " " + c;
-        need("its scanmd/thermo has the columns step" + have + ", this run's output.thermo gives step" +
-                 want,
+        need("its scanmd/thermo has the columns step" + have +
+                 ", this run's output.thermo gives step" + want,
              false);
       }
       const std::vector<hsize_t> td = h5::dims(w.thermo_.get());
@@ -378,7 +378,8 @@ void H5mdWriter::write_frame_unguarded(const FrameHeader& frame, std::span<const
     for (int k = 0; k < 3; ++k) {
       x[3 * i + k] = block[i].x[k];
       if (layout_.unwrapped)  // x + image · L, as LAMMPS dump `xu`
-        unwrapped[3 * i + k] = block[i].x[k] + static_cast<double>(block[i].image[k]) * frame.box[k];
+        unwrapped[3 * i + k] =
+            block[i].x[k] + static_cast<double>(block[i].image[k]) * frame.box[k];
       v[3 * i + k] = block[i].v[k];
       image[3 * i + k] = block[i].image[k];
       if (layout_.force) force[3 * i + k] = block[i].f[k];
@@ -397,8 +398,7 @@ void H5mdWriter::write_frame_unguarded(const FrameHeader& frame, std::span<const
     else if (leaf == "force")
       h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, start, count, force.data(), dxpl, what);
     else if (leaf == "unwrapped_position")
-      h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, start, count, unwrapped.data(), dxpl,
-                      what);
+      h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, start, count, unwrapped.data(), dxpl, what);
     else if (leaf == "edges") {
       const double m[9] = {frame.box[0], 0, 0, 0, frame.box[1], 0, 0, 0, frame.box[2]};
       const hsize_t es[3] = {f, 0, 0};

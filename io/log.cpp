@@ -81,7 +81,8 @@ class FileSink final : public spdlog::sinks::base_sink<spdlog::details::null_mut
   void failed(int err) {
     std::fclose(f_);
     f_ = nullptr;
-    std::fprintf(stdout, "warning: %s: cannot write the log file (%s): the run goes on without it\n",
+    std::fprintf(stdout,
+                 "warning: %s: cannot write the log file (%s): the run goes on without it\n",
                  path_.c_str(), err != 0 ? std::strerror(err) : "write error");
     std::fflush(stdout);
   }
