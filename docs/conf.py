@@ -13,7 +13,7 @@ myst_heading_anchors = 3
 myst_enable_extensions = ["dollarmath"]
 exclude_patterns = ["_build", "_generated"]
 html_theme = "alabaster"
-html_theme_options = {"page_width": "1100px", "sidebar_width": "230px"}
+html_theme_options = {"page_width": "1320px", "sidebar_width": "230px"}
 html_static_path = []
 # Pages show code as it is typed: no smart quotes in commands.
 smartquotes = False
