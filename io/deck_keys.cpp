@@ -388,26 +388,14 @@ constexpr DeckKey kKeys[] = {
      d.decomposition.grid = r.int3(0, "an array of 3 non-negative integers"); },
    .value = [](const Deck& d) { return toml_int3(d.decomposition.grid); }},
   {.section = "decomposition", .key = "balance", .choices = names_in<kBalanceNames>,
-   .doc = "load balancing, as LAMMPS `balance shift` / `fix balance shift`: the grid's cut "
-          "planes move, per axis, to the quantiles of a cost summed over all ranks (a histogram "
-          "of 4096 bins per axis, at most 64 boxes per balanced axis; a lattice plane that "
-          "straddles a quantile goes to the nearer side, and the cut lies inside the gap between "
-          "planes). Cost per particle: 1; the local density (cloud-in-cell on a coarse global "
-          "grid, proportional to its pairs), then corrected by the pairs each rank actually "
-          "counts (up to 3 more passes, the best cut planes kept); or its rank's force + list "
-          "time since the last balance step. With the grid left to choose (`grid = [0, 0, 0]`), "
-          "a balanced run takes the least-import grid whose boxes the start can balance within "
-          "the tolerance (predicted from the cost's marginals, whole lattice planes kept whole: "
-          "the 68 planes of `inputs/study_slab.toml`'s liquid cannot be shared by 16 boxes along "
-          "z, but by 4 can), logged as `grid 1x1x2: the least-import grid, predicted pairs "
-          "max/mean 1.009 once balanced` or `grid A for balance: predicted … ; the least-import "
-          "grid B would give …`. The prediction cannot see a method's own boundary pairs (half "
-          "shell: the pairs across one face of each box), so very thin boxes across an "
-          "interface can stay above the tolerance: 4 ranks along z on `inputs/lj_slab.toml` "
-          "(4.5 lattice planes per box) reach 1.17 at step 0. Boxes become unequal; every method "
-          "stays exact, and a balanced run has the same state hash as an unbalanced one. Each "
-          "balance step is logged: `balance at step 0 (pairs): max/mean 2.000 -> 1.058; cut "
-          "planes z: 0 16.5279 52.8892`, and stored in the H5MD run record",
+   .doc = "load balancing, as LAMMPS `balance shift` / `fix balance shift`: `\"none\"`, or "
+          "the grid's cut planes move, per axis, so that every slab of boxes carries the same "
+          "share of a cost: `\"particles\"` (1 per particle), `\"pairs\"` (the neighbour-list "
+          "pairs) or `\"time\"` (each rank's force and list time since the last balance step). "
+          "With `grid = [0, 0, 0]` a balanced run takes the least-import grid the start can "
+          "balance. Every method stays exact: a balanced run has the same state hash. Each "
+          "balance step is logged and stored in the H5MD run record; how it works: "
+          "[Balance the load](howto.md#balance-the-load)",
    .sample = "\"pairs\"",
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) {

@@ -10,7 +10,8 @@
              timing ones) and the printed values; the default with a thermostat has econs (and
              the table too); default rows are at most 100 characters; a misspelt keyword is an
              error naming it
-  velocity   [velocity] create on a data file without velocities: T exactly as asked (3N − 3
+  velocity   [velocity] create on a lattice start (T as asked instead of system.temperature)
+             and on a data file without velocities: T exactly as asked (3N − 3
              degrees of freedom, from the velocities of the final data file), zero momentum,
              uniform components (kurtosis 1.8, LAMMPS dist uniform), the same bits on 1 rank
              and on 2 ranks with two grids, another seed other velocities; without [velocity] a
@@ -233,6 +234,12 @@ elif args.what == "velocity":
         # LAMMPS dist uniform: the kurtosis of a uniform distribution is 1.8 (a Gaussian's 3;
         # the spread of 500 samples' is about 0.04)
         check(1.6 < m4 / (m2 * m2) < 2.1, f"axis {k}: kurtosis {m4 / (m2 * m2)}, not uniform")
+    # A lattice start: [velocity] replaces system.temperature's velocities.
+    out = run("--set", "velocity.create=true", "--set", "velocity.temperature=2.0",
+              "--set", "run.steps=0", "--set", "output.thermo_digits=17")
+    header, rows = thermo_table(out)
+    T0 = float(dict(zip(header, rows[0]))["temp"])
+    check(abs(T0 - 2.0) <= 1e-12, f"lattice start with [velocity]: T = {T0}, asked 2.0")
     out = run("--set", "system.data_file=nov.data", "--set", "run.steps=0",
               "--set", "system.temperature=2.0")
     check("no Velocities section and no [velocity] create: the run starts at T = 0" in out,
