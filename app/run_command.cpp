@@ -370,9 +370,13 @@ std::string open_log(const io::Deck& deck) {
   return line;
 }
 
-// Rank 0: keys the deck gives that a data file start does not use, each named with where it was
-// given; a start without velocities gets a word on how to draw them.
+// Rank 0: keys the deck gives that the run does not use, each named with where it was given:
+// [velocity]'s without velocity.create, the lattice's beside system.data_file.
 void warn_unused_beside_data_file(const io::Deck& deck, const std::string& restart) {
+  if (!deck.velocity.create)
+    for (const char* key : {"velocity.temperature", "velocity.seed"})
+      if (const auto w = deck.where.find(key); w != deck.where.end())
+        spdlog::warn("warning: {}: {} is not used without velocity.create = true", w->second, key);
   if (deck.system.data_file.empty() || !restart.empty()) return;
   for (const auto& [key, where] : deck.where) {
     const bool lattice = key == "system.lattice" || key == "system.density" ||

@@ -234,6 +234,9 @@ elif args.what == "velocity":
         # LAMMPS dist uniform: the kurtosis of a uniform distribution is 1.8 (a Gaussian's 3;
         # the spread of 500 samples' is about 0.04)
         check(1.6 < m4 / (m2 * m2) < 2.1, f"axis {k}: kurtosis {m4 / (m2 * m2)}, not uniform")
+    out = run("--set", "velocity.temperature=2.0", "--set", "run.steps=0")
+    check("warning: --set velocity.temperature=2.0: velocity.temperature is not used without "
+          "velocity.create = true" in out, "[velocity] keys without create are named")
     # A lattice start: [velocity] replaces system.temperature's velocities.
     out = run("--set", "velocity.create=true", "--set", "velocity.temperature=2.0",
               "--set", "run.steps=0", "--set", "output.thermo_digits=17")
