@@ -9,7 +9,8 @@ boxes, step 0 of the default deck next to LAMMPS, a refused impossible size, the
 imbalance on 2 ranks, and import volumes per method of the default deck. The test docs.numbers
 fails while the committed page differs from a fresh output. The second (about a minute) writes
 what the manual includes from docs/_generated: the default deck and the slab study at 512
-virtual ranks, and the first 25 lines of the default run on 2 ranks.
+virtual ranks, the crossovers of the decompositions, and the first 25 lines of the default
+run on 2 ranks.
 Run from the repository root (deck paths are relative to it).
 """
 import glob
@@ -73,6 +74,19 @@ if slow:
         for r in rows:
             f.write(f"| {r['method']} | {r['ranks']} | {r['grid']} | {r['R/b']} | {r['mean']} | "
                     f"{r['analytic']} | {r['imbalance']} |\n")
+    # The crossovers of neutral territory against half shell and eighth shell (cubic grids
+    # where the rank count allows), and the long-cutoff deck at 4 ranks.
+    with open(os.path.join(outdir, "crossovers.md"), "w") as f:
+        f.write("| deck | P | grid | R/b | half-shell | neutral-territory | eighth-shell |\n")
+        f.write("| --- | --- | --- | --- | --- | --- | --- |\n")
+        for deck, ranks in [("inputs/study_melt_32000.toml", [27, 32, 1000, 1331]),
+                            ("inputs/study_long_cutoff.toml", [4])]:
+            _, rows = model_table(deck, ranks, ["half-shell", "neutral-territory", "eighth-shell"])
+            for P in ranks:
+                by = {r["method"]: r for r in rows if int(r["ranks"]) == P}
+                hs = by["half-shell"]
+                f.write(f"| `{deck}` | {P} | {hs['grid']} | {hs['R/b']} | {hs['mean']} | "
+                        f"{by['neutral-territory']['mean']} | {by['eighth-shell']['mean']} |\n")
     with tempfile.TemporaryDirectory() as tmp:
         deck = os.path.abspath("inputs/lj_melt.toml")
         plain = {k: v for k, v in env.items() if k != "SCANMD_AVAILABLE_MEMORY"}
