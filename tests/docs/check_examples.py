@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 root, exe, work = (os.path.abspath(a) for a in sys.argv[1:4])
 only = sys.argv[4:]
@@ -61,16 +62,13 @@ def fewer_steps(line):
     return line
 
 
-failures = 0
-ran = 0
-pages = sorted(p for p in os.listdir(docs) if p.endswith(".md"))
-for page in pages:
-    if only and page not in only:
-        continue
+def run_page(page):
+    """Runs the page's commands in order; returns (commands run, failures, report lines)."""
     text = open(os.path.join(docs, page)).read()
     todo = blocks(text) + (table_commands(text) if page == "lammps.md" else [])
+    report, ran, failed = [], 0, 0
     if not todo:
-        continue
+        return ran, failed, report
     here = os.path.join(work, page[:-3])
     shutil.rmtree(here, ignore_errors=True)
     os.makedirs(os.path.join(here, "build", "app"))
@@ -93,10 +91,21 @@ for page in pages:
                                text=True, timeout=300)
             ran += 1
             if p.returncode != 0:
-                failures += 1
-                print(f"FAIL: {page}: {what}: exit {p.returncode}\n{p.stdout[-3000:]}")
+                failed += 1
+                report.append(f"FAIL: {page}: {what}: exit {p.returncode}\n{p.stdout[-3000:]}")
             else:
-                print(f"ok:   {page}: {what}")
+                report.append(f"ok:   {page}: {what}")
+    return ran, failed, report
+
+
+pages = sorted(p for p in os.listdir(docs) if p.endswith(".md") and (not only or p in only))
+# Two pages at a time (ctest gives the test 2 cores); each page's commands in order.
+with ThreadPoolExecutor(max_workers=2) as pool:
+    results = list(pool.map(run_page, pages))
+ran = sum(r[0] for r in results)
+failures = sum(r[1] for r in results)
+for r in results:
+    print("\n".join(r[2]))
 if ran == 0:
     sys.exit("no runnable code block found in docs/")
 if failures:
