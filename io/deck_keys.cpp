@@ -47,8 +47,7 @@ std::vector<std::string_view> pair_style_choices() {
 std::vector<std::string> string_list(const KeyReader& r, std::string_view expected) {
   const auto* arr = r.node().as_array();
   if (!arr || arr->empty())
-    r.fail(fmt::format("expected {}, got {}", expected,
-                       arr ? "an empty array" : "something else"));
+    r.fail(fmt::format("expected {}, got {}", expected, arr ? "an empty array" : "something else"));
   std::vector<std::string> out;
   for (std::size_t i = 0; i < arr->size(); ++i) {
     const toml::node& e = *arr->get(i);
@@ -97,6 +96,8 @@ std::string string_key_lines(const Deck& d) {
     const std::vector<std::string_view> per_pair = pair_style_strings(p.style);
     names.insert(names.begin(), per_pair.begin(), per_pair.end());
   }
+  // eam/alloy and eam/fs read potential.file (physics/manybody/eam_file.hpp).
+  if (p.style == "eam/alloy" || p.style == "eam/fs") names.push_back("file");
   std::string s;
   for (const std::string_view name : names) {
     const std::string_view fallback = pair_string_default(p.style, name);
@@ -282,7 +283,10 @@ constexpr DeckKey kKeys[] = {
 
   // [potential]
   {.section = "potential", .key = "style", .choices = pair_style_choices,
-   .doc = "the pair style, as LAMMPS `pair_style`: {styles}. Each style's coefficients are keys "
+   .doc = "the pair style, as LAMMPS `pair_style`: {styles}; or a many-body embedded-atom "
+          "style, `\"eam\"` (`potential.files`), `\"eam/alloy\"` or `\"eam/fs\"` "
+          "(`potential.file`, `potential.elements`), metal units only, see [EAM](eam.md). Each "
+          "pair style's coefficients are keys "
           "of `[potential]` (one species) or of each `[[potential.pair]]` table; a coefficient "
           "of another style is an error naming it. See [Pair styles](#pair-styles) and "
           "[Adding a pair style](../README.md#adding-a-pair-style)",
@@ -296,8 +300,8 @@ constexpr DeckKey kKeys[] = {
      }
      const std::string_view style = canonical_pair_style(v);
      if (style.empty())
-       r.fail(fmt::format("must be one of {}, eam, eam/alloy, eam/fs (got {})", pair_style_names(),
-                          quoted_shown(v)));
+       r.fail(fmt::format("must be one of {}, \"eam\", \"eam/alloy\", \"eam/fs\" (got {})",
+                          pair_style_names(), quoted_shown(v)));
      d.potential.style = std::string(style); },
    .value = [](const Deck& d) { return toml_quote(d.potential.style); }},
   // Every coefficient name of every style (physics/pair/styles.hpp) reads through this row; the

@@ -815,7 +815,7 @@ TEST(DeckErrors, OutOfRange) {
       {"system", "lattice = \"bcc\"", "must be one of \"fcc\" (got \"bcc\")"},
       {"potential", "style = \"lj/long\"",
        "must be one of \"lj\", \"lj/cut\", \"lj/smooth/linear\", \"morse\", \"yukawa\", \"gauss\", "
-       "\"buck\", \"mie/cut\", \"soft\", \"table\" (got \"lj/long\")"},
+       "\"buck\", \"mie/cut\", \"soft\", \"table\", \"eam\", \"eam/alloy\", \"eam/fs\" (got \"lj/long\")"},
       {"potential", "cutoff = 0", "must be > 0 (got 0)"},
       {"potential", "sigma = 0.0", "must be > 0 (got 0)"},
       {"potential", "epsilon = -1", "must be >= 0 (got -1)"},
