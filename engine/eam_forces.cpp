@@ -20,8 +20,9 @@ Vec3 displacement(const ParticleStore& p, std::size_t i, std::size_t j, Vec3 L, 
   return pair_displacement(p.x[i], p.x[j], L, H);
 }
 
-// Pass 1: the density contributions of every listed pair within the cutoff.
-template <bool Explicit>
+// Pass 1: the density contributions of every listed pair within the cutoff. Single: one atom
+// type, whose two contributions are the same function (computed once: the same bits).
+template <bool Explicit, bool Single>
 void density_pass(const ParticleStore& p, const NeighborList& list, const EamView& v,
                   const Box& box, bool owned_only, std::int64_t* rho, bool& overflow,
                   std::uint64_t& bad_i, std::uint64_t& bad_j) {
@@ -40,9 +41,11 @@ void density_pass(const ParticleStore& p, const NeighborList& list, const EamVie
       if (r2 >= v.cutoff_sq) continue;
       const std::uint32_t tj = p.type[j];
       const EamPoint a = eam_r_point(v, std::sqrt(r2));
-      fixed::add_checked(sum, fixed::to_fixed(eam_density(v, ti, tj, a), o), o);
+      const std::int64_t to_i = fixed::to_fixed(eam_density(v, ti, tj, a), o);
+      fixed::add_checked(sum, to_i, o);
       if (!(owned_only && j >= n_owned))
-        fixed::add_checked(rho[j], fixed::to_fixed(eam_density(v, tj, ti, a), o), o);
+        fixed::add_checked(rho[j], Single ? to_i : fixed::to_fixed(eam_density(v, tj, ti, a), o),
+                           o);
       if (o && !overflow) {
         bad_i = p.id[i];
         bad_j = p.id[j];
@@ -54,7 +57,7 @@ void density_pass(const ParticleStore& p, const NeighborList& list, const EamVie
 }
 
 // Pass 3: forces, and the pair energy and virial.
-template <bool Explicit, bool WithEnergy, bool OwnedSharesOnly>
+template <bool Explicit, bool Single, bool WithEnergy, bool OwnedSharesOnly>
 ForceTotals force_pass(ParticleStore& p, const NeighborList& list, const EamView& v, const Box& box,
                        const double* fp, bool& overflow, std::uint64_t& bad_i,
                        std::uint64_t& bad_j) {
@@ -78,7 +81,8 @@ ForceTotals force_pass(ParticleStore& p, const NeighborList& list, const EamView
       ++totals.pairs;
       const std::uint32_t tj = p.type[j];
       const double r = std::sqrt(r2);
-      const EamPairTerms e = eam_pair(v, ti, tj, r, eam_r_point(v, r), fp_i, fp[j]);
+      const EamPairTerms e = Single ? eam_pair_single(v, r, eam_r_point(v, r), fp_i, fp[j])
+                                    : eam_pair(v, ti, tj, r, eam_r_point(v, r), fp_i, fp[j]);
       const PairTerms<double> t{e.fpair, e.phi};
       bool o = false;
       const Fix3 F = pair_force_fixed(d, r2, t, limit_sq, o);
@@ -112,15 +116,16 @@ ForceTotals force_pass(ParticleStore& p, const NeighborList& list, const EamView
   return totals;
 }
 
-template <bool Explicit>
+template <bool Explicit, bool Single>
 ForceTotals force_pass(ParticleStore& p, const NeighborList& list, const EamView& v, const Box& box,
                        const double* fp, bool with_energy, bool owned_only, bool& overflow,
                        std::uint64_t& bad_i, std::uint64_t& bad_j) {
   if (!with_energy)
-    return force_pass<Explicit, false, false>(p, list, v, box, fp, overflow, bad_i, bad_j);
+    return force_pass<Explicit, Single, false, false>(p, list, v, box, fp, overflow, bad_i, bad_j);
   return owned_only
-             ? force_pass<Explicit, true, true>(p, list, v, box, fp, overflow, bad_i, bad_j)
-             : force_pass<Explicit, true, false>(p, list, v, box, fp, overflow, bad_i, bad_j);
+             ? force_pass<Explicit, Single, true, true>(p, list, v, box, fp, overflow, bad_i, bad_j)
+             : force_pass<Explicit, Single, true, false>(p, list, v, box, fp, overflow, bad_i,
+                                                         bad_j);
 }
 
 }  // namespace
@@ -137,10 +142,16 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
   // 1. Densities, summed into the owners.
   std::int64_t* rho = p.fields.integers(k_rho).data();
   std::fill(rho, rho + n, std::int64_t{0});
+  const bool single = view_.types == 1;
+  auto density = [&]<bool Explicit, bool Single>() {
+    density_pass<Explicit, Single>(p, s.list, view_, s.box, s.owned_shares_only, rho, overflow,
+                                   bad_i, bad_j);
+  };
   if (explicit_images)
-    density_pass<true>(p, s.list, view_, s.box, s.owned_shares_only, rho, overflow, bad_i, bad_j);
+    single ? density.template operator()<true, true>() : density.template operator()<true, false>();
   else
-    density_pass<false>(p, s.list, view_, s.box, s.owned_shares_only, rho, overflow, bad_i, bad_j);
+    single ? density.template operator()<false, true>()
+           : density.template operator()<false, false>();
   const bool density_overflow = overflow;
   s.halo.reverse_sum_words(p.fields.integers(k_rho), 1, n_owned, p.id, "EAM density");
 
@@ -173,10 +184,14 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
   // 3. Forces.
   if (first) std::fill(p.f.begin(), p.f.begin() + static_cast<std::ptrdiff_t>(n), Fix3{0, 0, 0});
   const double* fp = reinterpret_cast<const double*>(fp_words);
-  ForceTotals t = explicit_images ? force_pass<true>(p, s.list, view_, s.box, fp, with_energy,
-                                                     s.owned_shares_only, overflow, bad_i, bad_j)
-                                  : force_pass<false>(p, s.list, view_, s.box, fp, with_energy,
-                                                      s.owned_shares_only, overflow, bad_i, bad_j);
+  auto forces = [&]<bool Explicit, bool Single>() {
+    return force_pass<Explicit, Single>(p, s.list, view_, s.box, fp, with_energy,
+                                        s.owned_shares_only, overflow, bad_i, bad_j);
+  };
+  ForceTotals t = explicit_images ? (single ? forces.template operator()<true, true>()
+                                            : forces.template operator()<true, false>())
+                                  : (single ? forces.template operator()<false, true>()
+                                            : forces.template operator()<false, false>());
   t.energy += embedding;
   if (overflow)
     throw std::overflow_error(fmt::format(

@@ -122,4 +122,19 @@ SCANMD_HD inline EamPairTerms eam_pair(const EamView& v, std::uint32_t ti, std::
   return {-psip * recip, phi};
 }
 
+// The same for one atom type: the two density slopes are the same function, looked up once (the
+// same bits as eam_pair).
+SCANMD_HD inline EamPairTerms eam_pair_single(const EamView& v, double r, EamPoint a, double fp_i,
+                                              double fp_j) {
+  const double rhop = eam_slope(eam_coeff(v.rhor, v.nr, v.type2rhor[0], a.m), a.p);
+  const double* z = eam_coeff(v.z2r, v.nr, v.type2z2r[0], a.m);
+  const double z2p = eam_slope(z, a.p);
+  const double z2 = eam_value(z, a.p);
+  const double recip = 1.0 / r;
+  const double phi = z2 * recip;
+  const double phip = z2p * recip - phi * recip;
+  const double psip = fp_i * rhop + fp_j * rhop + phip;
+  return {-psip * recip, phi};
+}
+
 }  // namespace scanmd
