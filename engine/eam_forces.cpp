@@ -2,12 +2,14 @@
 #include "engine/eam_forces.hpp"
 
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "engine/eam_rows.hpp"
 #include "engine/fixed_terms.hpp"
 
 namespace scanmd {
@@ -143,11 +145,28 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
   std::int64_t* rho = p.fields.integers(k_rho).data();
   std::fill(rho, rho + n, std::int64_t{0});
   const bool single = view_.types == 1;
+  // The AVX-512 rows: one type, minimum images; the same bits as the scalar loop.
+  const bool vector = s.kernel == PairKernel::Avx512 && single && !explicit_images &&
+                      n < static_cast<std::size_t>(INT_MAX / 3);
+  const EamRows rows{s.list.offsets().data(),
+                     s.list.neighbors().data(),
+                     p.x.data(),
+                     s.box.length,
+                     s.box.half_length,
+                     view_,
+                     pair_term_limit_sq(s.list.max_terms()),
+                     n_owned,
+                     s.owned_shares_only};
   auto density = [&]<bool Explicit, bool Single>() {
     density_pass<Explicit, Single>(p, s.list, view_, s.box, s.owned_shares_only, rho, overflow,
                                    bad_i, bad_j);
   };
-  if (explicit_images)
+  if (vector) {
+    if (!eam_density_avx512(rows, 0, n, rho)) {  // a term beyond its range: the scalar loop
+      std::fill(rho, rho + n, std::int64_t{0});
+      density.template operator()<false, true>();
+    }
+  } else if (explicit_images)
     single ? density.template operator()<true, true>() : density.template operator()<true, false>();
   else
     single ? density.template operator()<false, true>()
@@ -188,10 +207,19 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
     return force_pass<Explicit, Single>(p, s.list, view_, s.box, fp, with_energy,
                                         s.owned_shares_only, overflow, bad_i, bad_j);
   };
-  ForceTotals t = explicit_images ? (single ? forces.template operator()<true, true>()
-                                            : forces.template operator()<true, false>())
-                                  : (single ? forces.template operator()<false, true>()
-                                            : forces.template operator()<false, false>());
+  ForceTotals t;
+  if (vector && first && !with_energy) {
+    const EamRowsTotals r = eam_forces_avx512(rows, 0, n, fp, p.f.data());
+    t.pairs = r.pairs;
+    if (r.overflow) {  // the scalar loop finds the pair and names it
+      std::fill(p.f.begin(), p.f.begin() + static_cast<std::ptrdiff_t>(n), Fix3{0, 0, 0});
+      t = forces.template operator()<false, true>();
+    }
+  } else
+    t = explicit_images ? (single ? forces.template operator()<true, true>()
+                                  : forces.template operator()<true, false>())
+                        : (single ? forces.template operator()<false, true>()
+                                  : forces.template operator()<false, false>());
   t.energy += embedding;
   if (overflow)
     throw std::overflow_error(fmt::format(

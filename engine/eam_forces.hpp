@@ -31,7 +31,6 @@ class HostEamCompute final : public HostForceCompute {
   explicit HostEamCompute(std::shared_ptr<const eam::Tables> tables)
       : tables_(std::move(tables)), view_(tables_->view()) {}
   ForceTotals compute(HostForceState& s, bool with_energy, bool first) override;
-  bool uses_kernel() const override { return false; }  // the scalar loop only
 
  private:
   std::shared_ptr<const eam::Tables> tables_;
