@@ -3,6 +3,7 @@
 #include <immintrin.h>
 #endif
 #include <stdexcept>
+#include <vector>
 
 #include "base/fixed_point.hpp"
 #include "engine/eam_rows.hpp"
@@ -74,6 +75,64 @@ inline Lanes load_lanes(const EamRows& rows, const Geometry& g, __m512d xi, __m5
   return l;
 }
 
+// The row's pairs within the cutoff, packed (vcompress in registers, then full stores: a compress-store to memory is microcoded): their j, displacement and r², so that
+// the passes run full vectors of useful pairs (a third of a list with a 1 Å skin lies beyond
+// the cutoff). `buf` holds 5 arrays of `cap` entries.
+struct Packed {
+  std::vector<std::uint32_t> j;
+  std::vector<double> dx, dy, dz, r2;
+  std::uint32_t n = 0;
+};
+
+inline void pack_row(const EamRows& rows, const Geometry& g, std::size_t i, __m512d cutoff_sq,
+                     Packed& out) {
+  const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
+  const std::size_t need = row_end - row_begin + 8;
+  if (out.j.size() < need) {
+    out.j.resize(need);
+    out.dx.resize(need);
+    out.dy.resize(need);
+    out.dz.resize(need);
+    out.r2.resize(need);
+  }
+  const __m512d xi = _mm512_set1_pd(rows.x[i].x), yi = _mm512_set1_pd(rows.x[i].y),
+                zi = _mm512_set1_pd(rows.x[i].z);
+  std::uint32_t n = 0;
+  for (std::uint32_t k = row_begin; k < row_end; k += 8) {
+    const Lanes l = load_lanes(rows, g, xi, yi, zi, k, row_end);
+    const __mmask8 in = l.lanes & _mm512_cmp_pd_mask(l.r2, cutoff_sq, _CMP_LT_OQ);
+    if (in == 0) continue;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.j.data() + n),
+                        _mm256_maskz_compress_epi32(in, l.j));
+    _mm512_storeu_pd(out.dx.data() + n, _mm512_maskz_compress_pd(in, l.dx));
+    _mm512_storeu_pd(out.dy.data() + n, _mm512_maskz_compress_pd(in, l.dy));
+    _mm512_storeu_pd(out.dz.data() + n, _mm512_maskz_compress_pd(in, l.dz));
+    _mm512_storeu_pd(out.r2.data() + n, _mm512_maskz_compress_pd(in, l.r2));
+    n += static_cast<std::uint32_t>(__builtin_popcount(in));
+  }
+  out.n = n;
+}
+
+// Packed entries k .. k+7 (the tail masked).
+struct Chunk {
+  __m256i j;
+  __mmask8 in;
+  __m512d dx, dy, dz, r2;
+};
+
+inline Chunk chunk(const Packed& b, std::uint32_t k) {
+  const std::uint32_t left = b.n - k;
+  Chunk c;
+  c.in = left >= 8 ? 0xFF : static_cast<__mmask8>((1u << left) - 1);
+  c.j = _mm256_maskz_loadu_epi32(c.in, b.j.data() + k);
+  c.dx = _mm512_maskz_loadu_pd(c.in, b.dx.data() + k);
+  c.dy = _mm512_maskz_loadu_pd(c.in, b.dy.data() + k);
+  c.dz = _mm512_maskz_loadu_pd(c.in, b.dz.data() + k);
+  // Masked-off lanes: r² = 1 (no division by zero; nothing of them is used).
+  c.r2 = _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), c.in, b.r2.data() + k);
+  return c;
+}
+
 // eam_r_point, lane by lane: the row index (m + table offset) · 7 of each lane, and p.
 struct Point {
   __m256i at;  // (base + m) · 7: the first coefficient of the lane's interval
@@ -121,16 +180,15 @@ bool eam_density_avx512(const EamRows& rows, std::size_t begin, std::size_t end,
   const __m256i owned = _mm256_set1_epi32(static_cast<int>(rows.n_owned));
   auto* rho_ll = reinterpret_cast<long long*>(rho);
   __mmask8 bad = 0;
+  thread_local Packed packed;
   for (std::size_t i = begin; i < end; ++i) {
     const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
     if (row_begin == row_end) continue;
-    const __m512d xi = _mm512_set1_pd(rows.x[i].x), yi = _mm512_set1_pd(rows.x[i].y),
-                  zi = _mm512_set1_pd(rows.x[i].z);
     __m512i sum = _mm512_setzero_si512();
-    for (std::uint32_t k = row_begin; k < row_end; k += 8) {
-      const Lanes l = load_lanes(rows, g, xi, yi, zi, k, row_end);
-      const __mmask8 in = l.lanes & _mm512_cmp_pd_mask(l.r2, cutoff_sq, _CMP_LT_OQ);
-      if (in == 0) continue;
+    pack_row(rows, g, i, cutoff_sq, packed);
+    for (std::uint32_t k = 0; k < packed.n; k += 8) {
+      const Chunk l = chunk(packed, k);
+      const __mmask8 in = l.in;
       const Point a = r_point(v, _mm512_sqrt_pd(l.r2), base);
       const __m512d t = _mm512_mul_pd(value(v.rhor, a, in), scale);
       bad |= in & ~_mm512_cmp_pd_mask(_mm512_andnot_pd(sign, t), range, _CMP_LT_OQ);
@@ -160,17 +218,16 @@ EamRowsTotals eam_forces_avx512(const EamRows& rows, std::size_t begin, std::siz
   auto* fs_base = reinterpret_cast<long long*>(&f[0].x);
   EamRowsTotals totals;
   __mmask8 bad = 0;
+  thread_local Packed packed;
   for (std::size_t i = begin; i < end; ++i) {
     const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
     if (row_begin == row_end) continue;
-    const __m512d xi = _mm512_set1_pd(rows.x[i].x), yi = _mm512_set1_pd(rows.x[i].y),
-                  zi = _mm512_set1_pd(rows.x[i].z);
     const __m512d fp_i = _mm512_set1_pd(fp[i]);
     __m512i fx = _mm512_setzero_si512(), fy = _mm512_setzero_si512(), fz = _mm512_setzero_si512();
-    for (std::uint32_t k = row_begin; k < row_end; k += 8) {
-      const Lanes l = load_lanes(rows, g, xi, yi, zi, k, row_end);
-      const __mmask8 in = l.lanes & _mm512_cmp_pd_mask(l.r2, cutoff_sq, _CMP_LT_OQ);
-      if (in == 0) continue;
+    pack_row(rows, g, i, cutoff_sq, packed);
+    for (std::uint32_t k = 0; k < packed.n; k += 8) {
+      const Chunk l = chunk(packed, k);
+      const __mmask8 in = l.in;
       totals.pairs += __builtin_popcount(in);
       const __m512d r = _mm512_sqrt_pd(l.r2);
       // The same interval in every table (one grid in r): the offsets differ by the base.
