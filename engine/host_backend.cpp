@@ -113,8 +113,8 @@ void HostBackend::tune_kernels() {
   auto at = [&](PairKernel k) { return k == vector ? 0 : 1; };
   if (!any) {
     tuning_ = fmt::format(
-        "measured on the first list: list build {} ({:.3g} ms; {} {:.3g} ms); forces: the scalar "
-        "loop (no vector kernel)",
+        "measured on the first list: list build {} ({:.3g} ms; {} {:.3g} ms); forces not timed "
+        "(the force computes choose their own loops)",
         pair_kernel_name(list_kernel_), 1e3 * list_time[at(list_kernel_)],
         pair_kernel_name(other(list_kernel_)), 1e3 * list_time[at(other(list_kernel_))]);
     return;
