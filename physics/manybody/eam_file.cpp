@@ -88,8 +88,8 @@ class Reader {
     if (!w.empty() && *b == '+') ++b;
     const auto r = std::from_chars(b, e, v);
     if (r.ec != std::errc() || r.ptr != e)
-      fail(line, fmt::format("{}: '{}' is not a number", what, w));
-    if (!std::isfinite(v)) fail(line, fmt::format("{}: {} is not finite", what, w));
+      fail(line, fmt::format("{}: '{}' is not a number", what, std::string(w)));
+    if (!std::isfinite(v)) fail(line, fmt::format("{}: {} is not finite", what, std::string(w)));
     return v;
   }
   int integer(std::string_view w, int line, const std::string& what) const {
@@ -98,7 +98,7 @@ class Reader {
     const char* e = w.data() + w.size();
     const auto r = std::from_chars(b, e, v);
     if (r.ec != std::errc() || r.ptr != e)
-      fail(line, fmt::format("{}: '{}' is not an integer", what, w));
+      fail(line, fmt::format("{}: '{}' is not an integer", what, std::string(w)));
     return v;
   }
   std::size_t bytes() const { return text_.size(); }
@@ -473,6 +473,16 @@ std::string resolve_path(const std::string& name, const std::string& base_dir) {
   return here.string();
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+}  // namespace
+
 std::shared_ptr<const Tables> load(const PotentialSection& pot, int types) {
   const std::string& style = pot.style;
   if (style == "eam") {
@@ -519,13 +529,13 @@ std::shared_ptr<const Tables> load(const PotentialSection& pot, int types) {
                    fmt::format("{} element{} for {} atom type{}: give the element of every type "
                                "(type 1 first); {} has {}",
                                pot.elements.size(), pot.elements.size() == 1 ? "" : "s", types,
-                               types == 1 ? "" : "s", path, fmt::join(s.elements, ", ")));
+                               types == 1 ? "" : "s", path, joined(s.elements)));
   std::vector<int> map;
   for (const std::string& el : pot.elements) {
     const auto it = std::find(s.elements.begin(), s.elements.end(), el);
     if (it == s.elements.end())
       throw KeyError("potential.elements", fmt::format("element '{}' is not in {} (it has {})", el,
-                                                       path, fmt::join(s.elements, ", ")));
+                                                       path, joined(s.elements)));
     map.push_back(static_cast<int>(it - s.elements.begin()));
   }
   return std::make_shared<const Tables>(tables_from_setfl(s, map));
