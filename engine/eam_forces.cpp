@@ -191,13 +191,19 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
     }
   }
   s.halo.forward_words(p.fields.words(k_fp), 1, n_owned);
-  if (outside > 0 && !told_outside_) {
-    told_outside_ = true;
-    std::fprintf(stderr,
-                 "warning: EAM: %lld particle%s on this rank ha%s a density outside the tables "
-                 "[0, %.6g]: clamped as LAMMPS clamps it (F' of the last point, F extended "
-                 "linearly); said once\n",
-                 outside, outside == 1 ? "" : "s", outside == 1 ? "s" : "ve", view_.rhomax);
+  // Said once per run, by rank 0, on the first thermo step (every rank computes energies on the
+  // same steps: the sum is collective) that finds a particle outside the tables.
+  if (with_energy && !told_outside_) {
+    const long long total = s.halo.communicator().sum(outside);
+    if (total > 0) {
+      told_outside_ = true;
+      if (s.halo.communicator().rank() == 0)
+        std::fprintf(stderr,
+                     "warning: EAM: %lld particle%s ha%s a density outside the tables [0, %.6g]: "
+                     "clamped as LAMMPS clamps it (F' of the table's end, F continued "
+                     "linearly); said once\n",
+                     total, total == 1 ? "" : "s", total == 1 ? "s" : "ve", view_.rhomax);
+    }
   }
 
   // 3. Forces.

@@ -16,7 +16,8 @@
 //                sums the ghosts' forces into their owners. The pair energy φ and virial r·F
 //                are split between the two particles as the pair driver splits them.
 // A density outside the tables ([0, ρ_max]) is clamped as LAMMPS clamps it (eam.hpp); the compute
-// counts such particles, and the run says so once in its log (outside_density()).
+// counts such particles, and rank 0 says so once on standard error (on the first thermo step
+// that finds one: the count is summed over the ranks there).
 #pragma once
 
 #include <memory>
