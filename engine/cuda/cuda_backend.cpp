@@ -90,6 +90,8 @@ class CudaBackend final : public StepBackend {
       check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (species tables)");
     }
     computes_ = make_device_computes(s.computes, s.species, stream());
+    forward_fields_ = halo_fields(s.computes, FieldAccess::Forward);
+    reverse_fields_ = halo_fields(s.computes, FieldAccess::ReverseSum);
     const ThermostatSection& t = s.params.thermostat;
     if (t.style == ThermostatStyle::Langevin) {
       std::vector<double> drag, noise;
@@ -167,12 +169,14 @@ class CudaBackend final : public StepBackend {
     if (!halo_.remote()) {
       events_.begin(Phase::Forward, stream());
       halo_.forward_local(particles_, fused, stream());
+      forward_optional_fields();
       events_.end(stream());
       return;
     }
     synchronize();
     ScopedTimer t(timers_, Phase::Forward);
     halo_.forward_remote(particles_, fused, stream());
+    forward_optional_fields();
   }
 
   void compute_forces(bool with_energy) override {
@@ -183,8 +187,8 @@ class CudaBackend final : public StepBackend {
     if (!(owned_f_zero_ && ghost_f_zero_)) particles_.zero_forces(stream());
     if (!totals_zero_) flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy, virial
     owned_f_zero_ = ghost_f_zero_ = totals_zero_ = false;
-    DeviceForceState state{particles_, list_,       flags_.device(), box_,
-                           images_,    full_shell_, stream()};
+    DeviceForceState state{particles_, halo_,   list_,       flags_.device(),
+                           box_,       images_, full_shell_, stream()};
     bool first = true;
     for (const auto& c : computes_) {
       c->compute(state, with_energy, first);
@@ -199,12 +203,14 @@ class CudaBackend final : public StepBackend {
     if (!halo_.remote()) {
       events_.begin(Phase::Reverse, stream());
       halo_.reverse_local(particles_, flags_.device(), stream());
+      reverse_optional_fields();
       events_.end(stream());
       return;
     }
     synchronize();
     ScopedTimer t(timers_, Phase::Reverse);
     halo_.reverse_remote(particles_, flags_.device(), stream());
+    reverse_optional_fields();
   }
 
   void kick(std::uint64_t step) override {
@@ -280,6 +286,25 @@ class CudaBackend final : public StepBackend {
     return {one, types_ > 1 ? table.data() : nullptr, particles_.type.data()};
   }
 
+  // The per-particle fields the computes declared Forward: owners' values into their ghosts
+  // (after the positions, and for the new ghosts of a rebuild), as HostBackend does.
+  void forward_optional_fields() {
+    for (const std::string& name : forward_fields_) {
+      const auto k = static_cast<std::size_t>(particles_.fields.find(name));
+      for (std::uint64_t* plane : particles_.fields.planes_of(k))
+        halo_.forward_field(forward_words_, plane, particles_.n_owned, stream());
+    }
+  }
+  // The fixed-point fields declared ReverseSum: the ghosts' parts summed into their owners.
+  void reverse_optional_fields() {
+    for (const std::string& name : reverse_fields_) {
+      const auto k = static_cast<std::size_t>(particles_.fields.find(name));
+      for (std::uint64_t* plane : particles_.fields.planes_of(k))
+        halo_.reverse_field(reverse_words_, reinterpret_cast<std::int64_t*>(plane),
+                            particles_.n_owned, flags_.device(), stream());
+    }
+  }
+
   // Waits for the device and raises pending errors (no timings booked).
   void check_errors() {
     flags_.fetch(stream());
@@ -327,6 +352,7 @@ class CudaBackend final : public StepBackend {
       counts = halo_.make_plan(particles_, geometry_, domain_.coord(), scratch_, flags_.device(),
                                stream());
       particles_.mark_built(stream());
+      forward_optional_fields();  // the new ghosts' fields
     }
     ScopedTimer t(timers_, Phase::Neigh);
     build_lists();  // synchronises: the tallies are in the mirror
@@ -366,6 +392,7 @@ class CudaBackend final : public StepBackend {
     ScopedTimer t(timers_, Phase::Neigh);
     particles_.upload(host_, stream());
     halo_.set_plan(domain_.halo(), particles_, stream());
+    forward_optional_fields();  // the new ghosts' fields
     build_lists();
     on_device_ = true;
     host_current_ = true;  // owned particles as on the device (ghosts too)
@@ -390,6 +417,11 @@ class CudaBackend final : public StepBackend {
   PairPotential potential_;  // the style and every pair (host: the words of errors)
   std::uint32_t types_;      // several: the device tables below
   std::vector<std::unique_ptr<DeviceForceCompute>> computes_;  // their device sides, in order
+  // The optional per-particle fields the computes forward and reverse-sum (none for pair runs),
+  // and the buffers of their exchanges.
+  std::vector<std::string> forward_fields_, reverse_fields_;
+  DeviceFieldHalo<std::uint64_t> forward_words_;
+  DeviceFieldHalo<std::int64_t> reverse_words_;
   DeviceBuffer<double> dtf_of_, mass_of_;
   DeviceBuffer<double> drag_, noise_;  // Langevin γ1, γ2 per type
   LangevinView langevin_;              // inactive unless the thermostat is Langevin

@@ -86,11 +86,6 @@ std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
     const std::vector<ForceComputeInfo>& computes, const Species& species, cudaStream_t stream) {
   std::vector<std::unique_ptr<DeviceForceCompute>> out;
   for (const ForceComputeInfo& c : computes) {
-    if (!c.particle_fields.empty())  // DeviceParticles holds id/type/x/v/f/image only so far
-      throw std::runtime_error("force compute '" + c.name + "' needs per-particle field '" +
-                               c.particle_fields.front().name +
-                               "', which the CUDA backend does not carry yet: run.backend = "
-                               "\"host\"");
     switch (c.kind) {
       case ForceKind::Pair:
         out.push_back(std::make_unique<DevicePairCompute>(

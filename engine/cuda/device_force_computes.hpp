@@ -15,6 +15,7 @@
 
 #include "base/box.hpp"
 #include "engine/cuda/device_flags.hpp"
+#include "engine/cuda/device_halo.hpp"
 #include "engine/cuda/device_neighbor_list.hpp"
 #include "engine/cuda/device_particles.hpp"
 #include "engine/force_compute.hpp"
@@ -22,10 +23,13 @@
 
 namespace scanmd {
 
-// What a device compute reads and writes: the device particles (owned, then ghosts), the
-// neighbour list of the last rebuild, the flags (totals, errors), on one stream.
+// What a device compute reads and writes: the device particles (owned, then ghosts, with the
+// per-particle fields it declared in particles.fields), the neighbour list of the last rebuild,
+// the flags (totals, errors), on one stream; the halo for exchanges between its passes (a
+// many-body compute's density sums and forwards).
 struct DeviceForceState {
   cuda_step::DeviceParticles& particles;
+  cuda_step::DeviceHalo& halo;
   const cuda_step::DeviceNeighborList& list;
   cuda_step::DeviceFlags* flags;  // device memory: pairs, energy, virial accumulate here
   const Box& box;

@@ -253,6 +253,16 @@ void launch_owned_frame(Int3* home, Int3* shift, std::uint32_t n_owned, Int3 coo
 void launch_census(const std::uint64_t* id, std::uint32_t n_owned, DeviceFlags* flags,
                    cudaStream_t stream);
 
+// The per-particle field planes of a rebuild (DeviceFields): out[k] = in[order[k]], k < count;
+// out[k · stride] = plane[idx[k]] (a migrant's State words, interleaved); plane[k] =
+// in[k · stride], k < m (the arrivals' words into their slots).
+void launch_gather_words(const std::uint64_t* in, const std::uint32_t* order, std::uint32_t count,
+                         std::uint64_t* out, cudaStream_t stream);
+void launch_pack_plane(const std::uint64_t* plane, const std::uint32_t* idx, std::uint32_t count,
+                       std::uint64_t* out, std::uint32_t stride, cudaStream_t stream);
+void launch_unpack_plane(const std::uint64_t* in, std::uint32_t stride, std::uint32_t m,
+                         std::uint64_t* plane, cudaStream_t stream);
+
 // ---- halo.cu -----------------------------------------------------------------------------------
 // The part of a halo plan a rank sends to itself (periodic images of its own particles): send
 // entries [send_offset, send_offset + count) are ghost slots [recv_offset, recv_offset + count).

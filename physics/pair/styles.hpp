@@ -10,6 +10,7 @@
 
 #include "physics/pair/buck.hpp"
 #include "physics/pair/gauss.hpp"
+#include "physics/pair/lj96_cut.hpp"
 #include "physics/pair/lj_cut.hpp"
 #include "physics/pair/lj_smooth_linear.hpp"
 #include "physics/pair/mie_cut.hpp"
@@ -28,6 +29,7 @@ using PairStyles = std::tuple<LJCut,           // lj, lj/cut
                               Buck,            // buck
                               MieCut,          // mie/cut
                               Soft,            // soft
+                              LJ96Cut,         // lj96/cut
                               Table>;          // table
 
 // f.template operator()<E>() for every style E of the list, in order.
