@@ -173,7 +173,9 @@ int model_command(const ModelCommandOptions& options) {
       type_count = species.types;
       for (int i = 0; i < type_count; ++i)
         for (int j = 0; j < type_count; ++j)
-          pair_cutoff_sq.push_back(species.pair.cutoff(i, j) * species.pair.cutoff(i, j));
+          pair_cutoff_sq.push_back(species.eam
+                                       ? species.eam->cut * species.eam->cut
+                                       : species.pair.cutoff(i, j) * species.pair.cutoff(i, j));
     }
     std::printf(
         "scanmd model: %zu particles%s, box %.6g x %.6g x %.6g, R = %.6g (largest pair "

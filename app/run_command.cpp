@@ -111,6 +111,7 @@ void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulati
                   const std::string& restart_from) {
   const Species& sp = sim.species();
   // The smallest repulsive core of the pair style (LJ: sigma of the interacting pairs).
+  if (sp.eam) return;  // EAM has no hard core (its ρ and F are checked by the fixed point)
   const double sigma_min = sp.pair.min_core_size();
   if (!std::isfinite(sigma_min)) return;             // nothing interacts: nothing to pass through
   if (sim.step() >= sim.config().run.steps) return;  // no step to run (a data file converted)
@@ -208,6 +209,16 @@ int cores_of_this_rank() {
 // run.backend resolved (collective; see engine/backend_choice.hpp), and the choice logged.
 Backend choose_backend(const Communicator& comm, const SimulationConfig& config) {
   const Backend requested = config.run.backend;
+  // The many-body EAM compute has a host side only (engine/eam_forces.hpp).
+  if (eam::is_eam_style(config.potential.style)) {
+    if (requested == Backend::Cuda)
+      throw std::runtime_error(fmt::format(
+          "run.backend = \"cuda\": potential.style = \"{}\" runs on the host only (the CUDA "
+          "backend has no many-body compute yet); use run.backend = \"host\" or \"auto\"",
+          config.potential.style));
+    spdlog::info("backend: host ({}: host only)", config.potential.style);
+    return Backend::Host;
+  }
   const BackendChoice choice = resolve_backend(comm, requested, config.cuda.fill);
   const std::string_view arrow = requested == Backend::Auto ? "auto -> " : "";
   if (requested == Backend::Host)

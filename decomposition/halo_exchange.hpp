@@ -84,6 +84,8 @@ class HaloExchange {
   std::size_t ghost_count() const { return plan_.recv_total; }
 
   Int3 coord() const { return coord_; }
+  // The ranks it exchanges among (a compute's own reductions between its exchanges).
+  const Communicator& communicator() const { return comm_; }
   Method method() const { return method_; }
   // New cut planes (load balancing); the next migrate() and build() use them.
   void set_grid(const RankGrid& grid) {

@@ -7,6 +7,7 @@
 
 #include "engine/force_compute.hpp"
 #include "engine/lattice.hpp"
+#include "physics/manybody/eam_file.hpp"
 
 namespace scanmd {
 
@@ -26,6 +27,17 @@ double SimulationConfig::import_cutoff() const {
 }
 
 double SimulationConfig::max_pair_cutoff(const PotentialSection& p) {
+  if (eam::is_eam_style(p.style)) {
+    if (p.eam) return p.eam->cut;
+    // Not read yet (a configuration made without the deck reader): the files' cutoff, or the
+    // deck's until the files are readable (make_species reports why they are not).
+    try {
+      const std::size_t types = p.style == "eam" ? p.files.size() : p.elements.size();
+      return eam::load(p, std::max<int>(1, static_cast<int>(types)))->cut;
+    } catch (const std::exception&) {
+      return p.cutoff;
+    }
+  }
   if (p.pairs.empty()) return p.cutoff;
   double r = 0.0;
   for (const PairCoeffs& c : p.pairs) r = std::max(r, c.cutoff.value_or(p.cutoff));

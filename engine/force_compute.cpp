@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "physics/manybody/eam_file.hpp"
+
 namespace scanmd {
 
 std::vector<std::string> ForceComputeInfo::halo_fields(FieldAccess access) const {
@@ -16,6 +18,22 @@ std::vector<std::string> ForceComputeInfo::halo_fields(FieldAccess access) const
 }
 
 std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config) {
+  if (eam::is_eam_style(config.potential.style)) {
+    ForceComputeInfo eam;
+    eam.kind = ForceKind::ManyBody;
+    eam.name = "many-body " + config.potential.style;
+    eam.cutoff = SimulationConfig::max_pair_cutoff(config.potential);
+    eam.fields = {{std::string(kIdField), FieldAccess::Read},
+                  {std::string(kTypeField), FieldAccess::Read},
+                  {std::string(kPositionField), FieldAccess::Forward},
+                  {std::string(kEamDensityField), FieldAccess::PassReverseSum},
+                  {std::string(kEamSlopeField), FieldAccess::PassForward},
+                  {std::string(kForceField), FieldAccess::ReverseSum}};
+    eam.particle_fields = {
+        FieldSpec{std::string(kEamDensityField), FieldKind::Integer, 1, FieldLife::Scratch},
+        FieldSpec{std::string(kEamSlopeField), FieldKind::Real, 1, FieldLife::Scratch}};
+    return {eam};
+  }
   ForceComputeInfo pair;
   pair.kind = ForceKind::Pair;
   pair.name = "pair " + config.potential.style;

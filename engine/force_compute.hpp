@@ -34,6 +34,10 @@ enum class FieldAccess : std::uint8_t {
   Read,        // on owned particles and ghosts as the step left them (ids, types)
   Forward,     // owners' values copied to their ghosts every step before the compute
   ReverseSum,  // ghosts' fixed-point contributions summed into their owners after the compute
+  // A many-body compute's own exchanges between its passes (it calls the halo itself; the
+  // backend does not move these): EAM's density summed into owners, then F'(ρ) forwarded.
+  PassReverseSum,
+  PassForward,
 };
 
 // The built-in fields every run has (base/particles.hpp); other names are optional fields.
@@ -41,6 +45,8 @@ inline constexpr std::string_view kPositionField = "x";
 inline constexpr std::string_view kForceField = "f";
 inline constexpr std::string_view kTypeField = "type";
 inline constexpr std::string_view kIdField = "id";
+inline constexpr std::string_view kEamDensityField = "eam_rho";
+inline constexpr std::string_view kEamSlopeField = "eam_fp";
 
 struct FieldUse {
   std::string field;
@@ -60,7 +66,8 @@ struct ForceComputeInfo {
 };
 
 // The computes a configuration calls for, in the order the step runs them: the pair compute of
-// its pair style (with its largest pair cutoff).
+// its pair style (with its largest pair cutoff), or the many-body compute of eam, eam/alloy,
+// eam/fs (the files' cutoff; Scratch fields eam_rho, fixed point, and eam_fp).
 std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config);
 
 // The optional per-particle fields of the whole list, in order (each once), and those of them

@@ -90,12 +90,15 @@ void HostBackend::tune_kernels() {
   const PairKernel vector = kernel_;
   const double R = domain_.import_cutoff();
   double list_time[2], force_time[2];
+  // A list whose computes all ignore the kernel (EAM) has no force pass to time.
+  const bool any = std::any_of(computes_.begin(), computes_.end(),
+                               [](const auto& c) { return c->uses_kernel(); });
   const PairKernel kernels[2] = {vector, PairKernel::Scalar};
   for (int k = 0; k < 2; ++k) {
     neighbors_.set_kernel(kernels[k]);
     list_time[k] =
         best_of_two([&] { neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_); });
-    force_time[k] = best_of_two([&] {
+    force_time[k] = !any ? (k == 0 ? 0.0 : 1.0) : best_of_two([&] {
       try {
         run_computes(false, kernels[k]);
       } catch (const std::exception&) {
@@ -108,6 +111,14 @@ void HostBackend::tune_kernels() {
   neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
   auto other = [&](PairKernel k) { return k == vector ? PairKernel::Scalar : vector; };
   auto at = [&](PairKernel k) { return k == vector ? 0 : 1; };
+  if (!any) {
+    tuning_ = fmt::format(
+        "measured on the first list: list build {} ({:.3g} ms; {} {:.3g} ms); forces not timed "
+        "(the force computes choose their own loops)",
+        pair_kernel_name(list_kernel_), 1e3 * list_time[at(list_kernel_)],
+        pair_kernel_name(other(list_kernel_)), 1e3 * list_time[at(other(list_kernel_))]);
+    return;
+  }
   tuning_ = fmt::format(
       "measured on the first list: forces {} ({:.3g} ms; {} {:.3g} ms), list build {} ({:.3g} "
       "ms; {} {:.3g} ms)",

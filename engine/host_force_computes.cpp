@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "engine/eam_forces.hpp"
+
 namespace scanmd {
 
 ForceTotals HostPairCompute::compute(HostForceState& s, bool with_energy, bool first) {
@@ -19,6 +21,11 @@ std::vector<std::unique_ptr<HostForceCompute>> make_host_computes(
         out.push_back(std::make_unique<HostPairCompute>(species.pair));
         break;
       case ForceKind::ManyBody:
+        if (species.eam) {
+          out.push_back(std::make_unique<HostEamCompute>(species.eam));
+          break;
+        }
+        [[fallthrough]];
       case ForceKind::Bonded:
         throw std::logic_error("force compute '" + c.name + "': no host side");
     }

@@ -41,6 +41,9 @@ class HostForceCompute {
   // energy and virial when `with_energy`. Throws std::overflow_error naming the particles when a
   // term does not fit the fixed point.
   virtual ForceTotals compute(HostForceState& s, bool with_energy, bool first) = 0;
+  // Whether s.kernel changes how it runs (a vector kernel): else the backend does not time
+  // its force pass against the scalar loop.
+  virtual bool uses_kernel() const { return true; }
 };
 
 class HostPairCompute final : public HostForceCompute {

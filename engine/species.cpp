@@ -43,6 +43,25 @@ Species make_species(const SimulationConfig& config) {
                                      "velocities and kinetic energy cannot be computed exactly",
                                      m, std::numeric_limits<double>::min()));
 
+  if (eam::is_eam_style(config.potential.style)) {
+    if (config.system.units != UnitSystem::Metal)
+      throw SpeciesError("system.units",
+                         fmt::format("potential.style = \"{}\" needs system.units = \"metal\" "
+                                     "(its files are in eV, Å and g/mol)",
+                                     config.potential.style));
+    s.eam = config.potential.eam;
+    if (!s.eam || s.eam->types != T) {
+      try {
+        s.eam = eam::load(config.potential, T);
+      } catch (const eam::KeyError& e) {
+        throw SpeciesError(e.key(), e.what());
+      } catch (const eam::FileError& e) {
+        throw SpeciesError(config.potential.style == "eam" ? "potential.files" : "potential.file",
+                           e.what());
+      }
+    }
+    return s;
+  }
   s.pair = PairPotential::make(config.potential, T);
   return s;
 }

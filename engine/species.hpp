@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/config.hpp"
+#include "physics/manybody/eam_file.hpp"
 #include "physics/pair/pair_potential.hpp"
 
 namespace scanmd {
@@ -21,8 +22,10 @@ struct Species {
   int types = 1;
   std::vector<double> mass;  // [t]
   PairPotential pair;        // the style, every pair's coefficients and force constants
+  // The many-body styles (eam, eam/alloy, eam/fs): their tables; `pair` is then unused (empty).
+  std::shared_ptr<const eam::Tables> eam;
 
-  double max_cutoff() const { return pair.max_cutoff(); }
+  double max_cutoff() const { return eam ? eam->cut : pair.max_cutoff(); }
   // The tail correction for `count[t]` particles of each type.
   TailCorrection tail(const std::vector<long long>& count) const { return pair.tail(count); }
 };

@@ -8,6 +8,7 @@
 #include "engine/species.hpp"
 #include "io/deck_keys.hpp"
 #include "io/deck_reader.hpp"
+#include "physics/manybody/eam_file.hpp"
 #include "physics/pair/pair_potential.hpp"
 
 #include <fmt/format.h>
@@ -655,6 +656,7 @@ Deck parse_deck(std::string_view text, const std::string& path,
       if (!std::isnan(d)) deck.potential.coeffs.try_emplace(std::string(name), d);
     }
   }
+  if (eam::is_eam_style(deck.potential.style)) load_eam(deck);
   // A data file brings its own box and types: checked by the run once the file is read.
   if (deck.system.data_file.empty()) {
     check_species(deck);
@@ -673,6 +675,37 @@ Deck parse_deck(std::string_view text, const std::string& path,
   return deck;
 }
 
+void load_eam(Deck& deck) {
+  PotentialSection& pot = deck.potential;
+  // The types: one per file or element; eam with one file for all: the lattice's (a data file's
+  // types are checked when it is read, make_species reading the tables again if they differ).
+  const int types = pot.style == "eam" ? (pot.files.size() > 1 ? static_cast<int>(pot.files.size())
+                                                               : deck.system.type_count())
+                                       : std::max(1, static_cast<int>(pot.elements.size()));
+  auto fail = [&](std::string key, const std::string& what) {
+    auto w = deck.where.find(key);
+    if (w == deck.where.end()) {
+      key = "potential.style";
+      w = deck.where.find(key);
+    }
+    const std::string at = w != deck.where.end() ? w->second : deck.path;
+    return DeckError(fmt::format("{}: {}: {}", at, key, what));
+  };
+  if (deck.system.units != UnitSystem::Metal)
+    throw fail("system.units", fmt::format("potential.style = \"{}\" needs system.units = "
+                                           "\"metal\" (its files are in eV, Å and g/mol)",
+                                           pot.style));
+  try {
+    pot.eam = eam::load(pot, types);
+  } catch (const eam::KeyError& e) {
+    throw fail(e.key(), e.what());
+  } catch (const eam::FileError& e) {
+    throw fail(pot.style == "eam" ? "potential.files" : "potential.file", e.what());
+  }
+  // The masses are the files' unless the deck gives them (LAMMPS's pair_coeff sets them).
+  if (!deck.where.contains("system.mass")) deck.system.mass = pot.eam->mass;
+}
+
 void check_species(const Deck& deck, const std::string& types_from,
                    const std::string& masses_from) {
   try {
@@ -680,7 +713,7 @@ void check_species(const Deck& deck, const std::string& types_from,
     // style's time unit of every pair (a longer step carries particles through the repulsive
     // core in one step: the run can only end in overlapping particles or non-finite positions).
     const Species s = make_species(deck);
-    s.pair.check_time_step(deck.run.dt, s.mass, deck.system.constants().ftm2v);
+    if (!s.eam) s.pair.check_time_step(deck.run.dt, s.mass, deck.system.constants().ftm2v);
   } catch (const SpeciesError& e) {
     std::string key = e.key();
     auto w = deck.where.find(key);

@@ -44,6 +44,11 @@ class DeckError : public std::runtime_error {
 // constants are not normal doubles), and run.dt may not exceed the style's time unit of any
 // pair (LJ: τ = σ√(m/ε)). Called by parse_deck for lattice starts, and by the run
 // once a data file has been read.
+// potential.style eam, eam/alloy, eam/fs: reads the files into deck.potential.eam (once, for
+// every later make_species) and takes the masses from them unless system.mass is given; a
+// DeckError naming the key, and the file and line of a bad file.
+void load_eam(Deck& deck);
+
 void check_species(const Deck& deck, const std::string& types_from = {},
                    const std::string& masses_from = {});
 

@@ -39,7 +39,32 @@ std::vector<std::string_view> pair_style_choices() {
     v.push_back(E::kName);
     for (const std::string_view a : E::kAliases) v.push_back(a);
   });
+  // The many-body styles (physics/manybody/eam_file.hpp).
+  for (const std::string_view s : {"eam", "eam/alloy", "eam/fs"}) v.push_back(s);
   return v;
+}
+
+// An array of non-empty strings (at least one).
+std::vector<std::string> string_list(const KeyReader& r, std::string_view expected) {
+  const auto* arr = r.node().as_array();
+  if (!arr || arr->empty())
+    r.fail(fmt::format("expected {}, got {}", expected, arr ? "an empty array" : "something else"));
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    const toml::node& e = *arr->get(i);
+    if (!e.is_string() || e.value<std::string>()->empty())
+      r.fail_at(e, fmt::format("expected {}: entry {} is not a non-empty string", expected, i));
+    out.push_back(*e.value<std::string>());
+  }
+  if (out.size() > static_cast<std::size_t>(kMaxAtomTypes))
+    r.fail(fmt::format("{} entries: a run has at most {} atom types", out.size(), kMaxAtomTypes));
+  return out;
+}
+
+std::string toml_strings(const std::vector<std::string>& v) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + toml_quote(v[i]);
+  return s + "]";
 }
 
 // [potential]: the one pair's coefficients (with a pair table they are not used: an error if
@@ -72,6 +97,8 @@ std::string string_key_lines(const Deck& d) {
     const std::vector<std::string_view> per_pair = pair_style_strings(p.style);
     names.insert(names.begin(), per_pair.begin(), per_pair.end());
   }
+  // eam/alloy and eam/fs read potential.file (physics/manybody/eam_file.hpp).
+  if (p.style == "eam/alloy" || p.style == "eam/fs") names.push_back("file");
   std::string s;
   for (const std::string_view name : names) {
     const std::string_view fallback = pair_string_default(p.style, name);
@@ -257,7 +284,10 @@ constexpr DeckKey kKeys[] = {
 
   // [potential]
   {.section = "potential", .key = "style", .choices = pair_style_choices,
-   .doc = "the pair style, as LAMMPS `pair_style`: {styles}. Each style's coefficients are keys "
+   .doc = "the pair style, as LAMMPS `pair_style`: {styles}; or a many-body embedded-atom "
+          "style, `\"eam\"` (`potential.files`), `\"eam/alloy\"` or `\"eam/fs\"` "
+          "(`potential.file`, `potential.elements`), metal units only, see [EAM](eam.md). Each "
+          "pair style's coefficients are keys "
           "of `[potential]` (one species) or of each `[[potential.pair]]` table; a coefficient "
           "of another style is an error naming it. See [Pair styles](#pair-styles) and "
           "[Adding a pair style](developing.md#adding-a-pair-style)",
@@ -265,9 +295,14 @@ constexpr DeckKey kKeys[] = {
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) {
      const std::string v = r.string();
+     if (v == "eam" || v == "eam/alloy" || v == "eam/fs") {
+       d.potential.style = v;
+       return;
+     }
      const std::string_view style = canonical_pair_style(v);
      if (style.empty())
-       r.fail(fmt::format("must be one of {} (got {})", pair_style_names(), quoted_shown(v)));
+       r.fail(fmt::format("must be one of {}, \"eam\", \"eam/alloy\", \"eam/fs\" (got {})",
+                          pair_style_names(), quoted_shown(v)));
      d.potential.style = std::string(style); },
    .value = [](const Deck& d) { return toml_quote(d.potential.style); }},
   // Every coefficient name of every style (physics/pair/styles.hpp) reads through this row; the
@@ -285,6 +320,32 @@ constexpr DeckKey kKeys[] = {
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) { d.potential.strings[r.key()] = r.string(); },
    .lines = string_key_lines},
+  {.section = "potential", .key = "files", .type = "[string, …], paths",
+   .doc = "`potential.style = \"eam\"`: the DYNAMO funcfl file of each atom type (type 1 "
+          "first), or one file for every type, as LAMMPS `pair_coeff i i file`; several files "
+          "are put on one grid and mixed as LAMMPS mixes them. A relative path is looked up next "
+          "to the deck, then in `$LAMMPS_POTENTIALS`, then in Debian's "
+          "/usr/share/lammps/potentials. The cutoff is the largest of the files' (potential.cutoff "
+          "is not used); the masses are the files' unless `system.mass` is given. See "
+          "[EAM](eam.md)",
+   .only_if_set = true,
+   .sample = "[\"Cu_u3.eam\"]",
+   .sample_needs = "potential.style=\"eam\"\nsystem.units=\"metal\"",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.potential.files = string_list(r, "an array of EAM file paths, one per atom type"); },
+   .value = [](const Deck& d) { return toml_strings(d.potential.files); }},
+  {.section = "potential", .key = "elements", .type = "[string, …]",
+   .doc = "`potential.style = \"eam/alloy\"` or `\"eam/fs\"`: the element of each atom type "
+          "(type 1 first) among those of `potential.file` (a setfl or Finnis–Sinclair file), as "
+          "the element list of LAMMPS `pair_coeff * * file el_1 .. el_T`; one per type. See "
+          "[EAM](eam.md)",
+   .only_if_set = true,
+   .sample = "[\"Ni\"]",
+   .sample_needs = "potential.style=\"eam/alloy\"\npotential.file=\"CuNi.eam.alloy\"\n"
+                   "system.units=\"metal\"",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.potential.elements = string_list(r, "an array of element names, one per atom type"); },
+   .value = [](const Deck& d) { return toml_strings(d.potential.elements); }},
   {.section = "potential", .key = "cutoff", .type = "float > 0", .dimension = Dimension::Length,
    .doc = "r_c; with a pair table, the cutoff of listed pairs that give none",
    .sample = "3.0",

@@ -18,7 +18,8 @@ echo "== Tests (Release)"
 # As many tests at once as cores (PROCESSORS properties keep the MPI ones within them): the
 # mpiexec start-up and teardown of one test overlap another's work (issue 15 spends the minute
 # this saves on fuzzing).
-ctest --test-dir build --output-on-failure -j"$jobs"
+# Label `bench`: the slow rest of some matrices and statistical checks (ctest -L bench), not CI's.
+ctest --test-dir build --output-on-failure -LE bench -j"$jobs"
 
 echo "== Fuzzing the deck and data file readers (libFuzzer, 30 s each)"
 bash scripts/fuzz.sh 30
@@ -34,4 +35,4 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 ctest --test-dir build-sanitize --output-on-failure -LE "mpi|bench|lammps" -j"$jobs"
 
 echo "== The manual (Sphinx, warnings as errors)"
-sphinx-build -W -q -b html docs build/docs
+sphinx-build -W -E -q -b html docs build/docs

@@ -7,6 +7,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,6 +17,10 @@
 #include "physics/pair/pair_style.hpp"
 
 namespace scanmd {
+
+namespace eam {
+struct Tables;
+}
 
 inline constexpr NamedValue<Mixing> kMixingNames[] = {
     {Mixing::Geometric, "geometric"}, {Mixing::Arithmetic, "arithmetic"}, {Mixing::None, "none"}};
@@ -55,6 +60,14 @@ struct PotentialSection {
   Mixing mixing = Mixing::Geometric;
   // [[potential.pair]]: needed when there are several types; every like pair i-i is listed.
   std::vector<PairCoeffs> pairs;
+  // The many-body styles eam, eam/alloy, eam/fs (physics/manybody/eam_file.hpp): eam's funcfl
+  // files (one per type, or one for all), and the element of each type in eam/alloy's and
+  // eam/fs's potential.file (a string key, in `strings`).
+  std::vector<std::string> files;
+  std::vector<std::string> elements;
+  // The tables read from those files (not a deck key): set by the deck reader, which reads the
+  // files once; unset, whoever needs them reads them (eam::load).
+  std::shared_ptr<const eam::Tables> eam;
 };
 
 }  // namespace scanmd

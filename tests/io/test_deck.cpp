@@ -848,7 +848,8 @@ TEST(DeckErrors, UnknownStyleNamesEveryStyle) {
   });
   EXPECT_THAT(names, ::testing::HasSubstr("\"lj\", \"lj/cut\", \"lj/smooth/linear\""));
   EXPECT_EQ(error_of("[potential]\nstyle = \"lj/long\"\n"),
-            "d.toml:2:9: potential.style: must be one of " + names + " (got \"lj/long\")");
+            "d.toml:2:9: potential.style: must be one of " + names +
+                ", \"eam\", \"eam/alloy\", \"eam/fs\" (got \"lj/long\")");
 }
 
 TEST(DeckErrors, ArrayEntriesOutOfRangePointAtTheEntry) {

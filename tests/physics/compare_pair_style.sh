@@ -10,7 +10,8 @@
 # Usage: compare_pair_style.sh --scanmd EXE --name NAME --lmp "LINE" [--lmp "LINE"]...
 #          --potential "TOML" [--types N] [--density RHO] [--temperature T] [--dt DT]
 #          [--units lj|metal|real] [--mass M] [--skin S] [--damp TAU]
-#          [--set KEY=VALUE]... [--mpiexec "mpiexec -n" --mpi-flags "..."] [--expect-mismatch]
+#          [--cells C] [--set KEY=VALUE]... [--mpiexec "mpiexec -n" --mpi-flags "..."]
+#          [--expect-mismatch]
 #   --lmp LINE        a LAMMPS line of the potential (pair_style, pair_coeff, pair_modify)
 #   --potential TOML  the body of scanmd's [potential] section (and [[potential.pair]] tables)
 #   --types N         atom types (N > 1: about 20% of type 2, the rest 1; masses M)
@@ -19,6 +20,7 @@
 #                     (4/ρ)^(1/3)), energies are totals (thermo_modify norm no, both programs)
 #   --mass M          the mass of every type (default 1; g/mol in metal and real)
 #   --skin S, --damp TAU  neighbour skin (default 0.3) and the melt's Langevin damping (0.1)
+#   --cells C         fcc unit cells per edge (default 10: 4000 atoms)
 #   --fix LINE        LAMMPS's integrator of the compared run (default "fix 1 all nve"), e.g.
 #                     "fix 1 all nvt temp 150 150 0.2 tchain 3" with scanmd's thermostat given
 #                     by --set
@@ -28,7 +30,7 @@
 set -euo pipefail
 
 scanmd="" name="" potential="" types=1 density=0.8442 temperature=1.5 dt=0.005
-units=lj mass=1.0 skin=0.3 damp=0.1 fix_line="fix 1 all nve"
+units=lj mass=1.0 skin=0.3 damp=0.1 fix_line="fix 1 all nve" cells=10
 mpiexec="" mpi_flags="" expect_mismatch=0
 lmp_lines=() sets=()
 while (($#)); do
@@ -45,6 +47,7 @@ while (($#)); do
     --mass) mass="$2"; shift 2 ;;
     --skin) skin="$2"; shift 2 ;;
     --damp) damp="$2"; shift 2 ;;
+    --cells) cells="$2"; shift 2 ;;
     --fix) fix_line="$2"; shift 2 ;;
     --set) sets+=(--set "$2"); shift 2 ;;
     --mpiexec) mpiexec="$2"; shift 2 ;;
@@ -85,7 +88,7 @@ cat > in.create <<EOF
 units           $units
 atom_style      atomic
 lattice         fcc $lattice_arg
-region          box block 0 10 0 10 0 10
+region          box block 0 $cells 0 $cells 0 $cells
 create_box      $types box
 create_atoms    1 box
 $retype
