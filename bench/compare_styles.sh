@@ -7,6 +7,10 @@
 #
 #   bash bench/compare_styles.sh [runs=3] [steps=200] [styles="lj wca morse table"] [exe=build/app/scanmd]
 #
+# With SCANMD_BENCH_DOC=FILE the table is also written to FILE as Markdown with the machine, the
+# date and the command (docs/_generated/compare_styles.md is the manual's copy:
+# SCANMD_BENCH_DOC=docs/_generated/compare_styles.md bash bench/compare_styles.sh).
+#
 # Targets (the pair-styles issue): >= 1.5x LAMMPS (same rule) for lj, WCA, Morse and table (LJ
 # tabulated, linear, 2000 points: tests/physics/tables/lj.table) on one rank. LAMMPS has no OPT
 # variant of table: its "opt" column runs the plain style.
@@ -76,7 +80,19 @@ run_scanmd() {  # → psteps/s
 
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
+doc=${SCANMD_BENCH_DOC:-}
 printf "%-6s %12s %12s %12s %9s %9s\n" style scanmd "LAMMPS" "LAMMPS opt" "/LAMMPS" "/opt"
+if [[ -n "$doc" ]]; then
+  cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+  {
+    echo "Measured $(date -u +%Y-%m-%d) on $cpu ($(nproc) cores), \`bash bench/compare_styles.sh $runs $steps\`:"
+    echo "particle-steps/s, 32 000 atoms, one rank, one thread, median of $runs runs, LAMMPS $(lmp -h 2>/dev/null | awk -F' - ' '/^Large-scale/ {print $2; exit}')"
+    echo "with scanmd's rebuild rule (\`neigh_modify every 1 check yes\`)."
+    echo
+    echo "| style | scanmd | LAMMPS | LAMMPS -sf opt | scanmd / LAMMPS | scanmd / opt |"
+    echo "| --- | --- | --- | --- | --- | --- |"
+  } > "$doc"
+fi
 for style in $styles; do
   style_case "$style"
   s="" l="" o=""
@@ -86,8 +102,11 @@ for style in $styles; do
     o+="$(run_lammps opt)"$'\n'
   done
   ms=$(printf "%s" "$s" | median) ml=$(printf "%s" "$l" | median) mo=$(printf "%s" "$o" | median)
-  printf "%-6s %12.4g %12.4g %12.4g %9.2f %9.2f\n" "$style" "$ms" "$ml" "$mo" \
-    "$(awk -v a="$ms" -v b="$ml" 'BEGIN {print a / b}')" "$(awk -v a="$ms" -v b="$mo" 'BEGIN {print a / b}')"
+  rl=$(awk -v a="$ms" -v b="$ml" 'BEGIN {print a / b}') ro=$(awk -v a="$ms" -v b="$mo" 'BEGIN {print a / b}')
+  printf "%-6s %12.4g %12.4g %12.4g %9.2f %9.2f\n" "$style" "$ms" "$ml" "$mo" "$rl" "$ro"
+  if [[ -n "$doc" ]]; then
+    printf "| %s | %.4g | %.4g | %.4g | %.2f | %.2f |\n" "$style" "$ms" "$ml" "$mo" "$rl" "$ro" >> "$doc"
+  fi
 done
 echo "(particle-steps/s, 32 000 atoms, $steps steps, one rank, one thread, median of $runs; LAMMPS"
 echo " with scanmd's rebuild rule: neigh_modify every 1 check yes; scanmd: $exe)"
