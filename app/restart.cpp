@@ -112,12 +112,12 @@ std::vector<double> thermostat_to_continue(const Communicator& comm, const std::
   auto warn = [&](const std::string& text) {
     if (comm.rank() == 0) spdlog::warn("warning: {}: {}", path, text);
   };
-  if (t.style == ThermostatStyle::None) {
-    if (!c.thermostat.empty())
+  if (t.style == ThermostatStyle::None || t.style == ThermostatStyle::DpdTstat) {
+    if (!c.thermostat.empty())  // dpd/tstat has no state of its own (its noise is keyed)
       warn(
           fmt::format("the state of its {} thermostat is dropped: this deck has "
-                      "thermostat.style = \"none\"",
-                      writer));
+                      "thermostat.style = \"{}\"",
+                      writer, style));
     return {};
   }
   if (!c.thermostat_saved) {

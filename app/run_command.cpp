@@ -487,7 +487,7 @@ int run_command(const RunOptions& options) {
     // Output files: backups, checks and the trajectory opened before the first step.
     if (!agree(comm, [&] { output.emplace(comm, deck, *sim, restart ? restart->path : ""); }))
       return 1;
-    const bool econs = deck.thermostat.style != ThermostatStyle::None;
+    const bool econs = thermostat_has_econs(deck.thermostat.style);
     spdlog::info("{}", thermo_header(econs));
     const auto start = Clock::now();
     const long long first_step = sim->step();

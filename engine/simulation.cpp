@@ -2,6 +2,7 @@
 #include "engine/simulation.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <bit>
 #include <cmath>
 #include <stdexcept>
@@ -194,6 +195,7 @@ void Simulation::setup() {
     throw std::logic_error("lattice creation lost sites");
   create_velocities(owned, comm_, sys.seed, sys.temperature, species_.mass, n_total,
                     sys.constants());
+  fresh_pair_velocities(owned);
   start(std::move(owned), 0, {});
 }
 
@@ -232,7 +234,17 @@ void Simulation::setup(const std::vector<InitialParticle>& particles, long long 
         owned.fields.unpack_state(owned.n_owned - 1, state_words.data() + n * words);
     }
   });
+  if (state_words.empty()) fresh_pair_velocities(owned);
   start(std::move(owned), start_step, thermostat_state);
+}
+
+// The velocity the first forces see (kPairVelocityField, DPD): v itself at a fresh start; a
+// restart brings the v(n − ½) its checkpoint kept (the state words).
+void Simulation::fresh_pair_velocities(ParticleStore& owned) {
+  const int k = owned.fields.find(kPairVelocityField);
+  if (k < 0) return;
+  const auto words = owned.fields.words(static_cast<std::size_t>(k));
+  std::memcpy(words.data(), static_cast<const void*>(owned.v.data()), owned.n_owned * sizeof(Vec3));
 }
 
 // The optional per-particle fields the force computes asked for (none for a pair run).
@@ -496,7 +508,7 @@ ThermoSample Simulation::thermo() const {
   if (comm_.size() > 1) raise_first_error(comm_, std::move(error));
   ThermoSample s = thermo_from_sums(step_, comm_, n_total_, box_.volume(), two_ke, t.energy,
                                     t.virial, tail_, params_.units);
-  if (config_.thermostat.style != ThermostatStyle::None)
+  if (thermostat_has_econs(config_.thermostat.style))
     s.econs = s.etotal + thermostat_.coupling_energy(*backend_) /
                              (params_.units.normalize ? static_cast<double>(n_total_) : 1.0);
   return s;

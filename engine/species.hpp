@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct Species {
   int types = 1;
   std::vector<double> mass;  // [t]
   PairPotential pair;        // the style, every pair's coefficients and force constants
+  // thermostat.style = "dpd/tstat": its forces as a second pair potential (style dpd/tstat,
+  // every pair of types the thermostat's γ and r_c).
+  std::optional<PairPotential> tstat;
 
   double max_cutoff() const { return pair.max_cutoff(); }
   // The tail correction for `count[t]` particles of each type.

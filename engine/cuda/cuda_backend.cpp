@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string_view>
 #include <variant>
@@ -90,6 +91,9 @@ class CudaBackend final : public StepBackend {
       check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (species tables)");
     }
     computes_ = make_device_computes(s.computes, s.species, stream());
+    pair_computes_ = pair_compute_count(s.computes);
+    for (const ForceComputeInfo& c : s.computes)
+      for (const FieldUse& u : c.fields) pair_motion_ = pair_motion_ || u.field == kPairVelocityField;
     const ThermostatSection& t = s.params.thermostat;
     if (t.style == ThermostatStyle::Langevin) {
       std::vector<double> drag, noise;
@@ -112,10 +116,12 @@ class CudaBackend final : public StepBackend {
     host_current_ = true;
     on_device_ = false;
     moved_zero_ = false;
+    pair_v_loaded_ = pair_motion_;
   }
 
   bool kick_drift(std::uint64_t step) override {
     step_now_ = static_cast<long long>(step) + 1;
+    pair_v_loaded_ = false;  // from now on the pair velocity is v at the half step
     if (!moved_zero_) flags_.reset(&flags_.device()->moved, 1, stream());
     const IntegrateArgs a{particles_.x.data(),
                           particles_.v.data(),
@@ -147,7 +153,8 @@ class CudaBackend final : public StepBackend {
     step_now_ = step;
     synchronize();
     const std::uint64_t d2h_before = transfers().d2h;
-    ImportCounts counts = device_rebuild_ ? rebuild_on_device(step) : rebuild_through_host(step);
+    ImportCounts counts = device_rebuild_ && !pair_v_loaded_ ? rebuild_on_device(step)
+                                                             : rebuild_through_host(step);
     owned_f_zero_ = ghost_f_zero_ = true;  // both paths zero every force (resize_ghosts, upload)
     counts.device_to_host_bytes = static_cast<long long>(transfers().d2h - d2h_before);
     return counts;
@@ -183,8 +190,11 @@ class CudaBackend final : public StepBackend {
     if (!(owned_f_zero_ && ghost_f_zero_)) particles_.zero_forces(stream());
     if (!totals_zero_) flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy, virial
     owned_f_zero_ = ghost_f_zero_ = totals_zero_ = false;
-    DeviceForceState state{particles_, list_,       flags_.device(), box_,
-                           images_,    full_shell_, stream()};
+    if (pair_motion_) forward_pair_velocities();
+    DeviceForceState state{particles_,  list_,    flags_.device(),
+                           box_,        images_,  full_shell_,
+                           stream(),    pair_motion_ ? pair_v_.data() : nullptr,
+                           static_cast<std::uint64_t>(step_now_), pair_computes_};
     bool first = true;
     for (const auto& c : computes_) {
       c->compute(state, with_energy, first);
@@ -297,7 +307,25 @@ class CudaBackend final : public StepBackend {
     if (host_current_) return;
     check_errors();
     particles_.download_owned(host_, stream());
+    if (pair_motion_) {  // the pair velocity column (checkpoints, host rebuilds)
+      const int k = host_.fields.find(kPairVelocityField);
+      grow_keeping(pair_v_, host_.n_owned, pair_v_.size(), stream());
+      download(pair_v_host_, pair_v_.data(), host_.n_owned, stream());
+      check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (pair velocities)");
+      const auto words = host_.fields.words(static_cast<std::size_t>(k));
+      std::memcpy(words.data(), static_cast<const void*>(pair_v_host_.data()),
+                  host_.n_owned * sizeof(Vec3));
+    }
     host_current_ = true;
+  }
+
+  // The pair velocities of the owned particles (v now, or the loaded column before the first
+  // kick) to their ghosts, by the device field halo.
+  void forward_pair_velocities() {
+    grow_keeping(pair_v_, particles_.n, particles_.n_owned, stream());
+    if (!pair_v_loaded_) copy_d2d(pair_v_.data(), particles_.v.data(), particles_.n_owned, stream());
+    if (halo_.remote()) synchronize();
+    halo_.forward_field(pair_v_halo_, pair_v_.data(), particles_.n_owned, stream());
   }
 
   // The rebuild on the device (see cuda_backend.hpp); only counts and message buffers cross to
@@ -365,6 +393,15 @@ class CudaBackend final : public StepBackend {
     const ImportCounts counts = domain_.redistribute(host_, step, timers_);
     ScopedTimer t(timers_, Phase::Neigh);
     particles_.upload(host_, stream());
+    if (pair_motion_) {  // the column's owned values, in host_'s order
+      const int k = host_.fields.find(kPairVelocityField);
+      const auto words = host_.fields.words(static_cast<std::size_t>(k));
+      pair_v_host_.resize(host_.n_owned);
+      std::memcpy(static_cast<void*>(pair_v_host_.data()), words.data(),
+                  host_.n_owned * sizeof(Vec3));
+      ensure(pair_v_, host_.size());
+      upload(pair_v_.data(), pair_v_host_, host_.n_owned, stream());
+    }
     halo_.set_plan(domain_.halo(), particles_, stream());
     build_lists();
     on_device_ = true;
@@ -417,6 +454,16 @@ class CudaBackend final : public StepBackend {
   DeviceHalo halo_;
   DeviceMigration migration_;
   std::string description_;
+  // The pair velocity (kPairVelocityField, DPD): v at the half step of every particle, owned
+  // then ghosts, forwarded by the device field halo before each force call. From load() to the
+  // first kick_drift() the owned values are the host column's (a restart's v(n − ½), not v):
+  // rebuilds then go through the host, whose migration carries the column.
+  int pair_computes_ = 1;
+  bool pair_motion_ = false;
+  bool pair_v_loaded_ = false;
+  DeviceBuffer<Vec3> pair_v_;
+  DeviceFieldHalo<Vec3> pair_v_halo_;
+  std::vector<Vec3> pair_v_host_;
   ParticleStore host_;        // owned particles for readers and host rebuilds
   bool host_current_ = true;  // host_ holds the device's owned state
   bool on_device_ = false;    // the particles are on the device (after the first rebuild)

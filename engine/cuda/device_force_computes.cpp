@@ -49,9 +49,9 @@ class DevicePairCompute final : public DeviceForceCompute {
     });
   }
 
-  void compute(DeviceForceState& s, bool with_energy, bool first) override {
-    if (!first)  // the kernel adds to the forces; only its overflow bound assumes it is alone
-      throw std::logic_error("the CUDA pair compute must be the first of the list");
+  void compute(DeviceForceState& s, bool with_energy, bool) override {
+    // The kernel adds to the forces (zeroed by the backend); with several pair computes each
+    // term's bound is shared (pair_term_limit_sq / count², exact for 1 and 2).
     std::visit(
         [&]<class E>(const DeviceStyleTable<E>& pair) {
           const ForceArgs<E> a{s.particles.x.data(),
@@ -68,8 +68,14 @@ class DevicePairCompute final : public DeviceForceCompute {
                                s.images,
                                pair.one,
                                PairTable<E>{pair.table.data(), types_},
-                               s.list.limit_sq(),
-                               s.flags};
+                               s.list.limit_sq() / (static_cast<double>(s.pair_computes) *
+                                                    static_cast<double>(s.pair_computes)),
+                               s.flags,
+                               s.v,
+                               s.step};
+          if (MotionStyle<E> && s.v == nullptr)
+            throw std::logic_error("the CUDA pair compute of a style that reads the pairs' "
+                                   "motion has no velocities");
           launch_pair_forces(a, with_energy, s.owned_shares_only, s.stream);
         },
         tables_);
@@ -86,7 +92,11 @@ std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
     const std::vector<ForceComputeInfo>& computes, const Species& species, cudaStream_t stream) {
   std::vector<std::unique_ptr<DeviceForceCompute>> out;
   for (const ForceComputeInfo& c : computes) {
-    if (!c.particle_fields.empty())  // DeviceParticles holds id/type/x/v/f/image only so far
+    // DeviceParticles holds id/type/x/v/f/image, and the backend the pair velocity (its own
+    // buffer, forwarded by the device field halo); no other field so far.
+    bool others = false;
+    for (const FieldSpec& f : c.particle_fields) others = others || !(f == pair_velocity_field());
+    if (others)
       throw std::runtime_error("force compute '" + c.name + "' needs per-particle field '" +
                                c.particle_fields.front().name +
                                "', which the CUDA backend does not carry yet: run.backend = "
@@ -94,7 +104,8 @@ std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
     switch (c.kind) {
       case ForceKind::Pair:
         out.push_back(std::make_unique<DevicePairCompute>(
-            species.pair, static_cast<std::uint32_t>(species.types), stream));
+            c.source == PairSource::Thermostat ? *species.tstat : species.pair,
+            static_cast<std::uint32_t>(species.types), stream));
         break;
       case ForceKind::ManyBody:
       case ForceKind::Bonded:

@@ -32,6 +32,11 @@ struct DeviceForceState {
   PairImages images;
   bool owned_shares_only;  // full shell
   cudaStream_t stream;
+  // The velocities the forces see, owned then ghosts (null unless a compute reads the pairs'
+  // motion: kPairVelocityField), and the step of the pairs' random numbers.
+  const Vec3* v;
+  std::uint64_t step;
+  int pair_computes;  // of the list: each term's bound is the list's divided by this
 };
 
 class DeviceForceCompute {

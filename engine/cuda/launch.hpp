@@ -153,6 +153,10 @@ struct ForceArgs {
   PairTable<E> table;      // several species (table.types > 1): by the pair's types, device memory
   double limit_sq;         // pair_term_limit_sq(max_terms)
   DeviceFlags* flags;
+  // Styles that read the pair's motion (MotionStyle: DPD): the velocities the forces see (owned,
+  // then ghosts) and the step of the pairs' random numbers; unused otherwise.
+  const Vec3* v;
+  std::uint64_t step;
 };
 // Four threads per row; flags->pairs (and energy, virial when with_energy) accumulate.
 // Defined in forces.cu for every style of physics/pair/styles.hpp.

@@ -55,6 +55,11 @@ struct PotentialSection {
   Mixing mixing = Mixing::Geometric;
   // [[potential.pair]]: needed when there are several types; every like pair i-i is listed.
   std::vector<PairCoeffs> pairs;
+  // Not deck keys: the run's time step and k_B (run.dt, system.units), which the styles that
+  // read the pairs' motion (DPD's random force, σ/√dt with σ² = 2 γ k_B T) are made with;
+  // make_species (engine/species.cpp) fills them.
+  double dt = 0.0;
+  double boltz = 1.0;
 };
 
 }  // namespace scanmd
