@@ -62,8 +62,8 @@ enum class PairSource : std::uint8_t { Potential, Thermostat };
 struct ForceComputeInfo {
   ForceKind kind = ForceKind::Pair;
   PairSource source = PairSource::Potential;  // a pair compute's potential
-  std::string name;     // for the log: "pair lj"
-  double cutoff = 0.0;  // the longest reach of one of its terms
+  std::string name;                           // for the log: "pair lj"
+  double cutoff = 0.0;                        // the longest reach of one of its terms
   std::vector<FieldUse> fields;
   // The optional per-particle fields it needs to exist (base/particle_fields.hpp), by name in
   // `fields` too: none for a pair compute but of a style that reads the pair's motion

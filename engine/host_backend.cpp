@@ -147,9 +147,8 @@ void HostBackend::compute_forces(bool with_energy) {
 }
 
 ForceTotals HostBackend::run_computes(bool with_energy, PairKernel kernel) {
-  HostForceState state{particles_, neighbors_, domain_.halo(), box_,     images_,
-                       full_shell_, kernel,    force_scratch_, step_now_,
-                       pair_compute_count_};
+  HostForceState state{particles_,  neighbors_, domain_.halo(), box_,      images_,
+                       full_shell_, kernel,     force_scratch_, step_now_, pair_compute_count_};
   ForceTotals totals;
   bool first = true;
   for (const auto& c : computes_) {

@@ -68,10 +68,10 @@ class HostBackend final : public StepBackend {
   kernels::Workspace ws_;
   ForceTotals forces_;
   std::uint64_t step_now_ = 0;  // the step the next forces belong to (rebuild, kick_drift)
-  PairKernel kernel_;       // the force pass's
-  PairKernel list_kernel_;  // the neighbour list build's
-  bool tune_ = false;       // time the kernels at the next rebuild (Auto, a vector CPU)
-  std::string tuning_;      // what the timing found, for description()
+  PairKernel kernel_;           // the force pass's
+  PairKernel list_kernel_;      // the neighbour list build's
+  bool tune_ = false;           // time the kernels at the next rebuild (Auto, a vector CPU)
+  std::string tuning_;          // what the timing found, for description()
   ForceScratch force_scratch_;
   fixed::Wide work_ = 0;  // Langevin
 };

@@ -13,15 +13,15 @@ ForceTotals HostPairCompute::compute(HostForceState& s, bool with_energy, bool f
     // The column's words as Vec3 (the column holds the bits of x, y, z per particle).
     const ParticleFields& fields = s.particles.fields;
     const int k = fields.find(kPairVelocityField);
-    if (k < 0) throw std::logic_error("pair style needs the field " + std::string(kPairVelocityField));
+    if (k < 0)
+      throw std::logic_error("pair style needs the field " + std::string(kPairVelocityField));
     const auto words = fields.words(static_cast<std::size_t>(k));
     v_.resize(s.particles.size());
     std::memcpy(static_cast<void*>(v_.data()), words.data(), v_.size() * sizeof(Vec3));
     v = v_.data();
   }
   return compute_pair_forces(s.particles, s.list, potential_, s.box, s.images, s.owned_shares_only,
-                             with_energy, s.kernel, &s.scratch, !first, v, s.step,
-                             s.pair_computes);
+                             with_energy, s.kernel, &s.scratch, !first, v, s.step, s.pair_computes);
 }
 
 std::vector<std::unique_ptr<HostForceCompute>> make_host_computes(

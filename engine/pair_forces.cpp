@@ -54,8 +54,9 @@ double term_limit_sq(const Pass<E>& pass) {
 // The terms of pair (i, j) at displacement d: the style's eval, given the pair's motion when it
 // reads it (d·(v_i − v_j) and the pair's random number).
 template <class E>
-inline PairTerms<double> pair_terms(const Pass<E>& pass, double r2, const typename E::Params& params,
-                                    Vec3 d, std::size_t i, std::uint32_t j) {
+inline PairTerms<double> pair_terms(const Pass<E>& pass, double r2,
+                                    const typename E::Params& params, Vec3 d, std::size_t i,
+                                    std::uint32_t j) {
   if constexpr (MotionStyle<E>) {
     const Vec3 vi = pass.v[i], vj = pass.v[j];
     const double dvd = d.x * (vi.x - vj.x) + d.y * (vi.y - vj.y) + d.z * (vi.z - vj.z);
@@ -161,13 +162,9 @@ ForceTotals rows_pass(const Pass<E>& pass, PairKernel kernel, std::size_t begin,
                       pass.table.types == 1 && pass.images == PairImages::Minimum &&
                       pass.p.size() < INT_MAX / 3;
   if (!vector) return scalar_rows(pass, begin, end, f);
-  const PairRows<E> rows{pass.list.offsets().data(),
-                         pass.list.neighbors().data(),
-                         pass.p.x.data(),
-                         pass.box.length,
-                         pass.box.half_length,
-                         pass.table.params[0],
-                         term_limit_sq(pass)};
+  const PairRows<E> rows{
+      pass.list.offsets().data(), pass.list.neighbors().data(), pass.p.x.data(),    pass.box.length,
+      pass.box.half_length,       pass.table.params[0],         term_limit_sq(pass)};
   const RowsTotals r = kernel == PairKernel::Avx512 ? pair_rows_avx512(rows, begin, end, f)
                                                     : pair_rows_avx2(rows, begin, end, f);
   overflow |= r.overflow;
@@ -285,8 +282,16 @@ ForceTotals compute_pair_forces(ParticleStore& p, const NeighborList& list,
   return potential.visit([&]<class E>(const StyleTable<E>& table) {
     if (MotionStyle<E> && v == nullptr)
       throw std::logic_error("pair style " + std::string(E::kName) + " needs the velocities");
-    const Pass<E> pass{p,      list,   table.view(),      potential,   box,
-                       images, owned_shares_only, with_energy, v, step,
+    const Pass<E> pass{p,
+                       list,
+                       table.view(),
+                       potential,
+                       box,
+                       images,
+                       owned_shares_only,
+                       with_energy,
+                       v,
+                       step,
                        static_cast<double>(pair_computes)};
     return compute(pass, p, kernel, scratch, adding);
   });

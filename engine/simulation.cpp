@@ -2,9 +2,9 @@
 #include "engine/simulation.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>

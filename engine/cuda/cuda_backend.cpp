@@ -93,7 +93,8 @@ class CudaBackend final : public StepBackend {
     computes_ = make_device_computes(s.computes, s.species, stream());
     pair_computes_ = pair_compute_count(s.computes);
     for (const ForceComputeInfo& c : s.computes)
-      for (const FieldUse& u : c.fields) pair_motion_ = pair_motion_ || u.field == kPairVelocityField;
+      for (const FieldUse& u : c.fields)
+        pair_motion_ = pair_motion_ || u.field == kPairVelocityField;
     const ThermostatSection& t = s.params.thermostat;
     if (t.style == ThermostatStyle::Langevin) {
       std::vector<double> drag, noise;
@@ -153,8 +154,8 @@ class CudaBackend final : public StepBackend {
     step_now_ = step;
     synchronize();
     const std::uint64_t d2h_before = transfers().d2h;
-    ImportCounts counts = device_rebuild_ && !pair_v_loaded_ ? rebuild_on_device(step)
-                                                             : rebuild_through_host(step);
+    ImportCounts counts =
+        device_rebuild_ && !pair_v_loaded_ ? rebuild_on_device(step) : rebuild_through_host(step);
     owned_f_zero_ = ghost_f_zero_ = true;  // both paths zero every force (resize_ghosts, upload)
     counts.device_to_host_bytes = static_cast<long long>(transfers().d2h - d2h_before);
     return counts;
@@ -191,10 +192,16 @@ class CudaBackend final : public StepBackend {
     if (!totals_zero_) flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy, virial
     owned_f_zero_ = ghost_f_zero_ = totals_zero_ = false;
     if (pair_motion_) forward_pair_velocities();
-    DeviceForceState state{particles_,  list_,    flags_.device(),
-                           box_,        images_,  full_shell_,
-                           stream(),    pair_motion_ ? pair_v_.data() : nullptr,
-                           static_cast<std::uint64_t>(step_now_), pair_computes_};
+    DeviceForceState state{particles_,
+                           list_,
+                           flags_.device(),
+                           box_,
+                           images_,
+                           full_shell_,
+                           stream(),
+                           pair_motion_ ? pair_v_.data() : nullptr,
+                           static_cast<std::uint64_t>(step_now_),
+                           pair_computes_};
     bool first = true;
     for (const auto& c : computes_) {
       c->compute(state, with_energy, first);
@@ -323,7 +330,8 @@ class CudaBackend final : public StepBackend {
   // kick) to their ghosts, by the device field halo.
   void forward_pair_velocities() {
     grow_keeping(pair_v_, particles_.n, particles_.n_owned, stream());
-    if (!pair_v_loaded_) copy_d2d(pair_v_.data(), particles_.v.data(), particles_.n_owned, stream());
+    if (!pair_v_loaded_)
+      copy_d2d(pair_v_.data(), particles_.v.data(), particles_.n_owned, stream());
     if (halo_.remote()) synchronize();
     halo_.forward_field(pair_v_halo_, pair_v_.data(), particles_.n_owned, stream());
   }

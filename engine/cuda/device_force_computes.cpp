@@ -74,8 +74,9 @@ class DevicePairCompute final : public DeviceForceCompute {
                                s.v,
                                s.step};
           if (MotionStyle<E> && s.v == nullptr)
-            throw std::logic_error("the CUDA pair compute of a style that reads the pairs' "
-                                   "motion has no velocities");
+            throw std::logic_error(
+                "the CUDA pair compute of a style that reads the pairs' "
+                "motion has no velocities");
           launch_pair_forces(a, with_energy, s.owned_shares_only, s.stream);
         },
         tables_);

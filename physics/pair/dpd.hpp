@@ -36,7 +36,7 @@ struct DPDTerms : NoStringKeys {
   static constexpr bool kPairMotion = true;
 
   struct Params {
-    double a;      // 0 for dpd/tstat
+    double a;  // 0 for dpd/tstat
     double gamma;
     double noise;  // σ / √dt
     double cutoff, inv_cutoff;
@@ -48,7 +48,12 @@ struct DPDTerms : NoStringKeys {
     const double a = kA >= 0 ? c[kA >= 0 ? kA : 0] : 0.0;
     const double sigma = std::sqrt(2.0 * m.boltz * c[kT] * c[kGamma]);
     const double noise = m.dt > 0.0 ? sigma / std::sqrt(m.dt) : 0.0;
-    return {a,      c[kGamma],          noise, cutoff, 1.0 / cutoff, cutoff * cutoff,
+    return {a,
+            c[kGamma],
+            noise,
+            cutoff,
+            1.0 / cutoff,
+            cutoff * cutoff,
             static_cast<std::uint64_t>(c[kSeed])};
   }
 
@@ -83,10 +88,10 @@ struct DPDTerms : NoStringKeys {
                                                    "to 2^53 − 1",
                                                    s, types)};
     if (kA >= 0 && !(std::fabs(c[kA >= 0 ? kA : 0]) < 2097152.0))
-      return CoefficientProblem{
-          kA >= 0 ? kA : 0, fmt::format("a = {:.6g}{} is beyond the 64-bit fixed point of the "
-                                        "energies (|a| r_c / 2 must stay below 2^22)",
-                                        c[kA >= 0 ? kA : 0], types)};
+      return CoefficientProblem{kA >= 0 ? kA : 0,
+                                fmt::format("a = {:.6g}{} is beyond the 64-bit fixed point of the "
+                                            "energies (|a| r_c / 2 must stay below 2^22)",
+                                            c[kA >= 0 ? kA : 0], types)};
     return std::nullopt;
   }
   // Soft: no core, no LJ-like time unit (the run.dt check has nothing to say).
@@ -101,9 +106,10 @@ struct DPDTerms : NoStringKeys {
     return INFINITY;
   }
   static std::string overflow_cause(double r, const Coefficients&, const std::string& terms) {
-    return fmt::format(": {} at r = {:.3g}: the relative velocity of the pair is too large for "
-                       "its friction (a time step too large?)",
-                       terms, r);
+    return fmt::format(
+        ": {} at r = {:.3g}: the relative velocity of the pair is too large for "
+        "its friction (a time step too large?)",
+        terms, r);
   }
 #endif
 };
@@ -119,8 +125,8 @@ struct DPD : DPDTerms<0, 1, 2, 3> {
   static constexpr std::array<double, 2> kExample{25.0, 4.5};
   static constexpr std::array<std::string_view, 2> kGlobals{"temperature", "seed"};
   static constexpr std::array<double, 2> kGlobalDefaults{kRequired, kRequired};
-  static constexpr std::array<CoefficientDomain, 2> kGlobalDomains{
-      CoefficientDomain::NonNegative, CoefficientDomain::NonNegative};
+  static constexpr std::array<CoefficientDomain, 2> kGlobalDomains{CoefficientDomain::NonNegative,
+                                                                   CoefficientDomain::NonNegative};
   static constexpr std::array<Dimension, 2> kGlobalDimensions{Dimension::Temperature,
                                                               Dimension::None};
   static constexpr std::array<double, 2> kGlobalExample{1.0, 8761.0};
@@ -144,8 +150,8 @@ struct DPDTstat : DPDTerms<-1, 0, 1, 2> {
   static constexpr std::array<double, 1> kExample{4.5};
   static constexpr std::array<std::string_view, 2> kGlobals{"temperature", "seed"};
   static constexpr std::array<double, 2> kGlobalDefaults{kRequired, kRequired};
-  static constexpr std::array<CoefficientDomain, 2> kGlobalDomains{
-      CoefficientDomain::NonNegative, CoefficientDomain::NonNegative};
+  static constexpr std::array<CoefficientDomain, 2> kGlobalDomains{CoefficientDomain::NonNegative,
+                                                                   CoefficientDomain::NonNegative};
   static constexpr std::array<Dimension, 2> kGlobalDimensions{Dimension::Temperature,
                                                               Dimension::None};
   static constexpr std::array<double, 2> kGlobalExample{1.0, 8761.0};

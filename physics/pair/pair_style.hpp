@@ -115,7 +115,9 @@ struct MotionConstants {
 
 // Whether E reads the pair's motion (kPairMotion, absent in most styles).
 template <class E>
-concept MotionStyle = requires { requires E::kPairMotion; };
+concept MotionStyle = requires {
+  requires E::kPairMotion;
+};
 
 // The constants of every pair of types: entry ti · types + tj (0-based types, symmetric).
 // Host code holds it over a std::vector, device code over device memory.

@@ -27,16 +27,19 @@ TEST(DPD, ForceIsGrootWarrensLaw) {
       for (const double theta : {-1.5, 0.0, 1.1}) {
         const PairTerms<double> t = DPD::eval(r * r, p, PairMotion<double>{dvd, theta});
         const LD w = 1 - LD(r) / LD(rc);
-        const LD f = (a * w - gamma * w * w * LD(dvd) / LD(r) + sigma * w * theta / std::sqrt(LD(dt))) / LD(r);
-        ASSERT_NEAR(t.fpair, static_cast<double>(f), 1e-12 * (std::fabs(static_cast<double>(f)) + 1))
+        const LD f =
+            (a * w - gamma * w * w * LD(dvd) / LD(r) + sigma * w * theta / std::sqrt(LD(dt))) /
+            LD(r);
+        ASSERT_NEAR(t.fpair, static_cast<double>(f),
+                    1e-12 * (std::fabs(static_cast<double>(f)) + 1))
             << "r = " << r << " dvd = " << dvd << " theta = " << theta;
         ASSERT_NEAR(t.energy, static_cast<double>(LD(0.5) * a * rc * w * w), 1e-12);
       }
   // The conservative part is −U'(r)/r.
   for (double r = 0.1; r < rc - 0.01; r += 0.031) {
     const double h = 1e-6;
-    const double du = (DPD::eval((r + h) * (r + h), p).energy -
-                       DPD::eval((r - h) * (r - h), p).energy) / (2 * h);
+    const double du =
+        (DPD::eval((r + h) * (r + h), p).energy - DPD::eval((r - h) * (r - h), p).energy) / (2 * h);
     EXPECT_NEAR(DPD::eval(r * r, p).fpair * r, -du, 1e-6 * (std::fabs(du) + 1));
   }
   // Coincident particles have no direction: nothing (LAMMPS skips them).
@@ -52,7 +55,8 @@ TEST(DPD, TstatHasNoConservativePart) {
   const PairTerms<double> t = DPDTstat::eval(r * r, p, PairMotion<double>{dvd, theta});
   const LD w = 1 - LD(r) / LD(rc);
   const LD f = (-gamma * w * w * LD(dvd) / LD(r) +
-                std::sqrt(LD(2) * gamma * T) * w * theta / std::sqrt(LD(dt))) / LD(r);
+                std::sqrt(LD(2) * gamma * T) * w * theta / std::sqrt(LD(dt))) /
+               LD(r);
   EXPECT_NEAR(t.fpair, static_cast<double>(f), 1e-12 * std::fabs(static_cast<double>(f)));
   EXPECT_EQ(t.energy, 0.0);
   EXPECT_EQ(DPDTstat::eval(r * r, p).fpair, 0.0);  // no motion, no noise: no force
@@ -85,7 +89,8 @@ TEST(PairNoise, HasZeroMeanAndUnitVariance) {
     lo = std::min(lo, t);
     hi = std::max(hi, t);
   }
-  const double mean = static_cast<double>(sum / n), var = static_cast<double>(sum2 / n) - mean * mean;
+  const double mean = static_cast<double>(sum / n),
+               var = static_cast<double>(sum2 / n) - mean * mean;
   EXPECT_NEAR(mean, 0.0, 5e-3);
   EXPECT_NEAR(var, 1.0, 5 * 0.894e-3);
   EXPECT_GE(lo, -std::sqrt(3.0));
