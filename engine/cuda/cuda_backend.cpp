@@ -332,7 +332,6 @@ class CudaBackend final : public StepBackend {
     grow_keeping(pair_v_, particles_.n, particles_.n_owned, stream());
     if (!pair_v_loaded_)
       copy_d2d(pair_v_.data(), particles_.v.data(), particles_.n_owned, stream());
-    if (halo_.remote()) synchronize();
     halo_.forward_field(pair_v_halo_, pair_v_.data(), particles_.n_owned, stream());
   }
 
