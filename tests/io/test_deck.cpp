@@ -737,7 +737,7 @@ TEST(DeckErrors, UnknownSection) {
             "neighbor, run, decomposition, thermostat, output)");
   EXPECT_EQ(error_of("[thermostat]\nt = 1\n"),
             "d.toml:2:1: unknown key 'thermostat.t' (keys of [thermostat]: style, temperature, "
-            "damping, seed, chain)");
+            "damping, seed, chain, gamma, cutoff)");
   EXPECT_EQ(error_of("run = 5\n"),
             "d.toml:1:7: run: expected a table (a [run] section), got integer 5");
 }
@@ -815,7 +815,7 @@ TEST(DeckErrors, OutOfRange) {
       {"system", "lattice = \"bcc\"", "must be one of \"fcc\" (got \"bcc\")"},
       {"potential", "style = \"lj/long\"",
        "must be one of \"lj\", \"lj/cut\", \"lj/smooth/linear\", \"morse\", \"yukawa\", \"gauss\", "
-       "\"buck\", \"mie/cut\", \"soft\", \"table\" (got \"lj/long\")"},
+       "\"buck\", \"mie/cut\", \"soft\", \"table\", \"dpd\", \"dpd/tstat\" (got \"lj/long\")"},
       {"potential", "cutoff = 0", "must be > 0 (got 0)"},
       {"potential", "sigma = 0.0", "must be > 0 (got 0)"},
       {"potential", "epsilon = -1", "must be >= 0 (got -1)"},
