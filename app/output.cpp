@@ -76,6 +76,7 @@ io::RunRecord run_record(const Communicator& comm, const io::Deck& deck, const S
   r.first_step = first_step;
   r.restart_from = restart_from;
   r.thermostat = std::string(name_of<ThermostatStyle>(kThermostatNames, deck.thermostat.style));
+  r.units = deck.system.units;
   return r;
 }
 

@@ -137,6 +137,7 @@ void write_checkpoint(const Communicator& comm, const std::string& path, const F
     layout.force = false;
     layout.observables = false;
     layout.thermo_table = false;
+    layout.units = run.units;
     std::vector<std::int32_t> species;
     for (const ParticleRow& r : block) species.push_back(r.type + 1);
     H5mdWriter w = H5mdWriter::create(comm, tmp, layout, creator_version, species, true);

@@ -75,6 +75,7 @@ struct RunRecord {
   std::int64_t first_step = 0;
   std::string restart_from;         // checkpoint the run started from ("" for none)
   std::string thermostat = "none";  // [thermostat] style (its settings are in `deck`)
+  UnitSystem units = UnitSystem::LJ;  // system.units: a checkpoint's datasets carry its `unit`s
 };
 
 struct ImportRecord {

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <cstring>
 #include <stdexcept>
 #include <string_view>
 #include <variant>
@@ -91,10 +90,9 @@ class CudaBackend final : public StepBackend {
       check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (species tables)");
     }
     computes_ = make_device_computes(s.computes, s.species, stream());
+    forward_fields_ = halo_fields(s.computes, FieldAccess::Forward);
     pair_computes_ = pair_compute_count(s.computes);
-    for (const ForceComputeInfo& c : s.computes)
-      for (const FieldUse& u : c.fields)
-        pair_motion_ = pair_motion_ || u.field == kPairVelocityField;
+    reverse_fields_ = halo_fields(s.computes, FieldAccess::ReverseSum);
     const ThermostatSection& t = s.params.thermostat;
     if (t.style == ThermostatStyle::Langevin) {
       std::vector<double> drag, noise;
@@ -117,12 +115,10 @@ class CudaBackend final : public StepBackend {
     host_current_ = true;
     on_device_ = false;
     moved_zero_ = false;
-    pair_v_loaded_ = pair_motion_;
   }
 
   bool kick_drift(std::uint64_t step) override {
     step_now_ = static_cast<long long>(step) + 1;
-    pair_v_loaded_ = false;  // from now on the pair velocity is v at the half step
     if (!moved_zero_) flags_.reset(&flags_.device()->moved, 1, stream());
     const IntegrateArgs a{particles_.x.data(),
                           particles_.v.data(),
@@ -143,6 +139,14 @@ class CudaBackend final : public StepBackend {
                           flags_.device(),
                           fuse_ ? particles_.f.data() : nullptr};
     launch_initial_integrate(a, stream());
+    // The pair velocity (DPD): v at the half step, the velocity the forces of step + 1 see; a
+    // State column, so migration, the halo and checkpoints move it as the host does.
+    if (const int k = particles_.fields.find(kPairVelocityField); k >= 0) {
+      const auto c = static_cast<std::size_t>(k);
+      launch_velocity_planes(particles_.v.data(), particles_.n_owned, particles_.fields.plane(c, 0),
+                             particles_.fields.plane(c, 1), particles_.fields.plane(c, 2),
+                             stream());
+    }
     owned_f_zero_ = fuse_;
     moved_zero_ = false;
     host_current_ = false;
@@ -154,8 +158,7 @@ class CudaBackend final : public StepBackend {
     step_now_ = step;
     synchronize();
     const std::uint64_t d2h_before = transfers().d2h;
-    ImportCounts counts =
-        device_rebuild_ && !pair_v_loaded_ ? rebuild_on_device(step) : rebuild_through_host(step);
+    ImportCounts counts = device_rebuild_ ? rebuild_on_device(step) : rebuild_through_host(step);
     owned_f_zero_ = ghost_f_zero_ = true;  // both paths zero every force (resize_ghosts, upload)
     counts.device_to_host_bytes = static_cast<long long>(transfers().d2h - d2h_before);
     return counts;
@@ -175,12 +178,14 @@ class CudaBackend final : public StepBackend {
     if (!halo_.remote()) {
       events_.begin(Phase::Forward, stream());
       halo_.forward_local(particles_, fused, stream());
+      forward_optional_fields();
       events_.end(stream());
       return;
     }
     synchronize();
     ScopedTimer t(timers_, Phase::Forward);
     halo_.forward_remote(particles_, fused, stream());
+    forward_optional_fields();
   }
 
   void compute_forces(bool with_energy) override {
@@ -191,16 +196,9 @@ class CudaBackend final : public StepBackend {
     if (!(owned_f_zero_ && ghost_f_zero_)) particles_.zero_forces(stream());
     if (!totals_zero_) flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy, virial
     owned_f_zero_ = ghost_f_zero_ = totals_zero_ = false;
-    if (pair_motion_) forward_pair_velocities();
-    DeviceForceState state{particles_,
-                           list_,
-                           flags_.device(),
-                           box_,
-                           images_,
-                           full_shell_,
-                           stream(),
-                           pair_motion_ ? pair_v_.data() : nullptr,
-                           static_cast<std::uint64_t>(step_now_),
+    DeviceForceState state{particles_,      halo_,    list_,
+                           flags_.device(), box_,     images_,
+                           full_shell_,     stream(), static_cast<std::uint64_t>(step_now_),
                            pair_computes_};
     bool first = true;
     for (const auto& c : computes_) {
@@ -216,12 +214,14 @@ class CudaBackend final : public StepBackend {
     if (!halo_.remote()) {
       events_.begin(Phase::Reverse, stream());
       halo_.reverse_local(particles_, flags_.device(), stream());
+      reverse_optional_fields();
       events_.end(stream());
       return;
     }
     synchronize();
     ScopedTimer t(timers_, Phase::Reverse);
     halo_.reverse_remote(particles_, flags_.device(), stream());
+    reverse_optional_fields();
   }
 
   void kick(std::uint64_t step) override {
@@ -297,6 +297,25 @@ class CudaBackend final : public StepBackend {
     return {one, types_ > 1 ? table.data() : nullptr, particles_.type.data()};
   }
 
+  // The per-particle fields the computes declared Forward: owners' values into their ghosts
+  // (after the positions, and for the new ghosts of a rebuild), as HostBackend does.
+  void forward_optional_fields() {
+    for (const std::string& name : forward_fields_) {
+      const auto k = static_cast<std::size_t>(particles_.fields.find(name));
+      for (std::uint64_t* plane : particles_.fields.planes_of(k))
+        halo_.forward_field(forward_words_, plane, particles_.n_owned, stream());
+    }
+  }
+  // The fixed-point fields declared ReverseSum: the ghosts' parts summed into their owners.
+  void reverse_optional_fields() {
+    for (const std::string& name : reverse_fields_) {
+      const auto k = static_cast<std::size_t>(particles_.fields.find(name));
+      for (std::uint64_t* plane : particles_.fields.planes_of(k))
+        halo_.reverse_field(reverse_words_, reinterpret_cast<std::int64_t*>(plane),
+                            particles_.n_owned, flags_.device(), stream());
+    }
+  }
+
   // Waits for the device and raises pending errors (no timings booked).
   void check_errors() {
     flags_.fetch(stream());
@@ -314,25 +333,7 @@ class CudaBackend final : public StepBackend {
     if (host_current_) return;
     check_errors();
     particles_.download_owned(host_, stream());
-    if (pair_motion_) {  // the pair velocity column (checkpoints, host rebuilds)
-      const int k = host_.fields.find(kPairVelocityField);
-      grow_keeping(pair_v_, host_.n_owned, pair_v_.size(), stream());
-      download(pair_v_host_, pair_v_.data(), host_.n_owned, stream());
-      check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (pair velocities)");
-      const auto words = host_.fields.words(static_cast<std::size_t>(k));
-      std::memcpy(words.data(), static_cast<const void*>(pair_v_host_.data()),
-                  host_.n_owned * sizeof(Vec3));
-    }
     host_current_ = true;
-  }
-
-  // The pair velocities of the owned particles (v now, or the loaded column before the first
-  // kick) to their ghosts, by the device field halo.
-  void forward_pair_velocities() {
-    grow_keeping(pair_v_, particles_.n, particles_.n_owned, stream());
-    if (!pair_v_loaded_)
-      copy_d2d(pair_v_.data(), particles_.v.data(), particles_.n_owned, stream());
-    halo_.forward_field(pair_v_halo_, pair_v_.data(), particles_.n_owned, stream());
   }
 
   // The rebuild on the device (see cuda_backend.hpp); only counts and message buffers cross to
@@ -362,6 +363,7 @@ class CudaBackend final : public StepBackend {
       counts = halo_.make_plan(particles_, geometry_, domain_.coord(), scratch_, flags_.device(),
                                stream());
       particles_.mark_built(stream());
+      forward_optional_fields();  // the new ghosts' fields
     }
     ScopedTimer t(timers_, Phase::Neigh);
     build_lists();  // synchronises: the tallies are in the mirror
@@ -400,16 +402,8 @@ class CudaBackend final : public StepBackend {
     const ImportCounts counts = domain_.redistribute(host_, step, timers_);
     ScopedTimer t(timers_, Phase::Neigh);
     particles_.upload(host_, stream());
-    if (pair_motion_) {  // the column's owned values, in host_'s order
-      const int k = host_.fields.find(kPairVelocityField);
-      const auto words = host_.fields.words(static_cast<std::size_t>(k));
-      pair_v_host_.resize(host_.n_owned);
-      std::memcpy(static_cast<void*>(pair_v_host_.data()), words.data(),
-                  host_.n_owned * sizeof(Vec3));
-      ensure(pair_v_, host_.size());
-      upload(pair_v_.data(), pair_v_host_, host_.n_owned, stream());
-    }
     halo_.set_plan(domain_.halo(), particles_, stream());
+    forward_optional_fields();  // the new ghosts' fields
     build_lists();
     on_device_ = true;
     host_current_ = true;  // owned particles as on the device (ghosts too)
@@ -434,6 +428,12 @@ class CudaBackend final : public StepBackend {
   PairPotential potential_;  // the style and every pair (host: the words of errors)
   std::uint32_t types_;      // several: the device tables below
   std::vector<std::unique_ptr<DeviceForceCompute>> computes_;  // their device sides, in order
+  // The optional per-particle fields the computes forward and reverse-sum (none for pair runs),
+  // and the buffers of their exchanges.
+  std::vector<std::string> forward_fields_, reverse_fields_;
+  int pair_computes_ = 1;  // of the list: each pair term's bound is shared
+  DeviceFieldHalo<std::uint64_t> forward_words_;
+  DeviceFieldHalo<std::int64_t> reverse_words_;
   DeviceBuffer<double> dtf_of_, mass_of_;
   DeviceBuffer<double> drag_, noise_;  // Langevin γ1, γ2 per type
   LangevinView langevin_;              // inactive unless the thermostat is Langevin
@@ -461,16 +461,6 @@ class CudaBackend final : public StepBackend {
   DeviceHalo halo_;
   DeviceMigration migration_;
   std::string description_;
-  // The pair velocity (kPairVelocityField, DPD): v at the half step of every particle, owned
-  // then ghosts, forwarded by the device field halo before each force call. From load() to the
-  // first kick_drift() the owned values are the host column's (a restart's v(n − ½), not v):
-  // rebuilds then go through the host, whose migration carries the column.
-  int pair_computes_ = 1;
-  bool pair_motion_ = false;
-  bool pair_v_loaded_ = false;
-  DeviceBuffer<Vec3> pair_v_;
-  DeviceFieldHalo<Vec3> pair_v_halo_;
-  std::vector<Vec3> pair_v_host_;
   ParticleStore host_;        // owned particles for readers and host rebuilds
   bool host_current_ = true;  // host_ holds the device's owned state
   bool on_device_ = false;    // the particles are on the device (after the first rebuild)

@@ -52,6 +52,9 @@ class DevicePairCompute final : public DeviceForceCompute {
   void compute(DeviceForceState& s, bool with_energy, bool) override {
     // The kernel adds to the forces (zeroed by the backend); with several pair computes each
     // term's bound is shared (pair_term_limit_sq / count², exact for 1 and 2).
+    const std::uint64_t* v[3] = {nullptr, nullptr, nullptr};
+    if (const int k = s.particles.fields.find(kPairVelocityField); k >= 0)
+      for (int c = 0; c < 3; ++c) v[c] = s.particles.fields.plane(static_cast<std::size_t>(k), c);
     std::visit(
         [&]<class E>(const DeviceStyleTable<E>& pair) {
           const ForceArgs<E> a{s.particles.x.data(),
@@ -71,9 +74,11 @@ class DevicePairCompute final : public DeviceForceCompute {
                                s.list.limit_sq() / (static_cast<double>(s.pair_computes) *
                                                     static_cast<double>(s.pair_computes)),
                                s.flags,
-                               s.v,
+                               v[0],
+                               v[1],
+                               v[2],
                                s.step};
-          if (MotionStyle<E> && s.v == nullptr)
+          if (MotionStyle<E> && v[0] == nullptr)
             throw std::logic_error(
                 "the CUDA pair compute of a style that reads the pairs' "
                 "motion has no velocities");
@@ -93,15 +98,6 @@ std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
     const std::vector<ForceComputeInfo>& computes, const Species& species, cudaStream_t stream) {
   std::vector<std::unique_ptr<DeviceForceCompute>> out;
   for (const ForceComputeInfo& c : computes) {
-    // DeviceParticles holds id/type/x/v/f/image, and the backend the pair velocity (its own
-    // buffer, forwarded by the device field halo); no other field so far.
-    bool others = false;
-    for (const FieldSpec& f : c.particle_fields) others = others || !(f == pair_velocity_field());
-    if (others)
-      throw std::runtime_error("force compute '" + c.name + "' needs per-particle field '" +
-                               c.particle_fields.front().name +
-                               "', which the CUDA backend does not carry yet: run.backend = "
-                               "\"host\"");
     switch (c.kind) {
       case ForceKind::Pair:
         out.push_back(std::make_unique<DevicePairCompute>(

@@ -15,6 +15,7 @@
 
 #include "base/box.hpp"
 #include "engine/cuda/device_flags.hpp"
+#include "engine/cuda/device_halo.hpp"
 #include "engine/cuda/device_neighbor_list.hpp"
 #include "engine/cuda/device_particles.hpp"
 #include "engine/force_compute.hpp"
@@ -22,19 +23,21 @@
 
 namespace scanmd {
 
-// What a device compute reads and writes: the device particles (owned, then ghosts), the
-// neighbour list of the last rebuild, the flags (totals, errors), on one stream.
+// What a device compute reads and writes: the device particles (owned, then ghosts, with the
+// per-particle fields it declared in particles.fields), the neighbour list of the last rebuild,
+// the flags (totals, errors), on one stream; the halo for exchanges between its passes (a
+// many-body compute's density sums and forwards).
 struct DeviceForceState {
   cuda_step::DeviceParticles& particles;
+  cuda_step::DeviceHalo& halo;
   const cuda_step::DeviceNeighborList& list;
   cuda_step::DeviceFlags* flags;  // device memory: pairs, energy, virial accumulate here
   const Box& box;
   PairImages images;
   bool owned_shares_only;  // full shell
   cudaStream_t stream;
-  // The velocities the forces see, owned then ghosts (null unless a compute reads the pairs'
-  // motion: kPairVelocityField), and the step of the pairs' random numbers.
-  const Vec3* v;
+  // The step of the pairs' random numbers (styles that read the pairs' motion: DPD, whose
+  // velocities are the kPairVelocityField column of particles.fields).
   std::uint64_t step;
   int pair_computes;  // of the list: each term's bound is the list's divided by this
 };

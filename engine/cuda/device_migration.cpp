@@ -39,9 +39,22 @@ std::uint32_t DeviceMigration::migrate(DeviceParticles& p, const GridCuts& cuts,
   ensure(recv_, plan.recv_total);
   exchange_.run(comm_, plan, send_.data(), recv_.data(), HaloExchange::kMigrateTag, cuda_aware_,
                 stream);
+  const std::uint32_t W = p.fields.state_words();
+  if (W > 0) {  // leaver k's words at k·W: perm's run before the stayers, then the one after
+    ensure(send_words_, std::size_t{leavers} * W);
+    ensure(recv_words_, plan.recv_total * W);
+    p.fields.pack_state(perm_.data(), stay_begin, send_words_.data(), stream);
+    p.fields.pack_state(perm_.data() + stay_begin + kept, leavers - stay_begin,
+                        send_words_.data() + std::size_t{stay_begin} * W, stream);
+    words_exchange_.run(comm_, plan.scaled(W), send_words_.data(), recv_words_.data(),
+                        HaloExchange::kMigrateFieldsTag, cuda_aware_, stream);
+  }
 
   p.keep_owned(perm_.data() + stay_begin, kept, stream);
   p.append_owned(recv_.data(), static_cast<std::uint32_t>(plan.recv_total), stream);
+  if (W > 0)
+    p.fields.unpack_state(recv_words_.data(), static_cast<std::uint32_t>(plan.recv_total), kept,
+                          stream);
   launch_owned_frame(p.home.data(), p.shift.data(), p.n_owned, coord, stream);
   return leavers;
 }

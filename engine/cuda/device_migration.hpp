@@ -5,7 +5,8 @@
 //
 //   destinations → stable counting sort by rank (kernels/cuda) → offsets to the host (P + 1
 //   counts) → leavers packed by destination → ExchangePlan (counts, MPI_Alltoall) → records
-//   exchanged (DeviceExchange) → stayers compacted, arrivals appended, owned frame set
+//   exchanged (DeviceExchange) → stayers compacted, arrivals appended, owned frame set; the State
+//   words of the per-particle fields travel beside the records (the plan scaled by their count)
 // Only the P + 1 offsets and the leavers' records cross to the host (none with CUDA-aware MPI).
 #pragma once
 
@@ -37,6 +38,9 @@ class DeviceMigration {
   DeviceBuffer<std::uint32_t> key_, perm_, offsets_;
   DeviceBuffer<MigrantRecord> send_, recv_;
   DeviceExchange<MigrantRecord> exchange_;
+  // The leavers' State field words, beside their records (none without State fields).
+  DeviceBuffer<std::uint64_t> send_words_, recv_words_;
+  DeviceExchange<std::uint64_t> words_exchange_;
   std::vector<std::uint32_t> h_offsets_;
   std::vector<std::size_t> send_offsets_;
 };

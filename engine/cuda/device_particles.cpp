@@ -39,6 +39,7 @@ void DeviceParticles::upload(const ParticleStore& p, cudaStream_t stream) {
   cuda_step::upload(v.data(), p.v, n_owned, stream);
   cuda_step::upload(image.data(), p.image, n_owned, stream);
   cuda_step::upload(x_build.data(), p.x_build, n_owned, stream);
+  fields.upload(p.fields, n, stream);
   zero_forces(stream);
 }
 
@@ -51,6 +52,7 @@ void DeviceParticles::download_owned(ParticleStore& p, cudaStream_t stream) cons
   download(p.image, image.data(), n_owned, stream);
   download(p.f, f.data(), n_owned, stream);
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (download)");
+  fields.download_owned(p.fields, n_owned, stream);
 }
 
 void DeviceParticles::resize_ghosts(std::uint32_t m, cudaStream_t stream) {
@@ -61,6 +63,7 @@ void DeviceParticles::resize_ghosts(std::uint32_t m, cudaStream_t stream) {
   grow_keeping(x, total, n_owned, stream);
   grow_keeping(home, total, n_owned, stream);
   grow_keeping(shift, total, n_owned, stream);
+  fields.grow_keeping(total, n_owned, stream);
   ensure(f, total);
   n = static_cast<std::uint32_t>(total);
   zero_forces(stream);
@@ -81,6 +84,7 @@ void DeviceParticles::keep_owned(const std::uint32_t* order, std::uint32_t count
   copy_d2d(x.data(), sorted_x_.data(), count, stream);
   copy_d2d(v.data(), sorted_v_.data(), count, stream);
   copy_d2d(image.data(), sorted_image_.data(), count, stream);
+  fields.keep(order, count, stream);
   n_owned = n = count;
 }
 
@@ -93,7 +97,8 @@ void DeviceParticles::append_owned(const MigrantRecord* records, std::uint32_t m
   grow_keeping(x, total, n_owned, stream);
   grow_keeping(v, total, n_owned, stream);
   grow_keeping(image, total, n_owned, stream);
-  ensure(home, total);  // set for every owned particle after the migration
+  fields.grow_keeping(total, n_owned, stream);  // the arrivals' words: DeviceMigration
+  ensure(home, total);                          // set for every owned particle after the migration
   ensure(shift, total);
   ensure(x_build, total);  // set after the build
   ensure(f, total);

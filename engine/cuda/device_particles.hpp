@@ -3,6 +3,8 @@
 //
 //   owned + ghosts   id, type, x (wrapped), home, shift, f (fixed point)
 //   owned only       v, image, x_build (positions at the last build, for the skin/2 test)
+//   owned + ghosts   fields: the optional per-particle fields the force computes asked for
+//                    (device_fields.hpp; none in a plain pair run)
 // Arrays are grow-only; n_owned and n say what is in use. Particle counts fit in uint32 with
 // 25 stencil runs per particle (check_size).
 #pragma once
@@ -10,6 +12,7 @@
 #include <cstdint>
 
 #include "base/particles.hpp"
+#include "engine/cuda/device_fields.hpp"
 #include "engine/cuda/device_memory.hpp"
 #include "engine/cuda/launch.hpp"
 
@@ -22,14 +25,15 @@ struct DeviceParticles {
   DeviceBuffer<Vec3> x, v, x_build;
   DeviceBuffer<Int3> image, home, shift;
   DeviceBuffer<Fix3> f;
+  DeviceFields fields;
 
   // Throws std::length_error when n particles (owned + ghosts) do not fit one rank's arrays.
   static void check_size(std::size_t n);
 
   // All of p (owned and ghosts), forces zeroed.
   void upload(const ParticleStore& p, cudaStream_t stream);
-  // id, type, x, v, image and f of the owned particles into p, which is resized to them (no
-  // ghosts). Synchronises.
+  // id, type, x, v, image, f and the fields of the owned particles into p, which is resized to
+  // them (no ghosts). Synchronises.
   void download_owned(ParticleStore& p, cudaStream_t stream) const;
   // Room for m ghosts behind the owned particles, which stay where they are; forces zeroed.
   void resize_ghosts(std::uint32_t m, cudaStream_t stream);

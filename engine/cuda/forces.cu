@@ -16,6 +16,8 @@
 // two-word atomic add per block. Pair counts: warp sums, one atomic per warp.
 #include <cuda_runtime.h>
 
+#include <cstring>
+
 #include "engine/cuda/device_math.cuh"
 #include "engine/cuda/launch.hpp"
 #include "engine/fixed_terms.hpp"
@@ -60,7 +62,13 @@ __global__ void __launch_bounds__(kThreads) pair_force_kernel(ForceArgs<E> a) {
         bool overflow = false;
         PairTerms<double> terms;
         if constexpr (MotionStyle<E>) {  // the host loop's pair_terms (engine/pair_forces.cpp)
-          const Vec3 vi = a.v[i], vj = a.v[j];
+          Vec3 vi, vj;
+          memcpy(&vi.x, &a.vx[i], sizeof(double));
+          memcpy(&vi.y, &a.vy[i], sizeof(double));
+          memcpy(&vi.z, &a.vz[i], sizeof(double));
+          memcpy(&vj.x, &a.vx[j], sizeof(double));
+          memcpy(&vj.y, &a.vy[j], sizeof(double));
+          memcpy(&vj.z, &a.vz[j], sizeof(double));
           const double dvd = d.x * (vi.x - vj.x) + d.y * (vi.y - vj.y) + d.z * (vi.z - vj.z);
           const double theta = pair_noise(params.seed, a.step, a.id[i], a.id[j]);
           terms = E::eval(r2, params, PairMotion<double>{dvd, theta});

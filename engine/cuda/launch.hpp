@@ -94,6 +94,10 @@ struct KickArgs {
 void launch_final_integrate(const KickArgs& a, cudaStream_t stream);
 // v ← factor · v (Nosé–Hoover).
 void launch_scale_velocities(Vec3* v, std::uint32_t n_owned, double factor, cudaStream_t stream);
+// The owned v into three planes of 64-bit words (x, y, z components: a width-3 Real column of
+// DeviceFields, the DPD pair velocity).
+void launch_velocity_planes(const Vec3* v, std::uint32_t n_owned, std::uint64_t* px,
+                            std::uint64_t* py, std::uint64_t* pz, cudaStream_t stream);
 // flags->kinetic += Σ m v² (fixed point) over the owned particles.
 void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, PerType mass, DeviceFlags* flags,
                           cudaStream_t stream);
@@ -154,8 +158,11 @@ struct ForceArgs {
   double limit_sq;         // pair_term_limit_sq(max_terms)
   DeviceFlags* flags;
   // Styles that read the pair's motion (MotionStyle: DPD): the velocities the forces see (owned,
-  // then ghosts) and the step of the pairs' random numbers; unused otherwise.
-  const Vec3* v;
+  // then ghosts: the three planes of the kPairVelocityField column, doubles' bits) and the step
+  // of the pairs' random numbers; unused otherwise.
+  const std::uint64_t* vx;
+  const std::uint64_t* vy;
+  const std::uint64_t* vz;
   std::uint64_t step;
 };
 // Four threads per row; flags->pairs (and energy, virial when with_energy) accumulate.
@@ -256,6 +263,16 @@ void launch_owned_frame(Int3* home, Int3* shift, std::uint32_t n_owned, Int3 coo
 // flags->census_count / census_id / census_id_sq += n_owned, Σ id, Σ id² (exact integers).
 void launch_census(const std::uint64_t* id, std::uint32_t n_owned, DeviceFlags* flags,
                    cudaStream_t stream);
+
+// The per-particle field planes of a rebuild (DeviceFields): out[k] = in[order[k]], k < count;
+// out[k · stride] = plane[idx[k]] (a migrant's State words, interleaved); plane[k] =
+// in[k · stride], k < m (the arrivals' words into their slots).
+void launch_gather_words(const std::uint64_t* in, const std::uint32_t* order, std::uint32_t count,
+                         std::uint64_t* out, cudaStream_t stream);
+void launch_pack_plane(const std::uint64_t* plane, const std::uint32_t* idx, std::uint32_t count,
+                       std::uint64_t* out, std::uint32_t stride, cudaStream_t stream);
+void launch_unpack_plane(const std::uint64_t* in, std::uint32_t stride, std::uint32_t m,
+                         std::uint64_t* plane, cudaStream_t stream);
 
 // ---- halo.cu -----------------------------------------------------------------------------------
 // The part of a halo plan a rank sends to itself (periodic images of its own particles): send

@@ -11,6 +11,8 @@
 //   (gather)      the stayers compacted to the front (launch_gather_owned with perm's own run)
 //   unpack        arrivals appended behind the stayers, in receive order
 //   frame         home = this box, shift = 0 for every owned particle
+//   fields        the optional per-particle fields' planes (DeviceFields): gathered with the
+//                 stayers, a leaver's State words packed beside its record, unpacked behind
 //   census        count, Σ id and Σ id² over the owned particles: 128-bit integer sums (one
 //                 atomic per block), exact in any order, so a lost or duplicated id is caught
 //                 as on the host
@@ -87,7 +89,52 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+__global__ void __launch_bounds__(kThreads)
+    gather_words_kernel(const std::uint64_t* in, const std::uint32_t* order, std::uint32_t count,
+                        std::uint64_t* out) {
+  const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (k >= count) return;
+  out[k] = in[order[k]];
+}
+
+__global__ void __launch_bounds__(kThreads)
+    pack_plane_kernel(const std::uint64_t* plane, const std::uint32_t* idx, std::uint32_t count,
+                      std::uint64_t* out, std::uint32_t stride) {
+  const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (k >= count) return;
+  out[k * stride] = plane[idx[k]];
+}
+
+__global__ void __launch_bounds__(kThreads)
+    unpack_plane_kernel(const std::uint64_t* in, std::uint32_t stride, std::uint32_t m,
+                        std::uint64_t* plane) {
+  const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (k >= m) return;
+  plane[k] = in[k * stride];
+}
+
 }  // namespace
+
+void launch_gather_words(const std::uint64_t* in, const std::uint32_t* order, std::uint32_t count,
+                         std::uint64_t* out, cudaStream_t stream) {
+  if (count == 0) return;
+  gather_words_kernel<<<blocks_for(count), kThreads, 0, stream>>>(in, order, count, out);
+  kernels::cuda::check(cudaGetLastError(), "gather_words_kernel launch");
+}
+
+void launch_pack_plane(const std::uint64_t* plane, const std::uint32_t* idx, std::uint32_t count,
+                       std::uint64_t* out, std::uint32_t stride, cudaStream_t stream) {
+  if (count == 0) return;
+  pack_plane_kernel<<<blocks_for(count), kThreads, 0, stream>>>(plane, idx, count, out, stride);
+  kernels::cuda::check(cudaGetLastError(), "pack_plane_kernel launch");
+}
+
+void launch_unpack_plane(const std::uint64_t* in, std::uint32_t stride, std::uint32_t m,
+                         std::uint64_t* plane, cudaStream_t stream) {
+  if (m == 0) return;
+  unpack_plane_kernel<<<blocks_for(m), kThreads, 0, stream>>>(in, stride, m, plane);
+  kernels::cuda::check(cudaGetLastError(), "unpack_plane_kernel launch");
+}
 
 void launch_destinations(const Vec3* x, std::uint32_t n_owned, GridCuts cuts, std::uint32_t* key,
                          cudaStream_t stream) {

@@ -11,6 +11,7 @@
 #include "physics/pair/buck.hpp"
 #include "physics/pair/dpd.hpp"
 #include "physics/pair/gauss.hpp"
+#include "physics/pair/lj96_cut.hpp"
 #include "physics/pair/lj_cut.hpp"
 #include "physics/pair/lj_smooth_linear.hpp"
 #include "physics/pair/mie_cut.hpp"
@@ -29,6 +30,7 @@ using PairStyles = std::tuple<LJCut,           // lj, lj/cut
                               Buck,            // buck
                               MieCut,          // mie/cut
                               Soft,            // soft
+                              LJ96Cut,         // lj96/cut
                               Table,           // table
                               DPD,             // dpd
                               DPDTstat>;       // dpd/tstat

@@ -59,9 +59,16 @@ Rows random_rows(std::uint64_t seed) {
   return r;
 }
 
-// Each vector style with coefficients of its natural units, cutoff 2.5.
+// Each vector style with coefficients of its natural units, cutoff 2.5: its deck example unless
+// specialised below.
 template <class E>
-typename E::Params params_of();
+typename E::Params params_of() {
+  Coefficients c{};
+  for (std::size_t i = 0; i < E::kExample.size(); ++i) c[i] = E::kExample[i];
+  for (std::size_t g = 0; g < E::kGlobalExample.size(); ++g)
+    c[E::kCoefficients.size() + g] = E::kGlobalExample[g];
+  return E::make(c, 2.5, E::kShift);
+}
 template <>
 LJCut::Params params_of<LJCut>() {
   return LJCut::make({1.0, 1.0}, 2.5, false);

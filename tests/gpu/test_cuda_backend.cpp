@@ -34,10 +34,13 @@
 #include "engine/cuda/device_selection.hpp"
 #if defined(SCANMD_TEST_DEVICE_API)  // the backend's internals: a build with CUDA, or the emulator
 #include "decomposition/census.hpp"
+#include "decomposition/export_selection.hpp"
 #include "engine/cuda/device_flags.hpp"
 #include "engine/cuda/device_halo.hpp"
 #include "engine/cuda/device_memory.hpp"
+#include "engine/cuda/device_migration.hpp"
 #include "engine/cuda/device_particles.hpp"
+#include "engine/domain.hpp"
 #endif
 #if defined(SCANMD_TEST_EMU)
 namespace scanmd_emu {  // tests/emu/cuda_emu.hpp: what the emulated device was asked to do
@@ -284,7 +287,8 @@ TEST(CudaBackend, HashEqualsHostPairStyles) {
         Style{"mie/cut",
               {{"epsilon", 1.0}, {"sigma", 1.0}, {"gamma_r", 14.0}, {"gamma_a", 6.5}},
               2.5},
-        Style{"soft", {{"a", 10.0}}, 1.0}}) {
+        Style{"soft", {{"a", 10.0}}, 1.0},
+        Style{"lj96/cut", {{"epsilon", 1.0}, {"sigma", 1.0}}, 2.5}}) {
     SCOPED_TRACE(st.name);
     SimulationConfig cfg = melt(6, 60, 5);
     cfg.system.temperature = 1.2;
@@ -502,8 +506,8 @@ TEST(CudaBackend, HashEqualsHostDPD) {
 }
 
 // A DPD restart on the CUDA backend continues the host's unbroken run bit for bit: the state
-// words carry the pair velocity v(n − ½) that F(n) saw (the first rebuilds go through the host,
-// whose migration carries it). One rank: every particle is given to it.
+// words carry the pair velocity v(n − ½) that F(n) saw (a State column of DeviceFields: uploaded
+// at load, gathered at the rebuilds). One rank: every particle is given to it.
 TEST(CudaBackend, RestartDPDContinuesTheHostRun) {
   if (const std::string why = no_gpu_reason(); !why.empty())
     GTEST_SKIP() << "no CUDA device: " << why;
@@ -789,6 +793,117 @@ TEST(CudaFieldHalo, SameAsHost) {
     // Something was exchanged: ghosts on every rank, and the oracle moved values into them.
     ASSERT_GT(n, n_owned);
     EXPECT_NE(value[n_owned], -1.0);
+  }
+}
+#endif
+
+#if defined(SCANMD_TEST_DEVICE_API)
+// The optional per-particle fields on the device (DeviceFields) through a migration and a halo
+// plan made on the device, against the host's HaloExchange on the same particles: every rank
+// starts with the particles i % ranks (most must move), carrying a State integer field of
+// width 2 (7·id, −id), a State real field (id / 4) and a Scratch field (99 on the start rank,
+// 0 after a move). After the migration: the same owned ids in the same order with the same
+// words. After the plan: every ghost's forwarded State words are those of its id, and an
+// integer Scratch field of ones summed back gives each owner 1 + its ghost copies, as on the
+// host. Every method.
+TEST(CudaFields, MigrateForwardAndSumAsHost) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  using namespace cuda_step;
+  Communicator comm(MPI_COMM_WORLD);
+  Vec3 L{};
+  const std::vector<Vec3> x = test::perturbed_fcc({4, 3, 5}, 0.8442, 0.2, 11, L);
+  const Box box = Box::make(L);
+  const double R = 2.8;
+  const std::vector<FieldSpec> specs{{"mol", FieldKind::Integer, 2, FieldLife::State},
+                                     {"charge", FieldKind::Real, 1, FieldLife::State},
+                                     {"scratch", FieldKind::Real, 1, FieldLife::Scratch},
+                                     {"count", FieldKind::Integer, 1, FieldLife::Scratch}};
+  auto mol = [](std::uint64_t id, int c) {
+    return static_cast<std::uint64_t>(c == 0 ? 7 * static_cast<std::int64_t>(id)
+                                             : -static_cast<std::int64_t>(id));
+  };
+  auto charge = [](std::uint64_t id) {
+    return std::bit_cast<std::uint64_t>(0.25 * static_cast<double>(id));
+  };
+  for (Method m : kAllMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    const RankGrid grid(choose_grid(comm.size(), {0, 0, 0}, box, m, R), box);
+    Domain host_domain(comm, grid, box, m, R);
+    ParticleStore start;
+    for (const FieldSpec& f : specs) start.fields.add(f);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (static_cast<int>(i % static_cast<std::size_t>(comm.size())) != comm.rank()) continue;
+      const std::uint64_t id = i + 1;
+      start.push_owned(id, 0, x[i], {}, {}, host_domain.coord());
+      const std::size_t k = start.n_owned - 1;
+      start.fields.words(0)[2 * k] = mol(id, 0);
+      start.fields.words(0)[2 * k + 1] = mol(id, 1);
+      start.fields.words(1)[k] = charge(id);
+      start.fields.set_real(2, k, 99.0);
+    }
+    ParticleStore host = start;
+    host_domain.halo().migrate(host);
+
+    Stream stream;
+    Scratch scratch;
+    DeviceParticles d;
+    d.upload(start, stream.get());
+    DeviceMigration migration(comm, false);
+    migration.migrate(d, host_domain.cuts(), host_domain.coord(), scratch, stream.get());
+    // (EXPECT, never ASSERT, before a collective call: a rank that returned early would leave
+    // the others waiting.)
+    ParticleStore got = start;
+    d.download_owned(got, stream.get());
+    EXPECT_EQ(got.id, host.id) << "owned particles after the migration";
+    for (std::size_t k = 0; k < specs.size() && got.id == host.id; ++k) {
+      const std::size_t words = host.n_owned * host.fields.width(k);
+      const bool same = std::equal(host.fields.words(k).begin(),
+                                   host.fields.words(k).begin() + static_cast<long>(words),
+                                   got.fields.words(k).begin());
+      EXPECT_TRUE(same) << specs[k].name << " differs after the migration";
+    }
+
+    // The halo: the host's plan and the device's own.
+    host_domain.halo().build(host);
+    const ExportGeometry geometry = ExportSelector(grid, box, m, R).geometry();
+    DeviceHalo dhalo(comm, m, false);
+    DeviceFlagsMirror flags;
+    dhalo.make_plan(d, geometry, host_domain.coord(), scratch, flags.device(), stream.get());
+    EXPECT_EQ(d.n - d.n_owned, host.size() - host.n_owned) << "ghosts";
+    EXPECT_GT(d.n, d.n_owned);
+    DeviceFieldHalo<std::uint64_t> fwd;
+    DeviceFieldHalo<std::int64_t> rev;
+    for (const char* name : {"mol", "charge"}) {
+      const auto k = static_cast<std::size_t>(d.fields.find(name));
+      for (std::uint64_t* plane : d.fields.planes_of(k))
+        dhalo.forward_field(fwd, plane, d.n_owned, stream.get());
+    }
+    const auto count = static_cast<std::size_t>(d.fields.find("count"));
+    const std::vector<std::int64_t> ones(d.n, 1);
+    copy_h2d(reinterpret_cast<std::int64_t*>(d.fields.plane(count, 0)), ones.data(), d.n,
+             stream.get());
+    dhalo.reverse_field(rev, reinterpret_cast<std::int64_t*>(d.fields.plane(count, 0)), d.n_owned,
+                        flags.device(), stream.get());
+    std::vector<std::uint64_t> ids, mol0, mol1, q, sums;
+    download(ids, d.id.data(), d.n, stream.get());
+    download(mol0, d.fields.plane(0, 0), d.n, stream.get());
+    download(mol1, d.fields.plane(0, 1), d.n, stream.get());
+    download(q, d.fields.plane(1, 0), d.n, stream.get());
+    download(sums, d.fields.plane(count, 0), d.n_owned, stream.get());
+    check(cudaStreamSynchronize(stream.get()), "cudaStreamSynchronize");
+    flags.fetch(stream.get());
+    EXPECT_EQ(flags.host().sum_overflow, kNone);
+    std::size_t wrong = 0;
+    for (std::size_t i = d.n_owned; i < d.n; ++i)
+      if (mol0[i] != mol(ids[i], 0) || mol1[i] != mol(ids[i], 1) || q[i] != charge(ids[i])) ++wrong;
+    EXPECT_EQ(wrong, 0u) << "ghosts whose forwarded fields are not their owner's";
+    std::vector<std::int64_t> host_sums(host.size(), 1);
+    host_domain.halo().reverse_sum_words(host_sums, 1, host.n_owned, host.id, "count");
+    wrong = 0;
+    for (std::size_t i = 0; i < host.n_owned && i < d.n_owned; ++i)
+      if (static_cast<std::int64_t>(sums[i]) != host_sums[i]) ++wrong;
+    EXPECT_EQ(wrong, 0u) << "owners whose summed count differs from the host's";
   }
 }
 #endif

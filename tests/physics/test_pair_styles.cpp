@@ -1,5 +1,5 @@
 // tests/physics/test_pair_styles.cpp — every pair style beyond lj and morse (their own files):
-// lj/smooth/linear, yukawa, gauss, buck. Oracles: each style's textbook U(r) in long double
+// lj/smooth/linear, yukawa, gauss, buck, soft, lj96/cut, and every tail correction. Oracles: each style's textbook U(r) in long double
 // (LAMMPS's documentation of the style), and F(r)/r = −U'(r)/r by a central difference of the
 // evaluator's own U, so force and energy are one potential; U(r_c) = 0 where the style shifts.
 #include <gtest/gtest.h>
@@ -107,6 +107,63 @@ TEST(PairStyles, SoftCosine) {
   expect_potential<Soft>(
       p, 0.05, rc, [&](LD r) { return a * (1 + std::cos(pi * r / rc)); }, a);
   EXPECT_NEAR(Soft::eval(rc * rc, p).energy, 0.0, 1e-14);
+}
+
+TEST(PairStyles, LJ96) {
+  for (const bool shift : {false, true}) {
+    const double eps = 0.8, sig = 1.1, rc = 2.5;
+    const auto p = LJ96Cut::make({eps, sig}, rc, shift);
+    auto u = [&](LD r) {
+      const LD s3 = std::pow(LD(sig) / r, LD(3));
+      return 4 * eps * (s3 * s3 * s3 - s3 * s3);
+    };
+    const LD off = shift ? u(rc) : 0;
+    expect_potential<LJ96Cut>(
+        p, 0.85 * sig, rc, [&](LD r) { return u(r) - off; }, eps);
+  }
+  // The minimum: U = −16ε/27 at r = (3/2)^(1/3) σ, where the force vanishes.
+  const auto p = LJ96Cut::make({1.0, 1.0}, 2.5, false);
+  const double rmin = std::cbrt(1.5);
+  EXPECT_NEAR(LJ96Cut::eval(rmin * rmin, p).energy, -16.0 / 27.0, 1e-15);
+  EXPECT_NEAR(LJ96Cut::eval(rmin * rmin, p).fpair, 0.0, 1e-14);
+}
+
+// Every style with a tail correction, at its example coefficients, against the integrals it
+// stands for (one pair of particles, volume 1): e = 2π ∫_rc^∞ r² U(r) dr and
+// p = −(2π/3) ∫_rc^∞ r³ U'(r) dr = (2π/3) ∫ r⁴ fpair(r) dr, by Simpson's rule in long double on
+// a grid in 1/r (the integrands fall off as r^-4 or faster) from the unshifted evaluator.
+TEST(PairStyles, TailCorrectionsAreTheIntegralsBeyondTheCutoff) {
+  int tails = 0;
+  for_each_pair_style([&]<class E>() {
+    if constexpr (E::kTail) {
+      SCOPED_TRACE(std::string(E::kName));
+      Coefficients c{};
+      for (std::size_t i = 0; i < E::kExample.size(); ++i) c[i] = E::kExample[i];
+      for (std::size_t g = 0; g < E::kGlobalExample.size(); ++g)
+        c[E::kCoefficients.size() + g] = E::kGlobalExample[g];
+      const double rc = 2.5;
+      const auto params = E::make(c, 1e9, false);  // the bare potential beyond rc
+      // r = rc / s for s in (0, 1]: dr = rc / s² ds; s → 0 contributes nothing.
+      const int n = 20000;
+      LD e = 0, p = 0;
+      for (int k = 1; k <= n; ++k) {
+        const LD s = LD(k) / n, w = (k == n) ? 1 : (k % 2 ? 4 : 2);
+        const double r = static_cast<double>(rc / s);
+        const PairTerms<double> t = E::eval(r * r, params);
+        const LD jac = LD(rc) / (s * s);
+        e += w * LD(r) * r * t.energy * jac;
+        p += w * LD(r) * r * r * r * t.fpair * jac;
+      }
+      const LD h = LD(1) / n, pi = 3.141592653589793238462643383279502884L;
+      e *= 2 * pi * h / 3;
+      p *= 2 * pi / 3 * h / 3;
+      const TailTerms tail = E::tail(c, rc, 1.0, 1.0);
+      EXPECT_NEAR(tail.energy, static_cast<double>(e), 1e-9 * std::fabs(static_cast<double>(e)));
+      EXPECT_NEAR(tail.pressure, static_cast<double>(p), 1e-9 * std::fabs(static_cast<double>(p)));
+      ++tails;
+    }
+  });
+  EXPECT_GE(tails, 4);  // lj, lj96/cut, buck, mie/cut
 }
 
 // Every style has a name, coefficient rows as long as its defaults and domains, and an alias

@@ -1,7 +1,7 @@
 """io.h5md.units: system.units in the trajectory. Argon (small.toml's 500 atoms) in real and in
 metal units, 1 rank, 40 steps, frames every 20: every dataset carries its H5MD `unit`
 attribute (Angstrom, Angstrom fs-1 / ps-1, kcal mol-1 Angstrom-1 / eV Angstrom-1, fs / ps, K,
-kcal mol-1 / eV, atm / bar), and MDAnalysis 2.4 converts with convert_units=True (velocities
+kcal mol-1 / eV, atm / bar), the checkpoint's datasets too, and MDAnalysis 2.4 converts with convert_units=True (velocities
 to Angstrom/ps, real forces to kJ/(mol Angstrom), time to ps); the lj run has no unit attribute
 at all, as before system.units existed."""
 import MDAnalysis as mda
@@ -51,8 +51,10 @@ common = ["--set", "run.steps=40", "--set", "output.checkpoint=\"\"",
 for units in ("real", "metal"):
     force = units == "real"  # MDAnalysis has no spelling for eV/Angstrom forces
     traj = f"traj_{units}.h5"
+    ckpt = f"ckpt_{units}.h5"
     r.run(1, *common, *ARGON[units], "--set", f"system.units=\"{units}\"",
-          "--set", f"output.trajectory=\"{traj}\"", "--set", "output.trajectory_force=true")
+          "--set", f"output.trajectory=\"{traj}\"", "--set", "output.trajectory_force=true",
+          "--set", f"output.checkpoint=\"{ckpt}\"")
     with h5py.File(r.path(traj), "r") as f:
         got = {k: unit(f, k) for k in EXPECTED[units]}
         r.check(got == EXPECTED[units], f"{units}: unit attributes {got}")
@@ -60,6 +62,12 @@ for units in ("real", "metal"):
         vel = f[T + "velocity/value"][:]
         frc = f[T + "force/value"][:]
         time = f[T + "position/time"][:]
+    # The checkpoint (one frame, no forces or observables) carries the same attributes.
+    with h5py.File(r.path(ckpt), "r") as f:
+        names = ("position", "velocity", "box/edges", "time")
+        got = {k: unit(f, k) for k in names}
+        r.check(got == {k: EXPECTED[units][k] for k in names},
+                f"{units}: checkpoint unit attributes {got}")
     if not force:  # again without forces, for MDAnalysis
         traj = f"traj_{units}_noforce.h5"
         r.run(1, *common, *ARGON[units], "--set", f"system.units=\"{units}\"",
