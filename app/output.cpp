@@ -132,10 +132,10 @@ std::vector<io::FieldBlock> state_field_blocks(const Communicator& comm, const S
 // Bytes a frame of `particles` rows adds to a trajectory, or a checkpoint takes: the chunks of
 // its per-particle series (rows in chunks of at most 65 536, allocated whole), plus room for
 // the metadata (chunk index, observables, run record) and, for a checkpoint, ids and species.
-double frame_bytes(long long particles, bool force, bool checkpoint) {
+double frame_bytes(long long particles, bool force, bool checkpoint, bool unwrapped = false) {
   const double chunk_rows = static_cast<double>(std::min<long long>(particles, 65536));
   const double rows = std::ceil(static_cast<double>(particles) / chunk_rows) * chunk_rows;
-  double bytes = rows * (3 * 8 + 3 * 8 + 3 * 4 + (force ? 3 * 8 : 0));
+  double bytes = rows * (3 * 8 + 3 * 8 + 3 * 4 + (force ? 3 * 8 : 0) + (unwrapped ? 3 * 8 : 0));
   if (checkpoint) bytes += static_cast<double>(particles) * (8 + 4);
   return bytes + 64.0 * 1024;
 }
@@ -183,7 +183,8 @@ void check_outputs_spare_inputs(const io::Deck& deck, const std::string& restart
   for (const auto& [key, path] :
        {std::pair{"output.trajectory", &out.trajectory},
         std::pair{"output.checkpoint", &out.checkpoint},
-        std::pair{"output.data_file", &out.data_file}, std::pair{"output.imports", &out.imports}})
+        std::pair{"output.data_file", &out.data_file}, std::pair{"output.imports", &out.imports},
+        std::pair{"output.log", &out.log}})
     for (const Input& in : inputs) {
       // Continuing a checkpoint into the same file is the usual restart: it is read whole
       // before the first step and only replaced (backed up first, or atomically by the next
@@ -197,6 +198,22 @@ void check_outputs_spare_inputs(const io::Deck& deck, const std::string& restart
           "{}: {}: \"{}\" is {} ({}): an output must not replace an input; choose another path",
           w != deck.where.end() ? w->second : deck.path, key, *path, in.what, in.path));
     }
+}
+
+void log_removed_backups(const std::vector<std::string>& removed, int keep) {
+  for (const std::string& name : removed)
+    spdlog::info("removed the oldest backup {} (output.backups = {})", name, keep);
+}
+
+ThermoContext thermo_context(const Simulation& sim) {
+  ThermoContext c;
+  c.dt = sim.config().run.dt;
+  c.volume = sim.box().volume();
+  c.units = sim.config().system.units;
+  const std::vector<long long>& counts = sim.type_totals();
+  for (std::size_t t = 0; t < counts.size(); ++t)
+    c.total_mass += static_cast<double>(counts[t]) * sim.species().mass.at(t);
+  return c;
 }
 
 RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simulation& sim,
@@ -261,6 +278,10 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   layout.particles = particles_;
   layout.force = out.trajectory_force;
   layout.units = deck.system.units;
+  layout.unwrapped = out.trajectory_unwrapped;
+  thermo_columns_ =
+      thermo_table_columns(thermo_columns(out.thermo, thermostat_has_econs(deck.thermostat.style)));
+  layout.thermo_columns = thermo_columns_;
   // 2. A restart appends to its trajectory: checked (and cut back to the restart step) first.
   //    Frames after the restart step are dropped (and written again by this run): the file as
   //    it was is backed up first (whether frames go or not), unless output.overwrite, and the
@@ -270,7 +291,10 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   if (append)
     if (const auto steps = io::H5mdWriter::frame_steps(comm, out.trajectory))
       on_root(comm, [&] {
-        backup = out.overwrite ? std::string() : io::copy_to_backup(out.trajectory);
+        std::vector<std::string> removed;
+        backup = out.overwrite ? std::string()
+                               : io::copy_to_backup(out.trajectory, out.backups, &removed);
+        log_removed_backups(removed, out.backups);
         account_for_frames(*steps, backup);
       });
   if (append) {
@@ -295,8 +319,11 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
       for (const std::string& path :
            {append ? std::string() : out.trajectory, out.checkpoint, out.data_file, out.imports})
         if (!path.empty())
-          if (auto b = io::back_up_existing(path))
+          if (std::vector<std::string> removed;
+              auto b = io::back_up_existing(path, out.backups, &removed)) {
             spdlog::info("backed up existing {} to {}", path, *b);
+            log_removed_backups(removed, out.backups);
+          }
     });
   // 4. A new trajectory.
   if (!out.trajectory.empty() && !append) {
@@ -391,15 +418,21 @@ void RunOutput::after_step(const Simulation& sim, const ThermoSample* thermo, bo
   StopWatch watch(seconds_);
   const long long step = sim.step();
   const bool frame = frame_due(step), checkpoint = checkpoint_due(step);
-  if (trajectory_ && thermo && thermo_row)
-    trajectory_->write_thermo(
-        {step, thermo->temp, thermo->pe, thermo->ke, thermo->etotal, thermo->press});
+  if (trajectory_ && thermo && thermo_row) {
+    io::ThermoRow row{step, {}};
+    const ThermoContext context = thermo_context(sim);
+    for (const std::string& c : thermo_columns_)
+      row.values.push_back(thermo_value(*thermo, c, context));
+    trajectory_->write_thermo(row);
+  }
   if (!frame && !checkpoint) return;
 
   // Room for what this step writes, checked before any of it is written (rank 0, shared).
   on_root(comm_, [&] {
     const OutputSection& out = deck_.output;
-    const double traj = frame ? frame_bytes(particles_, out.trajectory_force, false) : 0.0;
+    const double traj =
+        frame ? frame_bytes(particles_, out.trajectory_force, false, out.trajectory_unwrapped)
+              : 0.0;
     const double ckpt = checkpoint ? frame_bytes(particles_, false, true) : 0.0;
     if (frame && checkpoint && io::same_file_system(out.trajectory, out.checkpoint))
       check_space(out.trajectory, traj + ckpt,

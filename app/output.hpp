@@ -46,6 +46,12 @@ class H5mdWriter;
 // written. Rank 0's business (the caller shares the outcome); writes nothing.
 void check_outputs_spare_inputs(const io::Deck& deck, const std::string& restart_from);
 
+// Logs each backup removed for output.backups = keep.
+void log_removed_backups(const std::vector<std::string>& removed, int keep);
+
+// What the thermo columns need besides a sample (engine/thermo.hpp): dt, volume, total mass.
+ThermoContext thermo_context(const Simulation& sim);
+
 class RunOutput {
  public:
   // `sim` is set up (particle count known). `restart_from`: the checkpoint this run started
@@ -91,6 +97,7 @@ class RunOutput {
   std::unique_ptr<io::H5mdWriter> trajectory_;
   long long checkpoint_step_ = -1;
   double seconds_ = 0;
+  std::vector<std::string> thermo_columns_;  // of the trajectory's scanmd/thermo
 };
 
 }  // namespace scanmd

@@ -28,6 +28,7 @@
 #include "engine/memory_budget.hpp"
 #include "engine/simulation.hpp"
 #include "engine/species.hpp"
+#include "io/backup.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"
 #include "io/log.hpp"
@@ -55,7 +56,8 @@ bool agree(const Communicator& comm, F&& f) {
 // system.data_file: reads the LAMMPS data file (on every rank), takes the box, the number of
 // atom types and the masses from it, checks the deck's pairs against its types, and returns its
 // atoms, positions relative to the box corner, as the starting configuration.
-std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConfig& config) {
+std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConfig& config,
+                                            bool comm_rank0) {
   const std::string& file = deck.system.data_file;
   const io::LammpsData data = io::read_lammps_data(file);
   config.system.types = data.atom_types;
@@ -86,8 +88,16 @@ std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConf
       data.hi[0], data.lo[1], data.hi[1], data.lo[2], data.hi[2],
       fmt::join(config.system.mass, " "),
       data.masses.empty() ? " (system.mass: the file has no Masses section)" : "");
-  if (!data.has_velocities)
-    spdlog::info("data file {}: no Velocities section, velocities are 0 (as in LAMMPS)", file);
+  if (deck.velocity.create)
+    spdlog::info("velocities: drawn for T = {} from seed {} ([velocity] create = true){}",
+                 deck.velocity.temperature, deck.velocity.seed,
+                 data.has_velocities ? fmt::format(", replacing the Velocities of {}", file) : "");
+  else if (!data.has_velocities && comm_rank0)
+    spdlog::warn(
+        "warning: data file {}: no Velocities section and no [velocity] create: the run starts "
+        "at T = 0 (as LAMMPS would); to draw velocities set [velocity] create = true, "
+        "temperature = T, seed = S (LAMMPS velocity all create T S)",
+        file);
   return particles;
 }
 
@@ -162,6 +172,21 @@ void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulati
   }
 }
 
+// A hint when the particles are spread unevenly at setup with decomposition.balance off: the
+// busiest rank sets the pace (max/mean of the particles owned above 1.5).
+void imbalance_hint(const Communicator& comm, const io::Deck& deck, const Simulation& sim) {
+  if (comm.size() < 2 || deck.decomposition.balance != Balance::None) return;
+  const long long mine = static_cast<long long>(sim.particles().n_owned);
+  const long long most = comm.max(mine), total = comm.sum(mine);
+  const double mean = static_cast<double>(total) / comm.size();
+  if (!(mean > 0) || static_cast<double>(most) / mean <= 1.5) return;
+  spdlog::info(
+      "hint: the busiest rank owns {} particles, {:.3f} times the mean {:.4g}: the others wait "
+      "for it every step; decomposition.balance = \"particles\" (or \"pairs\", \"time\") moves "
+      "the cut planes to even it out, or choose decomposition.grid along the dense direction",
+      most, static_cast<double>(most) / mean, mean);
+}
+
 // The cores this process may run on (its affinity mask), 0 when unknown.
 int cores_of_this_rank() {
   cpu_set_t set;
@@ -182,19 +207,26 @@ Backend choose_backend(const Communicator& comm, const SimulationConfig& config)
   return choice.backend;
 }
 
-// `econs`: a thermostat is on, its conserved quantity gets a column after press.
-std::string thermo_header(bool econs) {
-  return fmt::format("{:>10} {:>19} {:>19} {:>19} {:>19} {:>19}{} {:>12} {:>8}", "step", "temp",
-                     "pe", "ke", "etotal", "press", econs ? fmt::format(" {:>19}", "econs") : "",
-                     "pstep/s", "eta");
-}
-
-// Thermo rows from rank 0, with the particle-steps/s since the previous row and an ETA.
+// Thermo rows from rank 0 in the run's columns (output.thermo), floats to output.thermo_digits
+// significant digits: the timing columns are the particle-steps/s since the previous row, the
+// time left, and the seconds since the first row.
 class ThermoPrinter {
  public:
   using Clock = std::chrono::steady_clock;
-  ThermoPrinter(long long particles, long long last_step, bool econs)
-      : n_(static_cast<double>(particles)), last_step_of_run_(last_step), econs_(econs) {}
+  ThermoPrinter(std::vector<std::string> columns, int digits, long long particles,
+                long long last_step, ThermoContext context)
+      : columns_(std::move(columns)),
+        digits_(digits),
+        n_(static_cast<double>(particles)),
+        last_step_of_run_(last_step),
+        context_(context) {}
+
+  std::string header() const {
+    std::string s;
+    for (const std::string& c : columns_)
+      s += fmt::format("{}{:>{}}", s.empty() ? "" : " ", c, width(c));
+    return s;
+  }
 
   void print(const ThermoSample& s) {
     const auto now = Clock::now();
@@ -208,18 +240,39 @@ class ThermoPrinter {
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const long long done = s.step - first_step_;
     const double eta = done > 0 ? elapsed * (last_step_of_run_ - s.step) / done : 0.0;
-    spdlog::info(
-        "{:>10} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g} {:>19.12g}{} {:>12.4g} {:>7.1f}s",
-        s.step, s.temp, s.pe, s.ke, s.etotal, s.press,
-        econs_ ? fmt::format(" {:>19.12g}", s.econs) : "", rate, eta);
+    std::string row;
+    for (const std::string& c : columns_) {
+      if (!row.empty()) row += ' ';
+      const int w = width(c);
+      if (c == "step")
+        row += fmt::format("{:>{}}", s.step, w);
+      else if (c == "pstep/s")
+        row += fmt::format("{:>{}.4g}", rate, w);
+      else if (c == "eta")
+        row += fmt::format("{:>{}.1f}s", eta, w - 1);
+      else if (c == "cpu")
+        row += fmt::format("{:>{}.4g}", elapsed, w);
+      else
+        row += fmt::format("{:>{}.{}g}", thermo_value(s, c, context_), w, digits_);
+    }
+    spdlog::info("{}", row);
     last_ = now;
     last_step_ = s.step;
   }
 
  private:
+  // step: 8 wide (LAMMPS's), the timing columns 9 and 7; floats: "-1.2345678" (values with an
+  // exponent are wider); never narrower than the name. The default row is under 100 columns.
+  int width(const std::string& c) const {
+    int w = c == "step" ? 8 : c == "pstep/s" || c == "cpu" ? 9 : c == "eta" ? 7 : digits_ + 3;
+    return std::max<int>(w, static_cast<int>(c.size()));
+  }
+
+  std::vector<std::string> columns_;
+  int digits_;
   double n_;
   long long last_step_of_run_;
-  bool econs_;
+  ThermoContext context_;
   bool first_ = true;
   Clock::time_point start_, last_;
   long long first_step_ = 0, last_step_ = 0;
@@ -294,6 +347,52 @@ class RunObserver final : public StepObserver {
   long long loop_first_step_ = 0;
 };
 
+// Rank 0: output.log opened, an existing one backed up (output.overwrite: replaced); returns
+// the line that says so (logged after the version line), empty without a log.
+std::string open_log(const io::Deck& deck) {
+  const OutputSection& out = deck.output;
+  if (out.log.empty()) return {};
+  const auto w = deck.where.find("output.log");
+  const std::string at = w != deck.where.end() ? w->second + ": output.log: " : std::string();
+  std::optional<std::string> backup;
+  std::vector<std::string> removed;
+  try {
+    if (!out.overwrite) backup = io::back_up_existing(out.log, out.backups, &removed);
+    io::open_log_file(out.log);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(at + e.what());
+  }
+  std::string line =
+      fmt::format("log: {}{}", out.log,
+                  backup ? fmt::format(" (the previous one backed up to {})", *backup) : "");
+  for (const std::string& name : removed)
+    line += fmt::format("\nremoved the oldest backup {} (output.backups = {})", name, out.backups);
+  return line;
+}
+
+// Rank 0: keys the deck gives that the run does not use, each named with where it was given:
+// [velocity]'s without velocity.create, the lattice's beside system.data_file.
+void warn_unused_beside_data_file(const io::Deck& deck, const std::string& restart) {
+  if (!deck.velocity.create)
+    for (const char* key : {"velocity.temperature", "velocity.seed"})
+      if (const auto w = deck.where.find(key); w != deck.where.end())
+        spdlog::warn("warning: {}: {} is not used without velocity.create = true", w->second, key);
+  if (deck.system.data_file.empty() || !restart.empty()) return;
+  for (const auto& [key, where] : deck.where) {
+    const bool lattice = key == "system.lattice" || key == "system.density" ||
+                         key == "system.cells" || key == "system.temperature" ||
+                         key == "system.seed" || key == "system.type_fractions" ||
+                         key.rfind("region.", 0) == 0;
+    if (!lattice) continue;
+    const bool velocities = key == "system.temperature" || key == "system.seed";
+    spdlog::warn("warning: {}: {} is not used: system.data_file ({}) gives the box, the atoms{}{}",
+                 where, key, deck.system.data_file, velocities ? " and their velocities" : "",
+                 velocities ? "; to draw velocities use [velocity] create = true, temperature = T, "
+                              "seed = S (LAMMPS velocity all create T S)"
+                            : "");
+  }
+}
+
 }  // namespace
 
 int run_command(const RunOptions& options) {
@@ -340,17 +439,27 @@ int run_command(const RunOptions& options) {
           threads == 1 ? "" : "s");
   }
 #endif
+  // output.log: rank 0 copies everything it prints there from here on (an existing log backed
+  // up first, like the other outputs), with the resolved deck the terminal gets only with -v.
+  std::string log_line;
+  if (!agree(comm, [&] { on_root(comm, [&] { log_line = open_log(deck); }); })) return 1;
   spdlog::info("scanmd {} — {} ranks × {} thread{}", SCANMD_VERSION, comm.size(), threads,
                threads == 1 ? "" : "s");
-  spdlog::info("deck: {} (resolved)", deck.path);
-  spdlog::info("----8<----\n{}----8<----", deck.to_toml());
+  if (!log_line.empty()) spdlog::info("{}", log_line);
+  if (options.verbose || deck.output.log.empty())
+    spdlog::info("deck: {} (resolved below)", deck.path);
+  else
+    spdlog::info("deck: {} (resolved in {}; -v prints it here too)", deck.path, deck.output.log);
+  io::log_verbose_only(fmt::format("----8<----\n{}----8<----", deck.to_toml()));
+  if (comm.rank() == 0) warn_unused_beside_data_file(deck, options.restart);
 
   std::optional<Simulation> sim;
   std::vector<InitialParticle> initial;  // from system.data_file
   if (!agree(comm, [&] {
         SimulationConfig config = deck;
         config.run.backend = choose_backend(comm, config);
-        if (!deck.system.data_file.empty()) initial = read_data_file(deck, config);
+        if (!deck.system.data_file.empty())
+          initial = read_data_file(deck, config, comm.rank() == 0);
         try {
           sim.emplace(comm, config, initial);
         } catch (const GridError& e) {
@@ -476,9 +585,15 @@ int run_command(const RunOptions& options) {
     } else if (deck.system.data_file.empty()) {
       sim->setup();
     } else {
-      sim->setup(initial);
+      if (deck.velocity.create)
+        sim->setup_drawing_velocities(initial);
+      else
+        sim->setup(initial);
       std::vector<InitialParticle>().swap(initial);
     }
+    if (restart && deck.velocity.create)
+      spdlog::info("velocities: from the checkpoint ([velocity] create applies to fresh starts)");
+    imbalance_hint(comm, deck, *sim);
     // After setup: the host backend has timed its kernels on the first list.
     if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());
     check_speeds(comm, deck, *sim, restart ? restart->path : std::string());
@@ -487,11 +602,12 @@ int run_command(const RunOptions& options) {
     // Output files: backups, checks and the trajectory opened before the first step.
     if (!agree(comm, [&] { output.emplace(comm, deck, *sim, restart ? restart->path : ""); }))
       return 1;
-    const bool econs = thermostat_has_econs(deck.thermostat.style);
-    spdlog::info("{}", thermo_header(econs));
+    const bool thermostat = thermostat_has_econs(deck.thermostat.style);
+    ThermoPrinter printer(thermo_columns(deck.output.thermo, thermostat), deck.output.thermo_digits,
+                          sim->total_particles(), sim->config().run.steps, thermo_context(*sim));
+    spdlog::info("{}", printer.header());
     const auto start = Clock::now();
     const long long first_step = sim->step();
-    ThermoPrinter printer(sim->total_particles(), sim->config().run.steps, econs);
     RunObserver observer(printer, output->active() ? &*output : nullptr, comm.rank() == 0);
     sim->run(observer);
     const double loop = std::chrono::duration<double>(Clock::now() - start).count();

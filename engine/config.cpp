@@ -45,4 +45,24 @@ std::string short_box_message(Vec3 length, double skin, int axis) {
                      "xyz"[axis], skin);
 }
 
+std::vector<std::string> thermo_columns(const std::vector<std::string>& given, bool thermostat) {
+  if (!given.empty()) return given;
+  std::vector<std::string> c{"step", "temp", "pe", "ke", "etotal", "press"};
+  if (thermostat) c.emplace_back("econs");
+  c.emplace_back("pstep/s");
+  c.emplace_back("eta");
+  return c;
+}
+
+bool is_timing_column(std::string_view keyword) {
+  return keyword == "cpu" || keyword == "pstep/s" || keyword == "eta";
+}
+
+std::vector<std::string> thermo_table_columns(const std::vector<std::string>& columns) {
+  std::vector<std::string> out;
+  for (const std::string& c : columns)
+    if (c != "step" && !is_timing_column(c)) out.push_back(c);
+  return out;
+}
+
 }  // namespace scanmd

@@ -146,9 +146,41 @@ struct DecompositionSection {
   double balance_tolerance = 1.05;  // balance only when the cost's max/mean exceeds this
 };
 
+// Velocities drawn for any start, as LAMMPS `velocity all create T seed loop geom` (mom yes, rot
+// no, dist uniform): a function of (seed, particle id) only (engine/velocities.hpp), net momentum
+// removed and scaled to T exactly with 3N − 3 degrees of freedom. With a lattice start it
+// replaces system.temperature / system.seed for the velocities; with a data file, the file's
+// Velocities section; a restart continues the checkpoint's velocities.
+struct VelocitySection {
+  bool create = false;
+  double temperature = 1.0;
+  std::uint64_t seed = 4928459;  // LAMMPS in.melt's seed
+};
+
+// The thermo keywords (LAMMPS `thermo_style custom` names) scanmd knows.
+inline constexpr std::string_view kThermoKeywords[] = {
+    "step",  "time",  "temp", "pe",      "ke",  "etotal",  "press", "econs",
+    "ebond", "evdwl", "vol",  "density", "cpu", "pstep/s", "eta"};
+
+// Thermo columns (output.thermo, LAMMPS `thermo_style custom` keywords; engine/config.hpp's
+// kThermoKeywords): the run's list, the default one when none was given (step temp pe ke etotal
+// press, econs with a thermostat, then pstep/s eta).
+std::vector<std::string> thermo_columns(const std::vector<std::string>& given, bool thermostat);
+// cpu, pstep/s and eta: measured on the clock (not in the trajectory, not reproducible).
+bool is_timing_column(std::string_view keyword);
+// The columns of the trajectory's scanmd/thermo table: `columns` less step and the timing ones.
+std::vector<std::string> thermo_table_columns(const std::vector<std::string>& columns);
+
 struct OutputSection {
   std::int64_t thermo_every = 50;  // 0: only at the start and the end
-  std::string trajectory;          // empty: no trajectory
+  // The thermo columns; empty: the default (step temp pe ke etotal press [econs] pstep/s eta,
+  // econs with a thermostat).
+  std::vector<std::string> thermo;
+  int thermo_digits = 8;              // significant digits of the floating-point columns
+  std::string log = "log.scanmd";     // everything rank 0 prints and the resolved deck; empty: none
+  int backups = 99;                   // at most this many #name.N# backups per output
+  bool trajectory_unwrapped = false;  // position + image·L in the trajectory too
+  std::string trajectory;             // empty: no trajectory
   std::int64_t trajectory_every = 0;
   bool trajectory_force = false;  // forces in the trajectory too
   std::string checkpoint;         // empty: no checkpoint
@@ -208,6 +240,7 @@ struct SimulationConfig {
   RunSection run;
   DecompositionSection decomposition;
   ThermostatSection thermostat;
+  VelocitySection velocity;
   OutputSection output;
   CudaTuning cuda;
 

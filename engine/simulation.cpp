@@ -193,7 +193,10 @@ void Simulation::setup() {
   const long long n_total = comm_.sum(static_cast<long long>(owned.n_owned));
   if (static_cast<std::uint64_t>(n_total) != sites)
     throw std::logic_error("lattice creation lost sites");
-  create_velocities(owned, comm_, sys.seed, sys.temperature, species_.mass, n_total,
+  // [velocity] create: its seed and temperature instead of the system's (types keep system.seed).
+  const VelocitySection& vel = config_.velocity;
+  create_velocities(owned, comm_, vel.create ? vel.seed : sys.seed,
+                    vel.create ? vel.temperature : sys.temperature, species_.mass, n_total,
                     sys.constants());
   fresh_pair_velocities(owned);
   start(std::move(owned), 0, {});
@@ -234,8 +237,19 @@ void Simulation::setup(const std::vector<InitialParticle>& particles, long long 
         owned.fields.unpack_state(owned.n_owned - 1, state_words.data() + n * words);
     }
   });
-  if (state_words.empty()) fresh_pair_velocities(owned);
+  if (draw_velocities_) {
+    const long long n_total = comm_.sum(static_cast<long long>(owned.n_owned));
+    create_velocities(owned, comm_, config_.velocity.seed, config_.velocity.temperature,
+                      species_.mass, n_total, config_.system.constants());
+  }
+  if (state_words.empty() || draw_velocities_) fresh_pair_velocities(owned);
   start(std::move(owned), start_step, thermostat_state);
+}
+
+void Simulation::setup_drawing_velocities(const std::vector<InitialParticle>& particles) {
+  draw_velocities_ = true;
+  setup(particles);
+  draw_velocities_ = false;
 }
 
 // The velocity the first forces see (kPairVelocityField, DPD): v itself at a fresh start; a

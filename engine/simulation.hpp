@@ -101,6 +101,9 @@ class Simulation {
   void setup(const std::vector<InitialParticle>& particles, long long start_step = 0,
              const std::vector<double>& thermostat_state = {},
              const std::vector<std::uint64_t>& state_words = {});
+  // Step 0 from given particles (a data file) with velocities drawn as [velocity] says
+  // (config().velocity: create_velocities from (seed, id), whatever the decomposition).
+  void setup_drawing_velocities(const std::vector<InitialParticle>& particles);
   // Runs to run.steps, or until the observer asks to stop (stop_requested() on any rank): then
   // the step in progress is completed and run() returns with stopped() true. The observer sees
   // the starting state, then every step. Errors name the
@@ -193,6 +196,7 @@ class Simulation {
   std::vector<long long> type_totals_;
   ThermoTail tail_;  // potential.tail: the corrections for this box and these counts
   long long step_ = 0;
+  bool draw_velocities_ = false;  // setup_drawing_velocities
   long long rebuilds_ = 0;
   long long energy_step_ = -1;
   bool pairs_pending_ = false;  // the last rebuild's snapshot awaits its pairs

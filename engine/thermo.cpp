@@ -65,4 +65,23 @@ ThermoSample thermo_from_sums(long long step, const Communicator& comm, long lon
   return s;
 }
 
+double thermo_value(const ThermoSample& s, std::string_view k, const ThermoContext& c) {
+  if (k == "step") return static_cast<double>(s.step);
+  if (k == "time") return static_cast<double>(s.step) * c.dt;
+  if (k == "temp") return s.temp;
+  if (k == "pe" || k == "evdwl") return s.pe;
+  if (k == "ke") return s.ke;
+  if (k == "etotal") return s.etotal;
+  if (k == "press") return s.press;
+  if (k == "econs") return s.econs;
+  if (k == "ebond") return 0.0;
+  if (k == "vol") return c.volume;
+  if (k == "density") {
+    // amu/Å³ in g/cm³ (LAMMPS force->mv2d for metal and real)
+    const double to_g_cm3 = c.units == UnitSystem::LJ ? 1.0 : 1.0 / 0.602214129;
+    return c.total_mass / c.volume * to_g_cm3;
+  }
+  return 0.0;
+}
+
 }  // namespace scanmd

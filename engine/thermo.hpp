@@ -7,12 +7,15 @@
 // trajectory, is bitwise the same for every decomposition.
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/communicator.hpp"
 #include "base/fixed_point.hpp"
 #include "base/particles.hpp"
 #include "base/units.hpp"
+#include "engine/config.hpp"
 
 namespace scanmd {
 
@@ -47,5 +50,21 @@ ThermoSample thermo_from_sums(long long step, const Communicator& comm, long lon
                               double volume, fixed::Wide local_two_ke, fixed::Wide local_energy,
                               fixed::Wide local_virial, ThermoTail tail = {},
                               const UnitConstants& units = {});
+
+// The thermo columns (thermo_columns, is_timing_column, thermo_table_columns) are in
+// engine/config.hpp, beside the keywords: the deck reader checks them without MPI.
+
+// What a column needs besides the sample.
+struct ThermoContext {
+  double dt = 0;          // run.dt (time = step · dt)
+  double volume = 0;      // box volume
+  double total_mass = 0;  // Σ m over the particles
+  UnitSystem units = UnitSystem::LJ;
+};
+
+// The value of a non-timing column: time = step·dt; ebond = 0 (no bonds); evdwl = pe (pair
+// energy, tail included, as LAMMPS); vol; density = total mass / volume (lj: m σ⁻³; metal and
+// real: g/cm³, as LAMMPS).
+double thermo_value(const ThermoSample& s, std::string_view keyword, const ThermoContext& c);
 
 }  // namespace scanmd

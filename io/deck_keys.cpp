@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iterator>
+#include <optional>
 
 #include "engine/config.hpp"
 #include "io/deck_reader.hpp"
@@ -259,7 +260,7 @@ constexpr DeckKey kKeys[] = {
    .doc = "the pair style, as LAMMPS `pair_style`: {styles}. Each style's coefficients are keys "
           "of `[potential]` (one species) or of each `[[potential.pair]]` table; a coefficient "
           "of another style is an error naming it. See [Pair styles](#pair-styles) and "
-          "[Adding a pair style](../README.md#adding-a-pair-style)",
+          "[Adding a pair style](developing.md#adding-a-pair-style)",
    .sample = "\"lj/smooth/linear\"",
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) {
@@ -359,7 +360,7 @@ constexpr DeckKey kKeys[] = {
    .value = [](const Deck& d) { return fmt::format("{}", d.run.steps); }},
   {.section = "run", .key = "backend", .choices = names_in<kBackendNames>,
    .doc = "where the time step runs: `cuda` keeps the particles on the GPU between steps (see "
-          "[GPU](../README.md#gpu)) and fails with a clear message (exit 1) when no GPU is "
+          "[GPU](gpu.md)) and fails with a clear message (exit 1) when no GPU is "
           "usable; `auto` takes the GPU when one is usable, else the host, and the log says "
           "which and why. Both give the same bits (`state hash`)",
    .sample = "\"host\"",
@@ -370,7 +371,7 @@ constexpr DeckKey kKeys[] = {
   // [decomposition]
   {.section = "decomposition", .key = "method", .choices = names_in<kMethodNames>,
    .doc = "which rank computes each pair, and so which particles each rank imports: see "
-          "[Decompositions](../README.md#decompositions); all give the same `state hash` on any "
+          "[Decompositions](design.md#decompositions-and-their-import-volumes); all give the same `state hash` on any "
           "rank count",
    .sample = "\"neutral-territory\"",
    .is_string = true,
@@ -386,26 +387,14 @@ constexpr DeckKey kKeys[] = {
      d.decomposition.grid = r.int3(0, "an array of 3 non-negative integers"); },
    .value = [](const Deck& d) { return toml_int3(d.decomposition.grid); }},
   {.section = "decomposition", .key = "balance", .choices = names_in<kBalanceNames>,
-   .doc = "load balancing, as LAMMPS `balance shift` / `fix balance shift`: the grid's cut "
-          "planes move, per axis, to the quantiles of a cost summed over all ranks (a histogram "
-          "of 4096 bins per axis, at most 64 boxes per balanced axis; a lattice plane that "
-          "straddles a quantile goes to the nearer side, and the cut lies inside the gap between "
-          "planes). Cost per particle: 1; the local density (cloud-in-cell on a coarse global "
-          "grid, proportional to its pairs), then corrected by the pairs each rank actually "
-          "counts (up to 3 more passes, the best cut planes kept); or its rank's force + list "
-          "time since the last balance step. With the grid left to choose (`grid = [0, 0, 0]`), "
-          "a balanced run takes the least-import grid whose boxes the start can balance within "
-          "the tolerance (predicted from the cost's marginals, whole lattice planes kept whole: "
-          "the 68 planes of `inputs/study_slab.toml`'s liquid cannot be shared by 16 boxes along "
-          "z, but by 4 can), logged as `grid 1x1x2: the least-import grid, predicted pairs "
-          "max/mean 1.009 once balanced` or `grid A for balance: predicted … ; the least-import "
-          "grid B would give …`. The prediction cannot see a method's own boundary pairs (half "
-          "shell: the pairs across one face of each box), so very thin boxes across an "
-          "interface can stay above the tolerance: 4 ranks along z on `inputs/lj_slab.toml` "
-          "(4.5 lattice planes per box) reach 1.17 at step 0. Boxes become unequal; every method "
-          "stays exact, and a balanced run has the same state hash as an unbalanced one. Each "
-          "balance step is logged: `balance at step 0 (pairs): max/mean 2.000 -> 1.058; cut "
-          "planes z: 0 16.5279 52.8892`, and stored in the H5MD run record",
+   .doc = "load balancing, as LAMMPS `balance shift` / `fix balance shift`: `\"none\"`, or "
+          "the grid's cut planes move, per axis, so that every slab of boxes carries the same "
+          "share of a cost: `\"particles\"` (1 per particle), `\"pairs\"` (the neighbour-list "
+          "pairs) or `\"time\"` (each rank's force and list time since the last balance step). "
+          "With `grid = [0, 0, 0]` a balanced run takes the least-import grid the start can "
+          "balance. Every method stays exact: a balanced run has the same state hash. Each "
+          "balance step is logged and stored in the H5MD run record; how it works: "
+          "[Balance the load](howto.md#balance-the-load)",
    .sample = "\"pairs\"",
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) {
@@ -487,15 +476,109 @@ constexpr DeckKey kKeys[] = {
    .read = [](Deck& d, const KeyReader& r) { d.thermostat.cutoff = non_negative(r); },
    .value = [](const Deck& d) { return toml_float(d.thermostat.cutoff); }},
 
+  // [velocity]
+  {.section = "velocity", .key = "create", .type = "bool",
+   .doc = "draw velocities for any start, as LAMMPS `velocity all create T seed loop geom` (`mom "
+          "yes rot no dist uniform`): each component uniform from (seed, particle id) only, so "
+          "the rank count and decomposition do not change them; total momentum zero, scaled to "
+          "`velocity.temperature` exactly (3N−3 degrees of freedom). Replaces a data file's "
+          "`Velocities` (or its zero velocities) and, on a lattice, the velocities of "
+          "`system.temperature` / `system.seed`; a `--restart` keeps the checkpoint's",
+   .sample = "true",
+   .read = [](Deck& d, const KeyReader& r) { d.velocity.create = r.boolean(); },
+   .value = [](const Deck& d) { return toml_bool(d.velocity.create); }},
+  {.section = "velocity", .key = "temperature", .type = "float ≥ 0",
+   .dimension = Dimension::Temperature,
+   .doc = "the temperature the drawn velocities are scaled to (LAMMPS `velocity create T`); "
+          "used with `velocity.create = true`",
+   .sample = "1.5",
+   .read = [](Deck& d, const KeyReader& r) { d.velocity.temperature = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.velocity.temperature); }},
+  {.section = "velocity", .key = "seed", .type = "int ≥ 0",
+   .doc = "the random seed of the drawn velocities (LAMMPS `velocity create T seed`); used "
+          "with `velocity.create = true`",
+   .sample = "87287",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.velocity.seed = static_cast<std::uint64_t>(non_negative_int(r)); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.velocity.seed); }},
+
   // [output]
   {.section = "output", .key = "thermo_every", .type = "int ≥ 0", .dimension = Dimension::Steps,
    .doc = "thermo row every N steps (0: only first and last)",
    .sample = "10",
    .read = [](Deck& d, const KeyReader& r) { d.output.thermo_every = non_negative_int(r); },
    .value = [](const Deck& d) { return fmt::format("{}", d.output.thermo_every); }},
+  {.section = "output", .key = "thermo", .type = "[string, …]",
+   .doc = "the thermo columns, LAMMPS `thermo_style custom` keywords: `step`, `time`, `temp`, "
+          "`pe`, `ke`, `etotal`, `press`, `econs` (etotal + the thermostat's energy; = etotal "
+          "in NVE), `ebond` (0: no bonds), `evdwl` (pair energy, = pe), `vol`, `density` (mass "
+          "/ volume; g/cm³ in metal and real), `cpu` (seconds since the first step), `pstep/s` "
+          "(particle-steps per second since the previous row), `eta` (time left). Default: "
+          "`step temp pe ke etotal press`, `econs` with a thermostat, `pstep/s eta`. The "
+          "trajectory's `scanmd/thermo` table has the same columns less `step`'s duplicates and "
+          "the timing ones (cpu, pstep/s, eta)",
+   .sample = "[\"step\", \"temp\", \"econs\", \"cpu\"]",
+   .read = [](Deck& d, const KeyReader& r) {
+     const toml::array* arr = r.node().as_array();
+     if (!arr || arr->empty())
+       r.fail(fmt::format("expected a non-empty array of thermo keywords (e.g. [\"step\", "
+                          "\"temp\", \"pe\"]; output.thermo_every sets how often), got {}",
+                          arr ? std::string("an empty array") : describe(r.node())));
+     std::string known;
+     for (const std::string_view k : kThermoKeywords) known += (known.empty() ? "" : ", ") + std::string(k);
+     std::vector<std::string> columns;
+     for (std::size_t i = 0; i < arr->size(); ++i) {
+       const toml::node& e = *arr->get(i);
+       const std::optional<std::string> v = e.value<std::string>();
+       if (!v || !e.is_string())
+         r.fail_at(e, fmt::format("expected a keyword string, got {} at index {}", describe(e), i));
+       if (std::find(std::begin(kThermoKeywords), std::end(kThermoKeywords), *v) ==
+           std::end(kThermoKeywords))
+         r.fail_at(e, fmt::format("unknown thermo keyword {} at index {} (known: {})",
+                                  quoted_shown(*v), i, known));
+       if (std::find(columns.begin(), columns.end(), *v) != columns.end())
+         r.fail_at(e, fmt::format("{} is listed twice", quoted_shown(*v)));
+       columns.push_back(*v);
+     }
+     d.output.thermo = std::move(columns); },
+   .value = [](const Deck& d) {
+     std::string s;
+     for (const std::string& c :
+          thermo_columns(d.output.thermo, d.thermostat.style != ThermostatStyle::None))
+       s += (s.empty() ? "" : ", ") + toml_quote(c);
+     return "[" + s + "]"; }},
+  {.section = "output", .key = "thermo_digits", .type = "int, 1 .. 17",
+   .doc = "significant digits of the floating-point thermo columns on the terminal and in the "
+          "log (LAMMPS `thermo_modify format float`); 17 shows every bit of a double. The "
+          "trajectory's table holds full doubles whatever this is",
+   .sample = "12",
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::int64_t v = r.integer();
+     if (v < 1 || v > 17) r.fail(fmt::format("must be 1..17 (got {})", v));
+     d.output.thermo_digits = static_cast<int>(v); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.output.thermo_digits); }},
+  {.section = "output", .key = "log", .type = "string, path",
+   .doc = "log file (LAMMPS `log.lammps`): everything rank 0 prints, and the resolved deck "
+          "(which the terminal shows only with `-v`); an existing one is backed up like the "
+          "other outputs; empty: none",
+   .sample = "\"run.log\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) { d.output.log = r.string(); },
+   .value = [](const Deck& d) { return toml_quote(d.output.log); }},
+  {.section = "output", .key = "backups", .type = "int, 1 .. 10000",
+   .doc = "at most this many backups `#name.N#` of each output (GROMACS's GMX_MAXBACKUP, 99 by "
+          "default): when a new backup would make more, the oldest go, and the log says which",
+   .sample = "3",
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::int64_t v = r.integer();
+     if (v < 1 || v > 10000)
+       r.fail(fmt::format("must be 1..10000 (got {}); output.overwrite = true keeps no backup",
+                          v));
+     d.output.backups = static_cast<int>(v); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.output.backups); }},
   {.section = "output", .key = "trajectory", .type = "string, path",
    .doc = "H5MD 1.1 trajectory (positions, velocities, images, box, observables; see "
-          "[Output files](../README.md#output-files)), written by all ranks with parallel "
+          "[Output files](output.md)), written by all ranks with parallel "
           "HDF5; empty: none",
    .sample = "\"traj.h5\"",
    .is_string = true,
@@ -513,6 +596,13 @@ constexpr DeckKey kKeys[] = {
    .sample = "true",
    .read = [](Deck& d, const KeyReader& r) { d.output.trajectory_force = r.boolean(); },
    .value = [](const Deck& d) { return toml_bool(d.output.trajectory_force); }},
+  {.section = "output", .key = "trajectory_unwrapped", .type = "bool",
+   .doc = "unwrapped positions in the trajectory too (`particles/trajectory/unwrapped_position` "
+          "= position + image · L, LAMMPS dump `xu yu zu`), for mean-square displacements with "
+          "readers that ignore the image flags (MDAnalysis)",
+   .sample = "true",
+   .read = [](Deck& d, const KeyReader& r) { d.output.trajectory_unwrapped = r.boolean(); },
+   .value = [](const Deck& d) { return toml_bool(d.output.trajectory_unwrapped); }},
   {.section = "output", .key = "checkpoint", .type = "string, path",
    .doc = "checkpoint for `--restart` (H5MD, one frame), written to `<path>.tmp` and renamed, "
           "so a crash leaves the previous one intact; empty: none",

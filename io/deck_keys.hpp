@@ -46,8 +46,8 @@ struct DeckKey {
   std::string_view type = {};
   std::vector<std::string_view> (*choices)() = nullptr;
   Dimension dimension = Dimension::None;
-  // The meaning, Markdown. Links into the README are written `../README.md#anchor` (the
-  // reference is docs/deck.md); {styles:shift}, {styles:tail} and {styles:mixing} become the
+  // The meaning, Markdown. Links into the manual are written `page.md#anchor` (the reference
+  // is docs/deck.md, beside the manual's pages); {styles:shift}, {styles:tail} and {styles:mixing} become the
   // pair styles the flag applies to, {styles} every style with its aliases.
   std::string_view doc = {};
   // The key is used, and printed, only when this holds (empty: always).

@@ -45,7 +45,7 @@ std::string unit_of(UnitSystem units, const std::string& name) {
   if (units == UnitSystem::LJ) return {};
   const bool metal = units == UnitSystem::Metal;
   const std::string leaf = name.substr(name.rfind('/') + 1);
-  if (leaf == "position" || leaf == "edges") return "Angstrom";
+  if (leaf == "position" || leaf == "unwrapped_position" || leaf == "edges") return "Angstrom";
   if (leaf == "velocity") return metal ? "Angstrom ps-1" : "Angstrom fs-1";
   if (leaf == "force") return metal ? "eV Angstrom-1" : "kcal mol-1 Angstrom-1";
   if (leaf == "time") return metal ? "ps" : "fs";
@@ -65,6 +65,7 @@ std::vector<ElementSpec> element_specs(const H5mdLayout& layout) {
                                  {t + "/image", H5T_STD_I32LE, {n, 3}},
                                  {t + "/box/edges", H5T_IEEE_F64LE, {3, 3}}};
   if (layout.force) specs.push_back({t + "/force", H5T_IEEE_F64LE, {n, 3}});
+  if (layout.unwrapped) specs.push_back({t + "/unwrapped_position", H5T_IEEE_F64LE, {n, 3}});
   if (layout.observables)
     for (const char* o : kObservableNames)
       specs.push_back({std::string("observables/") + o, H5T_IEEE_F64LE, {}});
@@ -80,16 +81,32 @@ std::vector<hsize_t> chunk_of(const std::vector<hsize_t>& rest) {
   return chunk;
 }
 
-Datatype thermo_type() {
-  Datatype t(H5Tcreate(H5T_COMPOUND, sizeof(ThermoRow)), "H5Tcreate(thermo)");
-  check(H5Tinsert(t.get(), "step", offsetof(ThermoRow, step), H5T_NATIVE_INT64), "thermo type");
-  check(H5Tinsert(t.get(), "temp", offsetof(ThermoRow, temp), H5T_NATIVE_DOUBLE), "thermo type");
-  check(H5Tinsert(t.get(), "pe", offsetof(ThermoRow, pe), H5T_NATIVE_DOUBLE), "thermo type");
-  check(H5Tinsert(t.get(), "ke", offsetof(ThermoRow, ke), H5T_NATIVE_DOUBLE), "thermo type");
-  check(H5Tinsert(t.get(), "etotal", offsetof(ThermoRow, etotal), H5T_NATIVE_DOUBLE),
-        "thermo type");
-  check(H5Tinsert(t.get(), "press", offsetof(ThermoRow, press), H5T_NATIVE_DOUBLE), "thermo type");
+// The thermo table's row: step (int64), then one double per column, packed.
+Datatype thermo_type(const std::vector<std::string>& columns) {
+  const std::size_t size = sizeof(std::int64_t) + sizeof(double) * columns.size();
+  Datatype t(H5Tcreate(H5T_COMPOUND, size), "H5Tcreate(thermo)");
+  check(H5Tinsert(t.get(), "step", 0, H5T_NATIVE_INT64), "thermo type");
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    check(H5Tinsert(t.get(), columns[k].c_str(), sizeof(std::int64_t) + sizeof(double) * k,
+                    H5T_NATIVE_DOUBLE),
+          "thermo type");
   return t;
+}
+
+// The column names of an existing table after `step`.
+std::vector<std::string> thermo_columns_of(hid_t dataset) {
+  std::vector<std::string> names;
+  const hid_t t = H5Dget_type(dataset);
+  if (t < 0) return names;
+  const int n = H5Tget_nmembers(t);
+  for (int k = 0; k < n; ++k) {
+    char* name = H5Tget_member_name(t, static_cast<unsigned>(k));
+    if (!name) continue;
+    if (std::string_view(name) != "step") names.emplace_back(name);
+    H5free_memory(name);
+  }
+  H5Tclose(t);
+  return names;
 }
 
 struct TimingRecord {
@@ -192,7 +209,7 @@ H5mdWriter H5mdWriter::create(const Communicator& comm, const std::string& path,
 
     if (layout.thermo_table) {
       Group scanmd = h5::create_group(f, "scanmd");
-      Datatype t = thermo_type();
+      Datatype t = thermo_type(layout.thermo_columns);
       const hsize_t chunk = kFrameChunk;
       w.thermo_ = h5::create_series(scanmd.get(), "thermo", t.get(), {},
                                     std::span<const hsize_t>(&chunk, 1));
@@ -250,14 +267,23 @@ H5mdWriter H5mdWriter::append(const Communicator& comm, const std::string& path,
 
     if (layout.thermo_table) {
       w.thermo_ = h5::open_dataset(f, "scanmd/thermo");
+      const std::vector<std::string> columns = thermo_columns_of(w.thermo_.get());
+      if (columns != layout.thermo_columns) {
+        std::string have, want;
+        for (const std::string& c : columns) have += " " + c;
+        for (const std::string& c : layout.thermo_columns) want += " " + c;
+        need("its scanmd/thermo has the columns step" + have +
+                 ", this run's output.thermo gives step" + want,
+             false);
+      }
       const std::vector<hsize_t> td = h5::dims(w.thermo_.get());
-      std::vector<ThermoRow> rows(td.at(0));
-      Datatype t = thermo_type();
+      std::vector<std::int64_t> rows(td.at(0));
+      Datatype t = thermo_type({});  // the step column only
       const hsize_t tn[1] = {td[0]};
       h5::read_block(w.thermo_.get(), t.get(), s0, tn, rows.data(), w.io(),
                      path + ": read scanmd/thermo");
       w.thermo_rows_ = std::find_if(rows.begin(), rows.end(),
-                                    [&](const ThermoRow& r) { return r.step >= restart_step; }) -
+                                    [&](std::int64_t step) { return step >= restart_step; }) -
                        rows.begin();
       h5::set_rows(w.thermo_.get(), w.thermo_rows_, w.comm_, w.path_);
     }
@@ -346,10 +372,14 @@ void H5mdWriter::write_frame_unguarded(const FrameHeader& frame, std::span<const
   // Particle data: this rank's rows [lo, hi) of frame f.
   const std::size_t n = block.size();
   std::vector<double> x(3 * n), v(3 * n), force(layout_.force ? 3 * n : 0);
+  std::vector<double> unwrapped(layout_.unwrapped ? 3 * n : 0);
   std::vector<std::int32_t> image(3 * n);
   for (std::size_t i = 0; i < n; ++i)
     for (int k = 0; k < 3; ++k) {
       x[3 * i + k] = block[i].x[k];
+      if (layout_.unwrapped)  // x + image · L, as LAMMPS dump `xu`
+        unwrapped[3 * i + k] =
+            block[i].x[k] + static_cast<double>(block[i].image[k]) * frame.box[k];
       v[3 * i + k] = block[i].v[k];
       image[3 * i + k] = block[i].image[k];
       if (layout_.force) force[3 * i + k] = block[i].f[k];
@@ -367,6 +397,8 @@ void H5mdWriter::write_frame_unguarded(const FrameHeader& frame, std::span<const
       h5::write_block(s.value.get(), H5T_NATIVE_INT32, start, count, image.data(), dxpl, what);
     else if (leaf == "force")
       h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, start, count, force.data(), dxpl, what);
+    else if (leaf == "unwrapped_position")
+      h5::write_block(s.value.get(), H5T_NATIVE_DOUBLE, start, count, unwrapped.data(), dxpl, what);
     else if (leaf == "edges") {
       const double m[9] = {frame.box[0], 0, 0, 0, frame.box[1], 0, 0, 0, frame.box[2]};
       const hsize_t es[3] = {f, 0, 0};
@@ -394,10 +426,20 @@ void H5mdWriter::write_thermo_unguarded(const ThermoRow& row) {
   if (!thermo_) return;
   const hsize_t r = static_cast<hsize_t>(thermo_rows_);
   h5::set_rows(thermo_.get(), r + 1, comm_, path_);
-  Datatype t = thermo_type();
+  if (row.values.size() != layout_.thermo_columns.size())
+    throw std::logic_error("H5mdWriter::write_thermo: " + std::to_string(row.values.size()) +
+                           " values for " + std::to_string(layout_.thermo_columns.size()) +
+                           " columns");
+  Datatype t = thermo_type(layout_.thermo_columns);
+  std::vector<unsigned char> packed(sizeof(std::int64_t) + sizeof(double) * row.values.size());
+  std::memcpy(packed.data(), &row.step, sizeof(std::int64_t));
+  if (!row.values.empty())
+    std::memcpy(packed.data() + sizeof(std::int64_t), row.values.data(),
+                sizeof(double) * row.values.size());
   const hsize_t at[1] = {r};
   const hsize_t one[1] = {rank_ == 0 ? hsize_t{1} : hsize_t{0}};
-  h5::write_block(thermo_.get(), t.get(), at, one, &row, io(), path_ + ": write scanmd/thermo");
+  h5::write_block(thermo_.get(), t.get(), at, one, packed.data(), io(),
+                  path_ + ": write scanmd/thermo");
   ++thermo_rows_;
 }
 

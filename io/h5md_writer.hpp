@@ -7,10 +7,13 @@
 //        position, velocity       value (F, N, 3) double, wrapped positions
 //        image                    value (F, N, 3) int32, periodic image counters
 //        force                    value (F, N, 3) double (only when asked for)
+//        unwrapped_position       value (F, N, 3) double, position + image · L (only when asked
+//                                 for: output.trajectory_unwrapped)
 //        id, species              (N) int64 / int32, time-independent (id = row + 1, species 0)
 //   /observables/{temperature, potential_energy, kinetic_energy, total_energy, pressure}
 //                                 value (F), sampled on exactly the frames above
-//   /scanmd/thermo                table (step, temp, pe, ke, etotal, press): every thermo row
+//   /scanmd/thermo                table (step, then the run's thermo columns: output.thermo less
+//                                 the timing ones, cpu, pstep/s and eta): every thermo row
 //   /scanmd/runs/<k>/             one group per run writing into the file (k = 0, 1, ...: the
 //                                 first run and each restart appending): deck (resolved TOML),
 //                                 attributes method, grid, ranks, first_step, last_step,
@@ -50,6 +53,9 @@ struct H5mdLayout {
   bool force = false;        // particles/trajectory/force
   bool observables = true;   // /observables with every frame
   bool thermo_table = true;  // /scanmd/thermo
+  // Its columns after `step`.
+  std::vector<std::string> thermo_columns{"temp", "pe", "ke", "etotal", "press"};
+  bool unwrapped = false;  // particles/trajectory/unwrapped_position
 };
 
 struct FrameHeader {
@@ -64,7 +70,7 @@ struct Observables {
 
 struct ThermoRow {
   std::int64_t step = 0;
-  double temp = 0, pe = 0, ke = 0, etotal = 0, press = 0;
+  std::vector<double> values;  // one per H5mdLayout::thermo_columns
 };
 
 struct RunRecord {

@@ -6,11 +6,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 namespace scanmd::io {
 
@@ -49,10 +52,53 @@ class StdoutSink final : public spdlog::sinks::base_sink<spdlog::details::null_m
   }
 };
 
+// The log file (output.log) of rank 0: every line rank 0 prints, flushed line by line so that a
+// run killed at any point leaves the lines up to there. A write that fails ends the logging to
+// the file, with one warning on stdout; the run goes on.
+class FileSink final : public spdlog::sinks::base_sink<spdlog::details::null_mutex> {
+ public:
+  FileSink(std::FILE* f, std::string path) : f_(f), path_(std::move(path)) {}
+  ~FileSink() override {
+    if (f_) std::fclose(f_);
+  }
+  void write_raw(std::string_view text) {
+    if (!f_) return;
+    if (std::fwrite(text.data(), 1, text.size(), f_) != text.size() || std::fflush(f_) != 0)
+      failed(errno);
+  }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t line;
+    formatter_->format(msg, line);
+    write_raw(std::string_view(line.data(), line.size()));
+  }
+  void flush_() override {
+    if (f_ && std::fflush(f_) != 0) failed(errno);
+  }
+
+ private:
+  void failed(int err) {
+    std::fclose(f_);
+    f_ = nullptr;
+    std::fprintf(stdout,
+                 "warning: %s: cannot write the log file (%s): the run goes on without it\n",
+                 path_.c_str(), err != 0 ? std::strerror(err) : "write error");
+    std::fflush(stdout);
+  }
+  std::FILE* f_;
+  std::string path_;
+};
+
+std::shared_ptr<FileSink> g_file_sink;
+bool g_verbose = false;
+
 }  // namespace
 
 void setup_logging(int rank, int size, bool verbose) {
   auto logger = std::make_shared<spdlog::logger>("scanmd", std::make_shared<StdoutSink>());
+  g_verbose = verbose;
+  g_file_sink.reset();
   if (rank == 0) {
     logger->set_pattern("%v");
     logger->set_level(verbose ? spdlog::level::debug : spdlog::level::info);
@@ -66,6 +112,37 @@ void setup_logging(int rank, int size, bool verbose) {
 
 bool stdout_closed() {
   return g_stdout_closed;
+}
+
+void open_log_file(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    const int err = errno;
+    throw std::runtime_error(path + ": cannot write: " + std::strerror(err));
+  }
+  auto sink = std::make_shared<FileSink>(f, path);
+  sink->set_pattern("%v");
+  sink->set_level(g_verbose ? spdlog::level::debug : spdlog::level::info);
+  spdlog::default_logger()->sinks().push_back(sink);
+  g_file_sink = std::move(sink);
+}
+
+void log_verbose_only(const std::string& text) {
+  if (g_verbose) {
+    spdlog::info("{}", text);
+    return;
+  }
+  if (!g_file_sink) return;
+  std::string line = text;
+  line += '\n';
+  g_file_sink->write_raw(line);
+}
+
+void close_log_file() {
+  if (!g_file_sink) return;
+  auto& sinks = spdlog::default_logger()->sinks();
+  sinks.erase(std::remove(sinks.begin(), sinks.end(), g_file_sink), sinks.end());
+  g_file_sink.reset();
 }
 
 namespace {

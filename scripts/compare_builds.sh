@@ -27,6 +27,11 @@ run() {  # np deck args...
     out="$tmp/$exe"
     extra=()
     [[ $exe == new && -n "${SCANMD_COMPARE_NEW_SET:-}" ]] && extra=(--set "$SCANMD_COMPARE_NEW_SET")
+    # Builds with output.thermo_digits (8 by default) print the 12 digits of the older fixed
+    # format, and with output.log write no log.scanmd here.
+    if "${!exe}" deck-reference 2>/dev/null | grep thermo_digits > /dev/null; then  # (no -q: SIGPIPE)
+      extra+=(--set output.thermo_digits=12 --set 'output.log=""')
+    fi
     mpirun --oversubscribe -np "$np" "${!exe}" run "$deck" --set run.backend=host "$@" "${extra[@]}" 2>&1 |
       awk '/state hash/ {print; next} /^ +[0-9]+ / {NF -= 2; print}' > "$out"
   done

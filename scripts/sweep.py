@@ -16,8 +16,14 @@ the cut planes balanced by pairs, and writes
     OUT/imbalance.png       the model per method vs P: imported particles per rank (left) and
                             pairs per rank max/mean (right), balanced by pairs (solid) and
                             unbalanced (dashed); the real runs record no pair counts
-    OUT/scaling.png         speedup and parallel efficiency vs P
+    OUT/scaling.png         speedup and parallel efficiency vs P (the step loop without output:
+                            trajectory writes are left out of the timings)
     OUT/phases.png          time per step by phase for every real run
+    OUT/plots.json          each plot's title and axis labels (what a reader sees, checked by
+                            the tests)
+
+Every plot is titled with the deck, its particle count and its steps. With a single rank count
+there is no scaling to show: the sweep says so (a warning, and on the plot).
 
 Usage (Debian's /usr/bin/python3 with python3-numpy, -h5py, -matplotlib):
     /usr/bin/python3 scripts/sweep.py inputs/study_melt_32000.toml --ranks 1,2 \\
@@ -26,6 +32,7 @@ Usage (Debian's /usr/bin/python3 with python3-numpy, -h5py, -matplotlib):
 
 import argparse
 import csv
+import json
 import math
 import os
 import shutil
@@ -145,7 +152,8 @@ def main():
                 sys.stdout.write(done.stdout[-3000:])
                 sys.exit(f"sweep: run {k}/{total} ({method}, P={P}) failed with exit code {done.returncode}")
             r = read_run(h5)
-            loop = sum(r["timing"].get(p, 0.0) for p in PHASES)
+            # The step loop without output: the trajectory's frames are no part of the scaling.
+            loop = sum(r["timing"].get(p, 0.0) for p in PHASES if p != "output")
             steps = max(r["steps"], 1)
             row = {"method": method, "ranks": P, "grid": r["grid"], "particles": r["particles"],
                    "steps": r["steps"], "seconds_per_step": loop / steps,
@@ -206,7 +214,21 @@ def main():
         for row, _ in rows:
             w.writerow({c: row[c] for c in SWEEP_COLUMNS})
 
-    # Plots.
+    # Plots: every one titled with the deck, its size and steps; axes labelled with units.
+    deck_name = os.path.basename(args.deck)
+    first = rows[0][0] if rows else None
+    what = f"{deck_name}, {first['particles']} particles, {first['steps']} steps" if first else deck_name
+    labels_of = {}
+
+    def record(name, fig, axes):
+        labels_of[name] = {"title": fig._suptitle.get_text() if fig._suptitle else axes[0].get_title(),
+                           "axes": [{"title": a.get_title(), "xlabel": a.get_xlabel(),
+                                     "ylabel": a.get_ylabel()} for a in axes]}
+
+    single = len(set(args.ranks)) < 2
+    if single:
+        print(f"sweep: warning: one rank count ({args.ranks[0]}): scaling.png shows no scaling; "
+              "give --ranks at least two counts, e.g. --ranks 1,2,4", flush=True)
     colors = dict(zip(ALL_METHODS, ["C0", "C1", "C2", "C3", "C4"]))
     fig, ax = plt.subplots(figsize=(7.5, 5))
     for m in methods:
@@ -221,11 +243,13 @@ def main():
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("ranks P")
-    ax.set_ylabel("imported particles per rank")
-    ax.set_title(f"Import volume: {os.path.basename(args.deck)} (dotted: analytic rho*V)")
+    ax.set_ylabel("imported particles per rank (mean)")
+    ax.set_title(f"Import volume: {what}\n(lines: model, dotted: analytic ρ·V, circles: runs)",
+                 fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
+    record("imports.png", fig, [ax])
     fig.savefig(os.path.join(args.out, "imports.png"), dpi=120)
     plt.close(fig)
 
@@ -267,8 +291,9 @@ def main():
               [plt.Line2D([], [], color="k", linestyle="-", label="balanced by pairs"),
                plt.Line2D([], [], color="k", linestyle="--", label="unbalanced (equal boxes)")]
     fig.legend(handles=handles, loc="lower center", ncol=min(len(handles), 4), fontsize=8, frameon=False)
-    fig.suptitle(f"Model: import volume and pair imbalance, {os.path.basename(args.deck)}")
+    fig.suptitle(f"Model: import volume and pair imbalance, {what}", fontsize=11)
     fig.tight_layout(rect=(0, 0.05 * math.ceil(len(handles) / 4), 1, 1))
+    record("imbalance.png", fig, [a1, a2])
     fig.savefig(os.path.join(args.out, "imbalance.png"), dpi=120)
     plt.close(fig)
 
@@ -280,14 +305,19 @@ def main():
     Ps = sorted(set(args.ranks))
     a1.plot(Ps, Ps, "k--", alpha=0.4, label="ideal")
     a1.set_xlabel("ranks P")
-    a1.set_ylabel("speedup")
+    a1.set_ylabel("speedup (time per step at the fewest ranks / at P)")
     a2.set_xlabel("ranks P")
-    a2.set_ylabel("parallel efficiency")
+    a2.set_ylabel("parallel efficiency (speedup / P)")
     a2.set_ylim(0, 1.2)
     for a in (a1, a2):
         a.grid(True, alpha=0.3)
         a.legend(fontsize=7)
+        if single:
+            a.text(0.5, 0.5, f"one rank count (P = {args.ranks[0]}):\nno scaling to show",
+                   transform=a.transAxes, ha="center", va="center", color="C3")
+    fig.suptitle(f"Strong scaling: {what} (step loop, output excluded)", fontsize=11)
     fig.tight_layout()
+    record("scaling.png", fig, [a1, a2])
     fig.savefig(os.path.join(args.out, "scaling.png"), dpi=120)
     plt.close(fig)
 
@@ -301,10 +331,15 @@ def main():
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(labels, fontsize=6)
     ax.set_ylabel("ms per step (average over ranks)")
+    ax.set_xlabel("method and ranks P")
+    ax.set_title(f"Time per step by phase: {what}", fontsize=10)
     ax.legend(fontsize=7)
     fig.tight_layout()
+    record("phases.png", fig, [ax])
     fig.savefig(os.path.join(args.out, "phases.png"), dpi=120)
     plt.close(fig)
+    with open(os.path.join(args.out, "plots.json"), "w") as f:
+        json.dump(labels_of, f, indent=1)
 
     print()
     print(f"{'method':18s} {'P':>6s} {'grid':>9s} {'ps/s':>11s} {'speedup':>8s} {'eff':>6s} "

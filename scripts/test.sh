@@ -4,6 +4,7 @@
 #      `gpu` tests skip with a visible reason where there is no GPU.
 #   2. The deck and data file readers under libFuzzer, 30 s each (both at once: scripts/fuzz.sh).
 #   3. The unit tests again, built with AddressSanitizer + UndefinedBehaviorSanitizer.
+#   4. The manual (docs/) built with Sphinx, warnings as errors, into build/docs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -31,3 +32,6 @@ cmake --build build-sanitize -j"$jobs"
 # would spend most of their time in LAMMPS and in start-up, not in code the Release pass left out.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir build-sanitize --output-on-failure -LE "mpi|bench|lammps" -j"$jobs"
+
+echo "== The manual (Sphinx, warnings as errors)"
+sphinx-build -W -q -b html docs build/docs

@@ -53,7 +53,8 @@ if(MODE STREQUAL "info")
   message(STATUS "ok: cuda_compiled: ${compiled}, gpu_devices: ${n}")
 
 elseif(MODE STREQUAL "step0")
-  scanmd_exec(rc all out run "${DECK}" --set run.steps=0)
+  scanmd_exec(rc all out run "${DECK}" --set run.steps=0 --set output.thermo_digits=12
+              --set "output.log=\"\"")
   if(NOT rc EQUAL 0)
     require("run exited ${rc}:\n${all}")
   endif()

@@ -21,6 +21,10 @@ if(NOT DEFINED SUBCOMMAND OR SUBCOMMAND STREQUAL "")
 endif()
 
 set(cmd "${EXE}" ${SUBCOMMAND} "${DECK}")
+# No log file (log.scanmd) in the working directory, which may be the source tree.
+if(SUBCOMMAND STREQUAL "run")
+  list(APPEND cmd --set "output.log=\"\"")
+endif()
 if(DEFINED SET AND NOT SET STREQUAL "")
   string(REPLACE "|" ";" SET "${SET}")  # k=v|k=v: several --set through add_test in one argument
   foreach(_s IN LISTS SET)

@@ -716,8 +716,8 @@ TEST(DeckErrors, TomlPitfallsAreSyntaxErrors) {
 TEST(DeckErrors, UnknownKeySuggestsTheClosest) {
   EXPECT_EQ(error_of("[run]\ndt = 0.005\nstpes = 100\n"),
             "d.toml:3:1: unknown key 'run.stpes'; did you mean 'run.steps'?");
-  EXPECT_EQ(error_of("[output]\n  thermo = 10\n"),
-            "d.toml:2:3: unknown key 'output.thermo'; did you mean 'output.thermo_every'?");
+  EXPECT_EQ(error_of("[output]\n  thermo_evry = 10\n"),
+            "d.toml:2:3: unknown key 'output.thermo_evry'; did you mean 'output.thermo_every'?");
   // a key in the wrong section
   EXPECT_EQ(error_of("[run]\nskin = 0.3\n"),
             "d.toml:2:1: unknown key 'run.skin'; did you mean 'neighbor.skin'?");
@@ -736,7 +736,7 @@ TEST(DeckErrors, UnknownSection) {
             "d.toml:2:2: unknown section 'rnu'; did you mean 'run'?");
   EXPECT_EQ(error_of("[barostat]\nt = 1\n"),
             "d.toml:1:2: unknown section 'barostat' (sections: system, region, potential, "
-            "neighbor, run, decomposition, thermostat, output)");
+            "neighbor, run, decomposition, thermostat, velocity, output)");
   EXPECT_EQ(error_of("[thermostat]\nt = 1\n"),
             "d.toml:2:1: unknown key 'thermostat.t' (keys of [thermostat]: style, temperature, "
             "damping, seed, chain, gamma, cutoff)");

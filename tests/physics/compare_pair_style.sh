@@ -127,7 +127,7 @@ awk '/^ *Step +PotEng +KinEng +TotEng +Press/ {on = 1; next} /^Loop time/ {on = 
      on && NF == 5 && $1 ~ /^[0-9]+$/ && $1 <= 100 {print $1, $2, $3, $4, $5}' run.log > lammps.thermo
 
 # 3. scanmd, same case.
-printf '[system]\n%s\ndata_file = "liquid.data"\n\n[potential]\n%s\n\n[neighbor]\nskin = %s\n\n[run]\ndt = %s\nsteps = 200\nbackend = "host"\n\n[output]\nthermo_every = 10\n' \
+printf '[system]\n%s\ndata_file = "liquid.data"\n\n[potential]\n%s\n\n[neighbor]\nskin = %s\n\n[run]\ndt = %s\nsteps = 200\nbackend = "host"\n\n[output]\nthermo_every = 10\nthermo_digits = 12\n' \
   "$units_line" "$potential" "$skin" "$dt" > deck.toml
 scanmd_thermo() {
   awk '/^ *step +temp +pe +ke +etotal +press/ {on = 1; next} /^Loop time/ {on = 0}

@@ -70,4 +70,28 @@ for name in ["imports.png", "imbalance.png", "scaling.png", "phases.png"]:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n", f"{name}: not a PNG"
     img = mpimg.imread(path)
     assert img.shape[0] > 100 and img.shape[1] > 100, f"{name}: {img.shape}"
+
+# Every plot says what it shows: the deck, particles and steps in its title, labelled axes
+# (plots.json records what was drawn); the timings leave the output phase out.
+import json  # noqa: E402
+with open(os.path.join(out, "plots.json")) as f:
+    plots = json.load(f)
+assert sorted(plots) == ["imbalance.png", "imports.png", "phases.png", "scaling.png"], plots
+for name, p in plots.items():
+    assert "tiny.toml" in p["title"] and "864 particles" in p["title"] and "20 steps" in p["title"], \
+        (name, p["title"])
+    for a in p["axes"]:
+        assert a["xlabel"] and a["ylabel"], (name, a)
+for r in rows:
+    loop = sum(float(r[f"{p}_s_per_step"]) for p in ["pair", "neigh", "comm", "other"])
+    assert abs(float(r["seconds_per_step"]) - loop) <= 1e-9 * loop, ("output counted", r)
+
+# One rank count: a warning, on the terminal and on the scaling plot.
+out1 = os.path.join(work, "sweep-out-1")
+done = subprocess.run(cmd[:3] + ["--ranks", "1", "--methods", "half-shell", "--model-ranks", "1",
+                                 "--out", out1, "--scanmd", scanmd],
+                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+print(done.stdout)
+assert done.returncode == 0, done.returncode
+assert "warning: one rank count (1): scaling.png shows no scaling" in done.stdout, done.stdout
 print("sweep outputs OK")

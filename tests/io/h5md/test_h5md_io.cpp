@@ -148,7 +148,7 @@ void write_frames(const std::string& path, std::int64_t n, const std::vector<std
         order_by_id(world(), scattered(n, static_cast<int>(k)), n);
     const Observables obs{1.0 * k, 2.0 * k, 3.0 * k, 4.0 * k, 5.0 * k};
     w.write_frame({steps[k], 0.005 * steps[k], {4.0, 5.0, 6.0}}, block, &obs);
-    w.write_thermo({steps[k], 1.0 * k, 2.0, 3.0, 4.0, 5.0});
+    w.write_thermo({steps[k], {1.0 * k, 2.0, 3.0, 4.0, 5.0}});
   }
   EXPECT_EQ(w.frames(), static_cast<std::int64_t>(steps.size()));
   w.end_run(steps.back(), {}, "none", {}, {});

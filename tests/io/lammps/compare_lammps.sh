@@ -114,6 +114,7 @@ backend = "host"
 
 [output]
 thermo_every = 50
+thermo_digits = 12
 EOF
 # Thermo rows: step temp pe ke etotal press pstep/s eta -> step pe ke etotal press.
 scanmd_thermo() {

@@ -152,7 +152,7 @@ pair() { printf '\n[[potential.pair]]\ntypes = [%s, %s]\nepsilon = %s\nsigma = %
   pair 2 2 0.5 0.88 2.2
   printf '\n[neighbor]\nskin = 0.3\n'
   printf '\n[run]\ndt = 0.005\nsteps = 300\nbackend = "host"\n'
-  printf '\n[output]\nthermo_every = 50\n'
+  printf '\n[output]\nthermo_every = 50\nthermo_digits = 12\n'
 } > deck.toml
 # Thermo rows: step temp pe ke etotal press [econs ...] -> step pe ke etotal press.
 scanmd_thermo() {
