@@ -133,15 +133,27 @@ void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulati
   const long long id =
       -comm.max(vmax == global && fastest > 0 ? -static_cast<long long>(fastest)
                                               : std::numeric_limits<long long>::min());
+  // In lj the core is a sigma and speeds are in sigma/tau; outside lj the unit system's names
+  // (the core is then Morse's r0, Buckingham's rho, ... as the style says: its core_size).
+  const UnitWords u_words = unit_words(sim.config().system.units);
+  const bool lj = sim.config().system.units == UnitSystem::LJ;
+  const std::string core =
+      lj ? fmt::format("the smallest sigma ({:.4g})", sigma_min)
+         : fmt::format("the smallest repulsive core of the pair style ({:.4g} {})", sigma_min,
+                       u_words.length);
   const std::string tail = fmt::format(
-      "more than half the smallest sigma ({:.4g}) per step: its pairs would pass through each "
-      "other instead of bouncing off",
-      sigma_min);
+      "more than half {} per step: its pairs would pass through each other instead of bouncing "
+      "off",
+      core);
+  // Which of run.dt and a temperature is further from the unit system's usual values.
+  auto blame_temperature = [&](double T) {
+    return 0.5 * std::log10(T / u_words.typical_temperature) > std::log10(dt / u_words.typical_dt);
+  };
   if (global * dt > limit) {
     const std::string what = fmt::format(
-        "particle {} starts at speed {:.4g} sigma/tau and would move {:.4g} sigma in one step of "
+        "particle {} starts at speed {:.4g} {} and would move {:.4g} {} in one step of "
         "run.dt = {}, {}",
-        id, global, global * dt, dt, tail);
+        id, global, u_words.speed, global * dt, u_words.length, dt, tail);
     if (!restart_from.empty())
       throw CollectiveError(
           fmt::format("{}: {}; lower run.dt to continue from this checkpoint", restart_from, what));
@@ -151,8 +163,7 @@ void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulati
                       "run.dt or those velocities",
                       where("system.data_file"), what));
     // The lattice's speeds follow system.temperature: blame what is furthest from LJ units.
-    const bool temperature =
-        0.5 * std::log10(deck.system.temperature / 1.44) > std::log10(dt / 0.005);
+    const bool temperature = blame_temperature(deck.system.temperature);
     const std::string key = temperature ? "system.temperature" : "run.dt";
     throw CollectiveError(fmt::format("{}: {}: {} (system.temperature = {}); lower {}", where(key),
                                       key, what, deck.system.temperature, key));
@@ -163,12 +174,11 @@ void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulati
   const UnitConstants u = sim.config().system.constants();
   const double v_T = std::sqrt(3.0 * u.boltz * T / (m_min * u.mvv2e));
   if (!(v_T * dt <= limit)) {
-    const bool temperature = 0.5 * std::log10(T / 1.44) > std::log10(dt / 0.005);
-    const std::string key = temperature ? "thermostat.temperature" : "run.dt";
+    const std::string key = blame_temperature(T) ? "thermostat.temperature" : "run.dt";
     throw CollectiveError(fmt::format(
         "{}: {}: thermostat.temperature = {} drives particles of mass {} to speeds near "
-        "sqrt(3T/m) = {:.4g} sigma/tau, {:.4g} sigma per step of run.dt = {}, {}; lower {}",
-        where(key), key, T, m_min, v_T, v_T * dt, dt, tail, key));
+        "sqrt(3T/m) = {:.4g} {}, {:.4g} {} per step of run.dt = {}, {}; lower {}",
+        where(key), key, T, m_min, v_T, u_words.speed, v_T * dt, u_words.length, dt, tail, key));
   }
 }
 

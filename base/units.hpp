@@ -48,4 +48,24 @@ inline UnitConstants unit_constants(UnitSystem u) {
   return {};
 }
 
+// How a unit system's lengths, speeds and times are named in messages, and LAMMPS's default
+// time step and a typical temperature of its studies (a check blames whichever of run.dt and a
+// temperature lies further from them).
+struct UnitWords {
+  std::string_view length, speed, time;
+  double typical_dt, typical_temperature;
+};
+
+inline UnitWords unit_words(UnitSystem u) {
+  switch (u) {
+    case UnitSystem::LJ:
+      return {"sigma", "sigma/tau", "tau", 0.005, 1.44};  // in.lj
+    case UnitSystem::Metal:
+      return {"Angstrom", "Angstrom/ps", "ps", 0.001, 300.0};
+    case UnitSystem::Real:
+      return {"Angstrom", "Angstrom/fs", "fs", 1.0, 300.0};
+  }
+  return {};
+}
+
 }  // namespace scanmd
