@@ -279,8 +279,8 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
   layout.force = out.trajectory_force;
   layout.units = deck.system.units;
   layout.unwrapped = out.trajectory_unwrapped;
-  thermo_columns_ = thermo_table_columns(
-      thermo_columns(out.thermo, deck.thermostat.style != ThermostatStyle::None));
+  thermo_columns_ =
+      thermo_table_columns(thermo_columns(out.thermo, thermostat_has_econs(deck.thermostat.style)));
   layout.thermo_columns = thermo_columns_;
   // 2. A restart appends to its trajectory: checked (and cut back to the restart step) first.
   //    Frames after the restart step are dropped (and written again by this run): the file as

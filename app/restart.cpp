@@ -1,6 +1,7 @@
 // Restart from a checkpoint (see restart.hpp).
 #include "app/restart.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -12,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "base/box.hpp"
+#include "engine/force_compute.hpp"
 #include "engine/species.hpp"
 #include "io/checkpoint.hpp"
 #include "io/particle_rows.hpp"
@@ -112,12 +114,12 @@ std::vector<double> thermostat_to_continue(const Communicator& comm, const std::
   auto warn = [&](const std::string& text) {
     if (comm.rank() == 0) spdlog::warn("warning: {}: {}", path, text);
   };
-  if (t.style == ThermostatStyle::None) {
-    if (!c.thermostat.empty())
+  if (t.style == ThermostatStyle::None || t.style == ThermostatStyle::DpdTstat) {
+    if (!c.thermostat.empty())  // dpd/tstat has no state of its own (its noise is keyed)
       warn(
           fmt::format("the state of its {} thermostat is dropped: this deck has "
-                      "thermostat.style = \"none\"",
-                      writer));
+                      "thermostat.style = \"{}\"",
+                      writer, style));
     return {};
   }
   if (!c.thermostat_saved) {
@@ -195,7 +197,23 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
     }
   });
   // The run's optional State fields (in state_fields() order) travel with their rows.
-  const std::vector<FieldSpec> wanted = sim.state_fields();
+  std::vector<FieldSpec> wanted = sim.state_fields();
+  // The DPD pair velocity alone may be missing (a trajectory, or a checkpoint of a run without
+  // DPD): the first forces then see v(n), as at a fresh start, and the run goes on, not bitwise
+  // as the one that wrote the file would have.
+  const bool has_pair_v =
+      std::any_of(c.fields.begin(), c.fields.end(),
+                  [](const io::FieldBlock& b) { return b.spec.name == kPairVelocityField; });
+  if (!has_pair_v && wanted.size() == 1 && wanted.front().name == kPairVelocityField) {
+    if (comm.rank() == 0)
+      spdlog::warn(
+          "warning: {}: it holds no pair velocities (v_pair: the velocity the forces of its step "
+          "saw, which a DPD checkpoint keeps): the first forces see v instead, so the run does "
+          "not continue bitwise as the one that wrote the file would have; restart from that "
+          "run's output.checkpoint to continue exactly",
+          path);
+    wanted.clear();
+  }
   io::RowWords words;
   for (const FieldSpec& f : wanted) words.stride += static_cast<std::size_t>(f.width);
   if (words.stride > 0) {

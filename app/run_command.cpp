@@ -623,7 +623,7 @@ int run_command(const RunOptions& options) {
     // Output files: backups, checks and the trajectory opened before the first step.
     if (!agree(comm, [&] { output.emplace(comm, deck, *sim, restart ? restart->path : ""); }))
       return 1;
-    const bool thermostat = deck.thermostat.style != ThermostatStyle::None;
+    const bool thermostat = thermostat_has_econs(deck.thermostat.style);
     ThermoPrinter printer(thermo_columns(deck.output.thermo, thermostat), deck.output.thermo_digits,
                           sim->total_particles(), sim->config().run.steps, thermo_context(*sim));
     spdlog::info("{}", printer.header());

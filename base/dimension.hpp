@@ -16,6 +16,8 @@ enum class Dimension {
   InverseLength,  // 1/σ (Morse α, Yukawa κ)
   InverseArea,    // 1/σ² (the Gaussian's b)
   Energy,         // ε
+  Force,          // ε/σ (DPD's a)
+  Friction,       // ε·τ/σ² (force per velocity: DPD's γ)
   EnergyLength,   // ε·σ (Yukawa's a)
   EnergyLength6,  // ε·σ⁶ (Buckingham's c)
   Time,           // τ
@@ -41,6 +43,8 @@ inline constexpr DimensionUnits kDimensionUnits[] = {
     {Dimension::InverseLength, "inverse length", "σ⁻¹", "Å⁻¹", "Å⁻¹"},
     {Dimension::InverseArea, "inverse area", "σ⁻²", "Å⁻²", "Å⁻²"},
     {Dimension::Energy, "energy", "ε", "eV", "kcal/mol"},
+    {Dimension::Force, "force", "ε/σ", "eV/Å", "kcal/(mol·Å)"},
+    {Dimension::Friction, "force / velocity", "ε·τ/σ²", "eV·ps/Å²", "kcal·fs/(mol·Å²)"},
     {Dimension::EnergyLength, "energy × length", "ε·σ", "eV·Å", "kcal·Å/mol"},
     {Dimension::EnergyLength6, "energy × length⁶", "ε·σ⁶", "eV·Å⁶", "kcal·Å⁶/mol"},
     {Dimension::Time, "time", "τ", "ps", "fs"},

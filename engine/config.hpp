@@ -91,12 +91,22 @@ struct SystemSection {
 //               whatever the rank count, decomposition, backend or restart (physics/dynamics/langevin.hpp)
 //   NoseHoover  a Nosé–Hoover chain of `chain` thermostats, as LAMMPS `fix nvt temp T T τ
 //               tchain M` integrates it (physics/dynamics/nose_hoover.hpp)
-enum class ThermostatStyle { None, Langevin, NoseHoover };
+//   DpdTstat    the dissipative and random pair forces of DPD (LAMMPS pair_style dpd/tstat,
+//               physics/pair/dpd.hpp) with friction `gamma` within `cutoff`, as a second pair
+//               compute on top of the run's pair style (engine/force_compute.hpp)
+enum class ThermostatStyle { None, Langevin, NoseHoover, DpdTstat };
 
 inline constexpr NamedValue<ThermostatStyle> kThermostatNames[] = {
     {ThermostatStyle::None, "none"},
     {ThermostatStyle::Langevin, "langevin"},
-    {ThermostatStyle::NoseHoover, "nose-hoover"}};
+    {ThermostatStyle::NoseHoover, "nose-hoover"},
+    {ThermostatStyle::DpdTstat, "dpd/tstat"}};
+
+// Whether the thermostat tracks its coupling energy (the thermo table's econs): Langevin's work,
+// the Nosé–Hoover chain's energy; not dpd/tstat (LAMMPS keeps none for it either).
+inline bool thermostat_has_econs(ThermostatStyle s) {
+  return s == ThermostatStyle::Langevin || s == ThermostatStyle::NoseHoover;
+}
 
 struct ThermostatSection {
   ThermostatStyle style = ThermostatStyle::None;
@@ -104,6 +114,8 @@ struct ThermostatSection {
   double damping = 1.0;    // τ: LAMMPS `damp` (Langevin) and `Tdamp` (Nosé–Hoover), time units
   std::uint64_t seed = 1;  // Langevin random numbers
   int chain = 3;           // Nosé–Hoover chain length (LAMMPS tchain)
+  double gamma = 1.0;      // dpd/tstat: the friction γ of every pair of types
+  double cutoff = 0.0;     // dpd/tstat: its reach r_c (0: the pair style's largest cutoff)
 };
 
 struct NeighborSection {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "physics/manybody/eam_file.hpp"
+#include "physics/pair/pair_potential.hpp"
 
 namespace scanmd {
 
@@ -42,7 +43,25 @@ std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config) {
                  {std::string(kTypeField), FieldAccess::Read},
                  {std::string(kPositionField), FieldAccess::Forward},
                  {std::string(kForceField), FieldAccess::ReverseSum}};
-  return {pair};
+  if (pair_style_reads_motion(config.potential.style)) {
+    pair.fields.push_back({std::string(kPairVelocityField), FieldAccess::Forward});
+    pair.particle_fields.push_back(pair_velocity_field());
+  }
+  if (config.thermostat.style != ThermostatStyle::DpdTstat) return {pair};
+  ForceComputeInfo tstat = pair;
+  tstat.source = PairSource::Thermostat;
+  tstat.name = "pair dpd/tstat (thermostat)";
+  tstat.cutoff = config.thermostat.cutoff > 0.0 ? config.thermostat.cutoff : pair.cutoff;
+  tstat.fields.resize(4);  // id, type, x, f, and the pair velocity
+  tstat.fields.push_back({std::string(kPairVelocityField), FieldAccess::Forward});
+  tstat.particle_fields = {pair_velocity_field()};
+  return {pair, tstat};
+}
+
+int pair_compute_count(const std::vector<ForceComputeInfo>& computes) {
+  int n = 0;
+  for (const ForceComputeInfo& c : computes) n += c.kind == ForceKind::Pair ? 1 : 0;
+  return n;
 }
 
 std::vector<FieldSpec> particle_fields(const std::vector<ForceComputeInfo>& computes) {

@@ -47,19 +47,33 @@ inline constexpr std::string_view kTypeField = "type";
 inline constexpr std::string_view kIdField = "id";
 inline constexpr std::string_view kEamDensityField = "eam_rho";
 inline constexpr std::string_view kEamSlopeField = "eam_fp";
+// The velocity the pair forces see (styles with kPairMotion: DPD): v at velocity Verlet's half
+// step, copied from v after the first half kick and forwarded to the ghosts by the field halo.
+// A State field: a checkpoint keeps the v(n − ½) that F(n) saw, so that a restart recomputes
+// F(n) bit for bit (v(n) alone cannot give it back).
+inline constexpr std::string_view kPairVelocityField = "v_pair";
+inline FieldSpec pair_velocity_field() {
+  return {std::string(kPairVelocityField), FieldKind::Real, 3, FieldLife::State};
+}
 
 struct FieldUse {
   std::string field;
   FieldAccess access;
 };
 
+// Which pair potential a pair compute runs: the run's pair style (Species::pair) or the
+// dpd/tstat thermostat's (Species::tstat).
+enum class PairSource : std::uint8_t { Potential, Thermostat };
+
 struct ForceComputeInfo {
   ForceKind kind = ForceKind::Pair;
-  std::string name;     // for the log: "pair lj"
-  double cutoff = 0.0;  // the longest reach of one of its terms
+  PairSource source = PairSource::Potential;  // a pair compute's potential
+  std::string name;                           // for the log: "pair lj"
+  double cutoff = 0.0;                        // the longest reach of one of its terms
   std::vector<FieldUse> fields;
   // The optional per-particle fields it needs to exist (base/particle_fields.hpp), by name in
-  // `fields` too: none for a pair compute.
+  // `fields` too: none for a pair compute but of a style that reads the pair's motion
+  // (kPairVelocityField, forwarded).
   std::vector<FieldSpec> particle_fields;
   // The optional fields it forwards or reverse-sums (not x and f, which every step moves).
   std::vector<std::string> halo_fields(FieldAccess access) const;
@@ -67,7 +81,8 @@ struct ForceComputeInfo {
 
 // The computes a configuration calls for, in the order the step runs them: the pair compute of
 // its pair style (with its largest pair cutoff), or the many-body compute of eam, eam/alloy,
-// eam/fs (the files' cutoff; Scratch fields eam_rho, fixed point, and eam_fp).
+// eam/fs (the files' cutoff; Scratch fields eam_rho, fixed point, and eam_fp); then with
+// thermostat.style = "dpd/tstat" the thermostat's pair compute (its cutoff).
 std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config);
 
 // The optional per-particle fields of the whole list, in order (each once), and those of them
@@ -78,6 +93,10 @@ std::vector<FieldSpec> state_fields(const std::vector<ForceComputeInfo>& compute
 // The optional fields the list forwards (or reverse-sums), each once, in order.
 std::vector<std::string> halo_fields(const std::vector<ForceComputeInfo>& computes,
                                      FieldAccess access);
+
+// The pair computes of the list: each of their pair terms is kept below the fixed point's
+// per-term bound divided by this count (a particle's force gets terms from every one of them).
+int pair_compute_count(const std::vector<ForceComputeInfo>& computes);
 
 // The largest cutoff over the list (0 for none).
 double force_reach(const std::vector<ForceComputeInfo>& computes);

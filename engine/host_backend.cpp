@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "engine/thermo.hpp"
 
@@ -21,6 +22,7 @@ HostBackend::HostBackend(const StepSetup& s)
       images_(s.params.images),
       integrator_(s.params.dt, s.species.mass, s.params.units),
       computes_(make_host_computes(s.computes, s.species)),
+      pair_compute_count_(pair_compute_count(s.computes)),
       forward_fields_(halo_fields(s.computes, FieldAccess::Forward)),
       reverse_fields_(halo_fields(s.computes, FieldAccess::ReverseSum)),
       domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
@@ -56,11 +58,19 @@ void HostBackend::load(ParticleStore owned) {
 
 bool HostBackend::kick_drift(std::uint64_t step) {
   work_ += integrator_.initial_integrate(particles_, box_, step);
+  step_now_ = step + 1;
+  // The pair velocity (DPD): v at the half step, the velocity the forces of step + 1 see.
+  if (const int k = particles_.fields.find(kPairVelocityField); k >= 0) {
+    const auto words = particles_.fields.words(static_cast<std::size_t>(k));
+    std::memcpy(words.data(), static_cast<const void*>(particles_.v.data()),
+                particles_.n_owned * sizeof(Vec3));
+  }
   ScopedTimer t(timers_, Phase::Neigh);
   return moved_beyond(particles_, box_, half_skin_, images_);
 }
 
 ImportCounts HostBackend::rebuild(long long step) {
+  step_now_ = static_cast<std::uint64_t>(step);
   const ImportCounts counts = domain_.redistribute(particles_, step, timers_);
   ScopedTimer t(timers_, Phase::Neigh);
   forward_optional_fields();  // the new ghosts' fields
@@ -148,8 +158,8 @@ void HostBackend::compute_forces(bool with_energy) {
 }
 
 ForceTotals HostBackend::run_computes(bool with_energy, PairKernel kernel) {
-  HostForceState state{particles_, neighbors_,  domain_.halo(), box_,
-                       images_,    full_shell_, kernel,         force_scratch_};
+  HostForceState state{particles_,  neighbors_, domain_.halo(), box_,      images_,
+                       full_shell_, kernel,     force_scratch_, step_now_, pair_compute_count_};
   ForceTotals totals;
   bool first = true;
   for (const auto& c : computes_) {

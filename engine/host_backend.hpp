@@ -58,6 +58,7 @@ class HostBackend final : public StepBackend {
   PairImages images_;
   VelocityVerlet integrator_;
   std::vector<std::unique_ptr<HostForceCompute>> computes_;
+  int pair_compute_count_;
   // The optional per-particle fields the computes need on ghosts every step, or summed back.
   std::vector<std::string> forward_fields_, reverse_fields_;
   Domain domain_;
@@ -66,10 +67,11 @@ class HostBackend final : public StepBackend {
   NeighborList neighbors_;
   kernels::Workspace ws_;
   ForceTotals forces_;
-  PairKernel kernel_;       // the force pass's
-  PairKernel list_kernel_;  // the neighbour list build's
-  bool tune_ = false;       // time the kernels at the next rebuild (Auto, a vector CPU)
-  std::string tuning_;      // what the timing found, for description()
+  std::uint64_t step_now_ = 0;  // the step the next forces belong to (rebuild, kick_drift)
+  PairKernel kernel_;           // the force pass's
+  PairKernel list_kernel_;      // the neighbour list build's
+  bool tune_ = false;           // time the kernels at the next rebuild (Auto, a vector CPU)
+  std::string tuning_;          // what the timing found, for description()
   ForceScratch force_scratch_;
   fixed::Wide work_ = 0;  // Langevin
 };

@@ -1,15 +1,29 @@
 // The host side of the force computes (see host_force_computes.hpp).
 #include "engine/host_force_computes.hpp"
 
+#include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "engine/eam_forces.hpp"
 
 namespace scanmd {
 
 ForceTotals HostPairCompute::compute(HostForceState& s, bool with_energy, bool first) {
+  const Vec3* v = nullptr;
+  if (motion_) {
+    // The column's words as Vec3 (the column holds the bits of x, y, z per particle).
+    const ParticleFields& fields = s.particles.fields;
+    const int k = fields.find(kPairVelocityField);
+    if (k < 0)
+      throw std::logic_error("pair style needs the field " + std::string(kPairVelocityField));
+    const auto words = fields.words(static_cast<std::size_t>(k));
+    v_.resize(s.particles.size());
+    std::memcpy(static_cast<void*>(v_.data()), words.data(), v_.size() * sizeof(Vec3));
+    v = v_.data();
+  }
   return compute_pair_forces(s.particles, s.list, potential_, s.box, s.images, s.owned_shares_only,
-                             with_energy, s.kernel, &s.scratch, !first);
+                             with_energy, s.kernel, &s.scratch, !first, v, s.step, s.pair_computes);
 }
 
 std::vector<std::unique_ptr<HostForceCompute>> make_host_computes(
@@ -18,7 +32,8 @@ std::vector<std::unique_ptr<HostForceCompute>> make_host_computes(
   for (const ForceComputeInfo& c : computes) {
     switch (c.kind) {
       case ForceKind::Pair:
-        out.push_back(std::make_unique<HostPairCompute>(species.pair));
+        out.push_back(std::make_unique<HostPairCompute>(
+            c.source == PairSource::Thermostat ? *species.tstat : species.pair));
         break;
       case ForceKind::ManyBody:
         if (species.eam) {

@@ -2,7 +2,9 @@
 // the run's ForceComputeInfo list, run in order by HostBackend::compute_forces.
 //
 //   HostPairCompute   the pair forces of the run's pair style over the neighbour list
-//                     (compute_pair_forces: the scalar loop or a vector kernel, on threads)
+//                     (compute_pair_forces: the scalar loop or a vector kernel, on threads);
+//                     a style that reads the pair's motion (DPD) takes the velocities from the
+//                     forwarded field kPairVelocityField
 #pragma once
 
 #include <memory>
@@ -32,6 +34,8 @@ struct HostForceState {
   bool owned_shares_only;  // full shell: cross-rank terms on both sides, owned shares only
   PairKernel kernel;       // resolved
   ForceScratch& scratch;   // threads
+  std::uint64_t step;      // the counter of the pairs' random numbers (DPD)
+  int pair_computes;       // of the list (pair_compute_count): each term's bound is shared
 };
 
 class HostForceCompute {
@@ -53,6 +57,8 @@ class HostPairCompute final : public HostForceCompute {
 
  private:
   PairPotential potential_;
+  bool motion_ = pair_style_reads_motion(potential_.style());
+  std::vector<Vec3> v_;  // the pair velocities of owned particles and ghosts (motion_)
 };
 
 // The host side of every compute of `computes`, in order. Throws std::logic_error for a kind

@@ -11,11 +11,13 @@
 #include <cstdlib>
 #include <exception>
 #include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "engine/fixed_terms.hpp"
 #include "engine/pair_rows.hpp"
+#include "physics/pair/pair_noise.hpp"
 
 namespace scanmd {
 
@@ -35,7 +37,35 @@ struct Pass {
   const Box& box;
   PairImages images;
   bool owned_shares_only, with_energy;
+  // Styles that read the pair's motion (MotionStyle): every particle's velocity (owned, then
+  // ghosts) and the step of the random numbers.
+  const Vec3* v = nullptr;
+  std::uint64_t step = 0;
+  double share = 1.0;  // the pair computes adding to the forces: limit² / share² per term
 };
+
+// limit² of one term (fixed_terms.hpp), divided by share² (a power of two for 1, 2 computes:
+// exact, and 1 leaves the bits of a run with one compute).
+template <class E>
+double term_limit_sq(const Pass<E>& pass) {
+  return pair_term_limit_sq(pass.list.max_terms()) / (pass.share * pass.share);
+}
+
+// The terms of pair (i, j) at displacement d: the style's eval, given the pair's motion when it
+// reads it (d·(v_i − v_j) and the pair's random number).
+template <class E>
+inline PairTerms<double> pair_terms(const Pass<E>& pass, double r2,
+                                    const typename E::Params& params, Vec3 d, std::size_t i,
+                                    std::uint32_t j) {
+  if constexpr (MotionStyle<E>) {
+    const Vec3 vi = pass.v[i], vj = pass.v[j];
+    const double dvd = d.x * (vi.x - vj.x) + d.y * (vi.y - vj.y) + d.z * (vi.z - vj.z);
+    const double theta = pair_noise(params.seed, pass.step, pass.p.id[i], pass.p.id[j]);
+    return E::eval(r2, params, PairMotion<double>{dvd, theta});
+  } else {
+    return E::eval(r2, params);
+  }
+}
 
 template <class E, bool WithEnergy, bool OwnedSharesOnly, bool Typed, bool Explicit>
 ForceTotals accumulate(const Pass<E>& pass, std::size_t row_begin, std::size_t row_end, Fix3* f) {
@@ -52,8 +82,8 @@ ForceTotals accumulate(const Pass<E>& pass, std::size_t row_begin, std::size_t r
   const Vec3 L = box.length, H = box.half_length;
   ForceTotals totals;
   fixed::Wide energy = 0, virial = 0;
-  // Per-term bound, a power of two ≤ 2^63 / (max_terms + 1), in fixed-point units.
-  const double limit_sq = pair_term_limit_sq(list.max_terms());
+  // Per-term bound, a power of two ≤ 2^63 / (max_terms + 1) / share, in fixed-point units.
+  const double limit_sq = term_limit_sq(pass);
   for (std::size_t i = row_begin; i < row_end; ++i) {
     const std::uint32_t begin = offsets[i], end = offsets[i + 1];
     if (begin == end) continue;
@@ -72,7 +102,7 @@ ForceTotals accumulate(const Pass<E>& pass, std::size_t row_begin, std::size_t r
       // because it skips the division for the third of the list beyond r_c.
       if (r2 >= params.cutoff_sq) continue;
       ++totals.pairs;
-      const PairTerms<double> t = E::eval(r2, params);
+      const PairTerms<double> t = pair_terms(pass, r2, params, d, i, j);
       const Fix3 F = pair_force_fixed(d, r2, t, limit_sq, overflow);
       const std::int64_t Fx = F.x, Fy = F.y, Fz = F.z;
       fx += Fx;
@@ -132,13 +162,9 @@ ForceTotals rows_pass(const Pass<E>& pass, PairKernel kernel, std::size_t begin,
                       pass.table.types == 1 && pass.images == PairImages::Minimum &&
                       pass.p.size() < INT_MAX / 3;
   if (!vector) return scalar_rows(pass, begin, end, f);
-  const PairRows<E> rows{pass.list.offsets().data(),
-                         pass.list.neighbors().data(),
-                         pass.p.x.data(),
-                         pass.box.length,
-                         pass.box.half_length,
-                         pass.table.params[0],
-                         pair_term_limit_sq(pass.list.max_terms())};
+  const PairRows<E> rows{
+      pass.list.offsets().data(), pass.list.neighbors().data(), pass.p.x.data(),    pass.box.length,
+      pass.box.half_length,       pass.table.params[0],         term_limit_sq(pass)};
   const RowsTotals r = kernel == PairKernel::Avx512 ? pair_rows_avx512(rows, begin, end, f)
                                                     : pair_rows_avx2(rows, begin, end, f);
   overflow |= r.overflow;
@@ -251,10 +277,22 @@ ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, Fo
 ForceTotals compute_pair_forces(ParticleStore& p, const NeighborList& list,
                                 const PairPotential& potential, const Box& box, PairImages images,
                                 bool owned_shares_only, bool with_energy, PairKernel kernel,
-                                ForceScratch* scratch, bool adding) {
+                                ForceScratch* scratch, bool adding, const Vec3* v,
+                                std::uint64_t step, int pair_computes) {
   return potential.visit([&]<class E>(const StyleTable<E>& table) {
-    const Pass<E> pass{p,   list,   table.view(),      potential,
-                       box, images, owned_shares_only, with_energy};
+    if (MotionStyle<E> && v == nullptr)
+      throw std::logic_error("pair style " + std::string(E::kName) + " needs the velocities");
+    const Pass<E> pass{p,
+                       list,
+                       table.view(),
+                       potential,
+                       box,
+                       images,
+                       owned_shares_only,
+                       with_energy,
+                       v,
+                       step,
+                       static_cast<double>(pair_computes)};
     return compute(pass, p, kernel, scratch, adding);
   });
 }

@@ -51,11 +51,16 @@ int cores_available();
 // compute of the list). `owned_shares_only`: full-shell energy bookkeeping;
 // `with_energy`: also energy and virial (else those totals are 0). `kernel` (resolved, not
 // Auto): the vector kernel for the passes it covers (engine/pair_kernel.hpp); `scratch`: threads.
-// Throws std::overflow_error naming the particle ids when a term does not fit.
+// Styles that read the pair's motion (kPairMotion: DPD) need `v`, the velocities the forces
+// see of every particle (owned, then ghosts), and `step`, the counter of the pairs' random
+// numbers. `pair_computes`: the pair computes adding to these forces (each term's bound is
+// divided by it). Throws std::overflow_error naming the particle ids when a term does not fit.
 ForceTotals compute_pair_forces(ParticleStore& p, const NeighborList& list,
                                 const PairPotential& potential, const Box& box, PairImages images,
                                 bool owned_shares_only, bool with_energy,
                                 PairKernel kernel = PairKernel::Scalar,
-                                ForceScratch* scratch = nullptr, bool adding = false);
+                                ForceScratch* scratch = nullptr, bool adding = false,
+                                const Vec3* v = nullptr, std::uint64_t step = 0,
+                                int pair_computes = 1);
 
 }  // namespace scanmd

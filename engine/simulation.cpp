@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -199,6 +200,7 @@ void Simulation::setup() {
   create_velocities(owned, comm_, vel.create ? vel.seed : sys.seed,
                     vel.create ? vel.temperature : sys.temperature, species_.mass, n_total,
                     sys.constants());
+  fresh_pair_velocities(owned);
   start(std::move(owned), 0, {});
 }
 
@@ -242,6 +244,7 @@ void Simulation::setup(const std::vector<InitialParticle>& particles, long long 
     create_velocities(owned, comm_, config_.velocity.seed, config_.velocity.temperature,
                       species_.mass, n_total, config_.system.constants());
   }
+  if (state_words.empty() || draw_velocities_) fresh_pair_velocities(owned);
   start(std::move(owned), start_step, thermostat_state);
 }
 
@@ -249,6 +252,15 @@ void Simulation::setup_drawing_velocities(const std::vector<InitialParticle>& pa
   draw_velocities_ = true;
   setup(particles);
   draw_velocities_ = false;
+}
+
+// The velocity the first forces see (kPairVelocityField, DPD): v itself at a fresh start; a
+// restart brings the v(n − ½) its checkpoint kept (the state words).
+void Simulation::fresh_pair_velocities(ParticleStore& owned) {
+  const int k = owned.fields.find(kPairVelocityField);
+  if (k < 0) return;
+  const auto words = owned.fields.words(static_cast<std::size_t>(k));
+  std::memcpy(words.data(), static_cast<const void*>(owned.v.data()), owned.n_owned * sizeof(Vec3));
 }
 
 // The optional per-particle fields the force computes asked for (none for a pair run).
@@ -512,7 +524,7 @@ ThermoSample Simulation::thermo() const {
   if (comm_.size() > 1) raise_first_error(comm_, std::move(error));
   ThermoSample s = thermo_from_sums(step_, comm_, n_total_, box_.volume(), two_ke, t.energy,
                                     t.virial, tail_, params_.units);
-  if (config_.thermostat.style != ThermostatStyle::None)
+  if (thermostat_has_econs(config_.thermostat.style))
     s.econs = s.etotal + thermostat_.coupling_energy(*backend_) /
                              (params_.units.normalize ? static_cast<double>(n_total_) : 1.0);
   return s;

@@ -164,6 +164,7 @@ class Simulation {
   void step(StepObserver& observer);  // one step of run(), step_ already advanced
   // "step N" (one rank) or "step N, rank r": what errors are prefixed with.
   std::string context(int rank) const;
+  static void fresh_pair_velocities(ParticleStore& owned);
   void forces(bool with_energy);  // compute_forces + reverse; pairs of a rebuild recorded
   // The pairs of the first force call after a rebuild, gathered into its snapshot (collective).
   void record_pairs(long long pairs);

@@ -18,6 +18,46 @@ std::uint64_t splitmix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
+// thermostat.style = "dpd/tstat" as a pair potential of style dpd/tstat: every pair of types
+// listed with the thermostat's γ and r_c (0: the pair style's largest cutoff, which the
+// neighbour list keeps; a longer reach would need a longer list). Problems name the
+// thermostat's keys.
+PairPotential make_tstat(const SimulationConfig& config, int T) {
+  const ThermostatSection& t = config.thermostat;
+  const double max_cutoff = SimulationConfig::max_pair_cutoff(config.potential);
+  const double cutoff = t.cutoff > 0.0 ? t.cutoff : max_cutoff;
+  if (!(cutoff <= max_cutoff))
+    throw SpeciesError("thermostat.cutoff",
+                       fmt::format("thermostat.cutoff = {} is beyond the pair style's largest "
+                                   "cutoff {} (the neighbour list's reach): at most {}",
+                                   cutoff, max_cutoff, max_cutoff));
+  PotentialSection p;
+  p.style = "dpd/tstat";
+  p.cutoff = cutoff;
+  p.mixing = Mixing::None;
+  p.coeffs = {{"temperature", t.temperature}, {"seed", static_cast<double>(t.seed)}};
+  if (T == 1) {
+    p.coeffs["gamma"] = t.gamma;
+  } else {
+    for (int i = 1; i <= T; ++i)
+      for (int j = i; j <= T; ++j) p.pairs.push_back(PairCoeffs({i, j}, {{"gamma", t.gamma}}));
+  }
+  p.dt = config.run.dt;
+  p.boltz = config.system.constants().boltz;
+  try {
+    return PairPotential::make(p, T);
+  } catch (const SpeciesError& e) {  // the keys are the thermostat's
+    const std::string key = e.key().find("seed") != std::string::npos ? "thermostat.seed"
+                            : e.key().find("temperature") != std::string::npos
+                                ? "thermostat.temperature"
+                                : "thermostat.gamma";
+    std::string what = e.what();
+    if (const auto at = what.find("potential."); at != std::string::npos)
+      what.replace(at, 10, "thermostat.");
+    throw SpeciesError(key, what);
+  }
+}
+
 }  // namespace
 
 Species make_species(const SimulationConfig& config) {
@@ -60,9 +100,19 @@ Species make_species(const SimulationConfig& config) {
                            e.what());
       }
     }
+    if (config.thermostat.style == ThermostatStyle::DpdTstat)
+      throw SpeciesError("thermostat.style",
+                         fmt::format("thermostat.style = \"dpd/tstat\" runs on top of a pair "
+                                     "style, not yet beside the many-body potential.style = "
+                                     "\"{}\"; use \"langevin\" or \"nose-hoover\"",
+                                     config.potential.style));
     return s;
   }
-  s.pair = PairPotential::make(config.potential, T);
+  PotentialSection potential = config.potential;
+  potential.dt = config.run.dt;
+  potential.boltz = config.system.constants().boltz;
+  s.pair = PairPotential::make(potential, T);
+  if (config.thermostat.style == ThermostatStyle::DpdTstat) s.tstat = make_tstat(config, T);
   return s;
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct Species {
   PairPotential pair;        // the style, every pair's coefficients and force constants
   // The many-body styles (eam, eam/alloy, eam/fs): their tables; `pair` is then unused (empty).
   std::shared_ptr<const eam::Tables> eam;
+  // thermostat.style = "dpd/tstat": its forces as a second pair potential (style dpd/tstat,
+  // every pair of types the thermostat's γ and r_c).
+  std::optional<PairPotential> tstat;
 
   double max_cutoff() const { return eam ? eam->cut : pair.max_cutoff(); }
   // The tail correction for `count[t]` particles of each type.

@@ -48,6 +48,7 @@ double Thermostat::coupling_energy(StepBackend& backend) const {
     case ThermostatStyle::Langevin:
       return -fixed::to_double(work_before_ + work_sum(backend));
     case ThermostatStyle::None:
+    case ThermostatStyle::DpdTstat:  // a pair force; its work is not tracked (as LAMMPS)
       break;
   }
   return 0.0;

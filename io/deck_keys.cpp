@@ -487,7 +487,11 @@ constexpr DeckKey kKeys[] = {
           "half kicks with the velocity each starts from. `nose-hoover`: a Nosé–Hoover chain "
           "integrated as LAMMPS `fix nvt temp T T τ tchain M`, its state kept in the "
           "checkpoint. Either way the thermo table gains `econs` = etotal + the thermostat's "
-          "coupling energy per particle (LAMMPS `ecouple`)",
+          "coupling energy per particle (LAMMPS `ecouple`). `dpd/tstat`: the dissipative and "
+          "random pair forces of DPD (LAMMPS `pair_style dpd/tstat T T rc seed`, `pair_coeff * * "
+          "gamma`) on top of the pair style, with `gamma`, `cutoff`, `temperature` and `seed`: "
+          "pairwise and momentum-conserving, its noise keyed by (seed, step, the pair's ids); no "
+          "`econs` (see docs/dpd.md)",
    .sample = "\"langevin\"",
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) {
@@ -508,7 +512,7 @@ constexpr DeckKey kKeys[] = {
    .read = [](Deck& d, const KeyReader& r) { d.thermostat.damping = positive(r); },
    .value = [](const Deck& d) { return toml_float(d.thermostat.damping); }},
   {.section = "thermostat", .key = "seed", .type = "int ≥ 0",
-   .doc = "Langevin random numbers",
+   .doc = "Langevin and dpd/tstat random numbers (dpd/tstat: below 2^53)",
    .sample = "99",
    .read = [](Deck& d, const KeyReader& r) {
      d.thermostat.seed = static_cast<std::uint64_t>(non_negative_int(r)); },
@@ -521,6 +525,17 @@ constexpr DeckKey kKeys[] = {
      if (c < 1 || c > 32) r.fail(fmt::format("must be 1..32 (got {})", c));
      d.thermostat.chain = static_cast<int>(c); },
    .value = [](const Deck& d) { return fmt::format("{}", d.thermostat.chain); }},
+  {.section = "thermostat", .key = "gamma", .type = "float ≥ 0", .dimension = Dimension::Friction,
+   .doc = "dpd/tstat: the friction γ of every pair of types (σ² = 2 γ k_B T)",
+   .sample = "4.5",
+   .read = [](Deck& d, const KeyReader& r) { d.thermostat.gamma = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.thermostat.gamma); }},
+  {.section = "thermostat", .key = "cutoff", .type = "float ≥ 0", .dimension = Dimension::Length,
+   .doc = "dpd/tstat: the reach r_c of its forces (w = 1 − r/r_c); at most the pair style's "
+          "largest cutoff; 0: that cutoff",
+   .sample = "1.0",
+   .read = [](Deck& d, const KeyReader& r) { d.thermostat.cutoff = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.thermostat.cutoff); }},
 
   // [velocity]
   {.section = "velocity", .key = "create", .type = "bool",

@@ -91,6 +91,7 @@ class CudaBackend final : public StepBackend {
     }
     computes_ = make_device_computes(s.computes, s.species, stream());
     forward_fields_ = halo_fields(s.computes, FieldAccess::Forward);
+    pair_computes_ = pair_compute_count(s.computes);
     reverse_fields_ = halo_fields(s.computes, FieldAccess::ReverseSum);
     const ThermostatSection& t = s.params.thermostat;
     if (t.style == ThermostatStyle::Langevin) {
@@ -138,6 +139,14 @@ class CudaBackend final : public StepBackend {
                           flags_.device(),
                           fuse_ ? particles_.f.data() : nullptr};
     launch_initial_integrate(a, stream());
+    // The pair velocity (DPD): v at the half step, the velocity the forces of step + 1 see; a
+    // State column, so migration, the halo and checkpoints move it as the host does.
+    if (const int k = particles_.fields.find(kPairVelocityField); k >= 0) {
+      const auto c = static_cast<std::size_t>(k);
+      launch_velocity_planes(particles_.v.data(), particles_.n_owned, particles_.fields.plane(c, 0),
+                             particles_.fields.plane(c, 1), particles_.fields.plane(c, 2),
+                             stream());
+    }
     owned_f_zero_ = fuse_;
     moved_zero_ = false;
     host_current_ = false;
@@ -187,8 +196,10 @@ class CudaBackend final : public StepBackend {
     if (!(owned_f_zero_ && ghost_f_zero_)) particles_.zero_forces(stream());
     if (!totals_zero_) flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy, virial
     owned_f_zero_ = ghost_f_zero_ = totals_zero_ = false;
-    DeviceForceState state{particles_, halo_,   list_,       flags_.device(),
-                           box_,       images_, full_shell_, stream()};
+    DeviceForceState state{particles_,      halo_,    list_,
+                           flags_.device(), box_,     images_,
+                           full_shell_,     stream(), static_cast<std::uint64_t>(step_now_),
+                           pair_computes_};
     bool first = true;
     for (const auto& c : computes_) {
       c->compute(state, with_energy, first);
@@ -420,6 +431,7 @@ class CudaBackend final : public StepBackend {
   // The optional per-particle fields the computes forward and reverse-sum (none for pair runs),
   // and the buffers of their exchanges.
   std::vector<std::string> forward_fields_, reverse_fields_;
+  int pair_computes_ = 1;  // of the list: each pair term's bound is shared
   DeviceFieldHalo<std::uint64_t> forward_words_;
   DeviceFieldHalo<std::int64_t> reverse_words_;
   DeviceBuffer<double> dtf_of_, mass_of_;

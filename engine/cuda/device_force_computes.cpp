@@ -49,9 +49,12 @@ class DevicePairCompute final : public DeviceForceCompute {
     });
   }
 
-  void compute(DeviceForceState& s, bool with_energy, bool first) override {
-    if (!first)  // the kernel adds to the forces; only its overflow bound assumes it is alone
-      throw std::logic_error("the CUDA pair compute must be the first of the list");
+  void compute(DeviceForceState& s, bool with_energy, bool) override {
+    // The kernel adds to the forces (zeroed by the backend); with several pair computes each
+    // term's bound is shared (pair_term_limit_sq / count², exact for 1 and 2).
+    const std::uint64_t* v[3] = {nullptr, nullptr, nullptr};
+    if (const int k = s.particles.fields.find(kPairVelocityField); k >= 0)
+      for (int c = 0; c < 3; ++c) v[c] = s.particles.fields.plane(static_cast<std::size_t>(k), c);
     std::visit(
         [&]<class E>(const DeviceStyleTable<E>& pair) {
           const ForceArgs<E> a{s.particles.x.data(),
@@ -68,8 +71,17 @@ class DevicePairCompute final : public DeviceForceCompute {
                                s.images,
                                pair.one,
                                PairTable<E>{pair.table.data(), types_},
-                               s.list.limit_sq(),
-                               s.flags};
+                               s.list.limit_sq() / (static_cast<double>(s.pair_computes) *
+                                                    static_cast<double>(s.pair_computes)),
+                               s.flags,
+                               v[0],
+                               v[1],
+                               v[2],
+                               s.step};
+          if (MotionStyle<E> && v[0] == nullptr)
+            throw std::logic_error(
+                "the CUDA pair compute of a style that reads the pairs' "
+                "motion has no velocities");
           launch_pair_forces(a, with_energy, s.owned_shares_only, s.stream);
         },
         tables_);
@@ -89,7 +101,8 @@ std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
     switch (c.kind) {
       case ForceKind::Pair:
         out.push_back(std::make_unique<DevicePairCompute>(
-            species.pair, static_cast<std::uint32_t>(species.types), stream));
+            c.source == PairSource::Thermostat ? *species.tstat : species.pair,
+            static_cast<std::uint32_t>(species.types), stream));
         break;
       case ForceKind::ManyBody:
       case ForceKind::Bonded:

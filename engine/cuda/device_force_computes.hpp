@@ -36,6 +36,10 @@ struct DeviceForceState {
   PairImages images;
   bool owned_shares_only;  // full shell
   cudaStream_t stream;
+  // The step of the pairs' random numbers (styles that read the pairs' motion: DPD, whose
+  // velocities are the kPairVelocityField column of particles.fields).
+  std::uint64_t step;
+  int pair_computes;  // of the list: each term's bound is the list's divided by this
 };
 
 class DeviceForceCompute {

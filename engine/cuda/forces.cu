@@ -4,7 +4,8 @@
 // Four threads per row i (owned + ghost rows; rows the rule gives nothing are empty), lane l
 // taking the row's entries l, l + 4, ...: coalesced index loads and enough threads to fill the
 // GPU at 64 000 particles. For each listed j within r_c: the pair term of engine/fixed_terms.hpp
-// (the host's functions: the style's eval, then pair_force_fixed), F summed into the lane's register accumulator and −F atomically into
+// (the host's functions: the style's eval — given d·v_ij and the pair's random number for styles
+// that read the pair's motion — then pair_force_fixed), F summed into the lane's register accumulator and −F atomically into
 // j; the lane's total is added atomically into i at the end (i may also be some other row's j).
 // Integer atomics are associative, so the result is bit-identical to the host loop's whatever the
 // schedule. Overflow: the per-pair bound of the host (limit_sq from max_terms) keeps every
@@ -15,10 +16,13 @@
 // two-word atomic add per block. Pair counts: warp sums, one atomic per warp.
 #include <cuda_runtime.h>
 
+#include <cstring>
+
 #include "engine/cuda/device_math.cuh"
 #include "engine/cuda/launch.hpp"
 #include "engine/fixed_terms.hpp"
 #include "kernels/cuda/api.hpp"
+#include "physics/pair/pair_noise.hpp"
 #include "physics/pair/styles.hpp"
 
 namespace scanmd::cuda_step {
@@ -56,7 +60,21 @@ __global__ void __launch_bounds__(kThreads) pair_force_kernel(ForceArgs<E> a) {
         if (r2 >= params.cutoff_sq) continue;
         ++pairs;
         bool overflow = false;
-        const PairTerms<double> terms = E::eval(r2, params);
+        PairTerms<double> terms;
+        if constexpr (MotionStyle<E>) {  // the host loop's pair_terms (engine/pair_forces.cpp)
+          Vec3 vi, vj;
+          memcpy(&vi.x, &a.vx[i], sizeof(double));
+          memcpy(&vi.y, &a.vy[i], sizeof(double));
+          memcpy(&vi.z, &a.vz[i], sizeof(double));
+          memcpy(&vj.x, &a.vx[j], sizeof(double));
+          memcpy(&vj.y, &a.vy[j], sizeof(double));
+          memcpy(&vj.z, &a.vz[j], sizeof(double));
+          const double dvd = d.x * (vi.x - vj.x) + d.y * (vi.y - vj.y) + d.z * (vi.z - vj.z);
+          const double theta = pair_noise(params.seed, a.step, a.id[i], a.id[j]);
+          terms = E::eval(r2, params, PairMotion<double>{dvd, theta});
+        } else {
+          terms = E::eval(r2, params);
+        }
         const Fix3 F = pair_force_fixed(d, r2, terms, a.limit_sq, overflow);
         fx += static_cast<unsigned long long>(F.x);
         fy += static_cast<unsigned long long>(F.y);

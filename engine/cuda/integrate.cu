@@ -10,6 +10,8 @@
 // particle's index (lowest wins), as the host's VelocityVerlet does.
 #include <cuda_runtime.h>
 
+#include <cstring>
+
 #include "engine/cuda/device_math.cuh"
 #include "engine/cuda/launch.hpp"
 #include "engine/fixed_terms.hpp"
@@ -128,6 +130,26 @@ void launch_scale_velocities(Vec3* v, std::uint32_t n_owned, double factor, cuda
   if (n_owned == 0) return;
   scale_velocities_kernel<<<blocks_for(n_owned), kThreads, 0, stream>>>(v, n_owned, factor);
   kernels::cuda::check(cudaGetLastError(), "scale_velocities_kernel launch");
+}
+
+// v of the owned particles into three planes of words (the DPD pair velocity column).
+__global__ void __launch_bounds__(kThreads)
+    velocity_planes_kernel(const Vec3* v, std::uint32_t n_owned, std::uint64_t* px,
+                           std::uint64_t* py, std::uint64_t* pz) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (i < n_owned) {
+    const Vec3 vi = v[i];
+    memcpy(&px[i], &vi.x, sizeof(double));
+    memcpy(&py[i], &vi.y, sizeof(double));
+    memcpy(&pz[i], &vi.z, sizeof(double));
+  }
+}
+
+void launch_velocity_planes(const Vec3* v, std::uint32_t n_owned, std::uint64_t* px,
+                            std::uint64_t* py, std::uint64_t* pz, cudaStream_t stream) {
+  if (n_owned == 0) return;
+  velocity_planes_kernel<<<blocks_for(n_owned), kThreads, 0, stream>>>(v, n_owned, px, py, pz);
+  kernels::cuda::check(cudaGetLastError(), "velocity_planes_kernel launch");
 }
 
 void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, PerType mass, DeviceFlags* flags,

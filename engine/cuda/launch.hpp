@@ -94,6 +94,10 @@ struct KickArgs {
 void launch_final_integrate(const KickArgs& a, cudaStream_t stream);
 // v ← factor · v (Nosé–Hoover).
 void launch_scale_velocities(Vec3* v, std::uint32_t n_owned, double factor, cudaStream_t stream);
+// The owned v into three planes of 64-bit words (x, y, z components: a width-3 Real column of
+// DeviceFields, the DPD pair velocity).
+void launch_velocity_planes(const Vec3* v, std::uint32_t n_owned, std::uint64_t* px,
+                            std::uint64_t* py, std::uint64_t* pz, cudaStream_t stream);
 // flags->kinetic += Σ m v² (fixed point) over the owned particles.
 void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, PerType mass, DeviceFlags* flags,
                           cudaStream_t stream);
@@ -153,6 +157,13 @@ struct ForceArgs {
   PairTable<E> table;      // several species (table.types > 1): by the pair's types, device memory
   double limit_sq;         // pair_term_limit_sq(max_terms)
   DeviceFlags* flags;
+  // Styles that read the pair's motion (MotionStyle: DPD): the velocities the forces see (owned,
+  // then ghosts: the three planes of the kPairVelocityField column, doubles' bits) and the step
+  // of the pairs' random numbers; unused otherwise.
+  const std::uint64_t* vx;
+  const std::uint64_t* vy;
+  const std::uint64_t* vz;
+  std::uint64_t step;
 };
 // Four threads per row; flags->pairs (and energy, virial when with_energy) accumulate.
 // Defined in forces.cu for every style of physics/pair/styles.hpp.

@@ -68,6 +68,11 @@ struct PotentialSection {
   // The tables read from those files (not a deck key): set by the deck reader, which reads the
   // files once; unset, whoever needs them reads them (eam::load).
   std::shared_ptr<const eam::Tables> eam;
+  // Not deck keys: the run's time step and k_B (run.dt, system.units), which the styles that
+  // read the pairs' motion (DPD's random force, σ/√dt with σ² = 2 γ k_B T) are made with;
+  // make_species (engine/species.cpp) fills them.
+  double dt = 0.0;
+  double boltz = 1.0;
 };
 
 }  // namespace scanmd

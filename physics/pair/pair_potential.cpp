@@ -62,7 +62,7 @@ double mix_distance(Mixing m, double a, double b) {
 template <class E, class Blame>
 PairTables tables_of(const std::vector<Coefficients>& coeffs, const std::vector<double>& cutoffs,
                      const std::vector<StringValues>& strings, const std::string& base_dir,
-                     int types, bool shift, Blame&& blame) {
+                     int types, bool shift, MotionConstants motion, Blame&& blame) {
   StyleTable<E> t;
   t.types = static_cast<std::uint32_t>(types);
   if constexpr (TabulatedStyle<E>) {
@@ -86,8 +86,12 @@ PairTables tables_of(const std::vector<Coefficients>& coeffs, const std::vector<
           E::make(coeffs[k], cutoffs[k], shift && E::kShift, data->data() + offset[k]));
     t.data = std::move(data);
   } else {
-    for (std::size_t k = 0; k < coeffs.size(); ++k)
-      t.params.push_back(E::make(coeffs[k], cutoffs[k], shift && E::kShift));
+    for (std::size_t k = 0; k < coeffs.size(); ++k) {
+      if constexpr (MotionStyle<E>)
+        t.params.push_back(E::make(coeffs[k], cutoffs[k], shift && E::kShift, motion));
+      else
+        t.params.push_back(E::make(coeffs[k], cutoffs[k], shift && E::kShift));
+    }
   }
   return t;
 }
@@ -192,6 +196,12 @@ bool pair_style_has_tail(std::string_view style) {
 bool pair_style_mixes(std::string_view style) {
   bool out = false;
   with_style(style, [&]<class E>() { out = E::kMixing; });
+  return out;
+}
+
+bool pair_style_reads_motion(std::string_view style) {
+  bool out = false;
+  with_style(style, [&]<class E>() { out = MotionStyle<E>; });
   return out;
 }
 
@@ -455,7 +465,8 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
     return s.key_of(i, j, name);
   };
   with_style(s.style_, [&]<class E>() {
-    s.tables_ = tables_of<E>(s.coeffs_, s.cutoffs_, strings, pot.base_dir, T, pot.shift, blame);
+    s.tables_ = tables_of<E>(s.coeffs_, s.cutoffs_, strings, pot.base_dir, T, pot.shift,
+                             MotionConstants{pot.dt, pot.boltz}, blame);
   });
   return s;
 }

@@ -134,6 +134,8 @@ double pair_coefficient_default(std::string_view style, std::string_view name);
 bool pair_style_shifts(std::string_view style);
 bool pair_style_has_tail(std::string_view style);
 bool pair_style_mixes(std::string_view style);
+// Whether the style reads the pairs' relative velocity and random numbers (kPairMotion: DPD).
+bool pair_style_reads_motion(std::string_view style);
 // The bytes of a run's pair constants on the host (the memory estimate): the Params of every
 // pair of `types` types, and a tabulated style's data (one block per unordered pair of types,
 // E::data_bytes). 0 for an unknown style.

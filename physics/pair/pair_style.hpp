@@ -46,6 +46,16 @@
 //   eval<R>(r2, params)       PairTerms<R>{F(r)/r, U(r)} for r² < r_c², with R = double (host,
 //                             CUDA) or a vector of doubles (engine/simd_*.hpp): only +, −, ×, / and
 //                             the shared deterministic functions, so every backend gets the bits
+//   kPairMotion               (optional, false when absent) the style also reads the pair's
+//                             relative motion and a random number (DPD): its Params carry
+//                             `std::uint64_t seed`, make() takes a fourth argument, the run's
+//                             MotionConstants (dt, k_B), and the drivers call
+//                             eval(r2, params, PairMotion{d·(v_i − v_j), θ_ij}) with θ_ij =
+//                             pair_noise(seed, step, id_i, id_j) (physics/pair/pair_noise.hpp):
+//                             the same number from either side of the pair, on any rank or
+//                             backend. v is the velocity the force computes see (the half step
+//                             of velocity Verlet, ghosts' by the field halo). Such styles run on
+//                             the scalar host loop (kVector = false) and the CUDA kernel.
 // and host-only (not compiled by nvcc):
 //   mix(rule, a, b)           the coefficients of an unlike pair from two like pairs
 //   check(c, cutoff)          why coefficients cannot run (CoefficientProblem), or nothing
@@ -85,6 +95,28 @@ template <class R>
 struct PairTerms {
   R fpair;
   R energy;
+};
+
+// What a style with kPairMotion reads of a pair besides r²: dvd = d·(v_i − v_j) (d = x_i − x_j,
+// the canonical displacement, so dvd is the same bits from either side) and θ_ij, the pair's
+// random number of the step (zero mean, unit variance).
+template <class R>
+struct PairMotion {
+  R dvd;
+  R theta;
+};
+
+// The run constants a style with kPairMotion is made with: the time step (its random force
+// goes as 1/√dt) and k_B in energy per temperature (base/units.hpp).
+struct MotionConstants {
+  double dt = 0.0;
+  double boltz = 1.0;
+};
+
+// Whether E reads the pair's motion (kPairMotion, absent in most styles).
+template <class E>
+concept MotionStyle = requires {
+  requires E::kPairMotion;
 };
 
 // The constants of every pair of types: entry ti · types + tj (0-based types, symmetric).

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "physics/pair/buck.hpp"
+#include "physics/pair/dpd.hpp"
 #include "physics/pair/gauss.hpp"
 #include "physics/pair/lj96_cut.hpp"
 #include "physics/pair/lj_cut.hpp"
@@ -30,7 +31,9 @@ using PairStyles = std::tuple<LJCut,           // lj, lj/cut
                               MieCut,          // mie/cut
                               Soft,            // soft
                               LJ96Cut,         // lj96/cut
-                              Table>;          // table
+                              Table,           // table
+                              DPD,             // dpd
+                              DPDTstat>;       // dpd/tstat
 
 // f.template operator()<E>() for every style E of the list, in order.
 template <class F>

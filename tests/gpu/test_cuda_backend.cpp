@@ -453,6 +453,102 @@ TEST(CudaBackend, HashEqualsHostMethodsWithThermostats) {
     }
 }
 
+// DPD (issue 30): the pair's relative velocity (ghosts' by the device field halo) and its
+// random number (keyed by the pair and the step) give the host's bits on every method, one and
+// two species, and dpd/tstat as a second pair compute on top of LJ.
+SimulationConfig dpd_fluid(int cells, long long steps) {
+  SimulationConfig cfg = melt(cells, steps, 5);
+  cfg.system.density = 3.0;
+  cfg.system.temperature = 1.0;
+  cfg.run.dt = 0.04;
+  cfg.potential.style = "dpd";
+  cfg.potential.cutoff = 1.0;
+  cfg.potential.coeffs = {{"a", 25.0}, {"gamma", 4.5}, {"temperature", 1.0}, {"seed", 8761.0}};
+  return cfg;
+}
+
+TEST(CudaBackend, HashEqualsHostDPD) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  // 256 particles, 20 steps (a rebuild every step or two at dt = 0.04): every method with two
+  // species (the typed table), half shell with one (the one-pair path).
+  for (Method m : kAllMethods)
+    for (const bool two : {false, true}) {
+      if (!two && m != Method::HalfShell) continue;
+      SCOPED_TRACE(std::string(method_name(m)) + (two ? " dpd, two species" : " dpd"));
+      SimulationConfig cfg = dpd_fluid(4, 20);
+      cfg.decomposition.method = m;
+      if (two) {
+        cfg.system.type_fractions = {0.6, 0.4};
+        cfg.system.mass = {1.0, 2.0};
+        cfg.potential.mixing = Mixing::None;
+        cfg.potential.coeffs = {{"temperature", 1.0}, {"seed", 8761.0}};
+        cfg.potential.pairs = {{{1, 1}, {{"a", 25.0}, {"gamma", 4.5}}, {}},
+                               {{1, 2}, {{"a", 30.0}, {"gamma", 3.0}}, 1.1},
+                               {{2, 2}, {{"a", 20.0}, {"gamma", 6.0}}, 0.9}};
+      }
+      const RunResult host = run(comm, cfg, Backend::Host);
+      EXPECT_GT(host.rebuilds, 2);
+      expect_same_run(host, run(comm, cfg, Backend::Cuda));
+    }
+  // dpd/tstat as a second pair compute on LJ; full shell computes cross-rank pairs twice.
+  SimulationConfig cfg = melt(4, 20, 5);
+  cfg.decomposition.method = Method::FullShell;
+  cfg.thermostat.style = ThermostatStyle::DpdTstat;
+  cfg.thermostat.temperature = 1.0;
+  cfg.thermostat.gamma = 4.5;
+  cfg.thermostat.cutoff = 1.5;
+  cfg.thermostat.seed = 31;
+  SCOPED_TRACE("full-shell lj + dpd/tstat");
+  const RunResult host = run(comm, cfg, Backend::Host);
+  expect_same_run(host, run(comm, cfg, Backend::Cuda));
+}
+
+// A DPD restart on the CUDA backend continues the host's unbroken run bit for bit: the state
+// words carry the pair velocity v(n − ½) that F(n) saw (a State column of DeviceFields: uploaded
+// at load, gathered at the rebuilds). One rank: every particle is given to it.
+TEST(CudaBackend, RestartDPDContinuesTheHostRun) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() != 1) GTEST_SKIP() << "one rank";
+  SimulationConfig cfg = dpd_fluid(4, 40);
+  const RunResult whole = run(comm, cfg, Backend::Host);
+  cfg.run.steps = 20;
+  cfg.run.backend = Backend::Host;
+  Simulation first(comm, cfg);
+  first.setup();
+  first.run([](const ThermoSample&) {});
+  const ParticleStore& p = first.particles();
+  std::vector<InitialParticle> particles;
+  std::vector<std::uint64_t> words(p.n_owned * p.fields.state_words());
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    particles.push_back({p.id[i], p.x[i], p.v[i], p.image[i], p.type[i]});
+    p.fields.pack_state(i, words.data() + i * p.fields.state_words());
+  }
+  ASSERT_EQ(p.fields.state_words(), 3u);  // the pair velocity
+  for (const Backend b : {Backend::Host, Backend::Cuda}) {
+    SimulationConfig rest = cfg;
+    rest.run.steps = 40;
+    rest.run.backend = b;
+    Simulation second(comm, rest);
+    second.setup(particles, 20, {}, words);
+    second.run([](const ThermoSample&) {});
+    EXPECT_EQ(second.state_hash(), whole.hash) << (b == Backend::Cuda ? "cuda" : "host");
+  }
+  // Without the pair velocities (v(n) instead of v(n − ½)) the forces of step 20 differ: the
+  // state words matter.
+  Simulation without(comm, [&] {
+    SimulationConfig rest = cfg;
+    rest.run.steps = 40;
+    return rest;
+  }());
+  without.setup(particles, 20, {}, {});
+  without.run([](const ThermoSample&) {});
+  EXPECT_NE(without.state_hash(), whole.hash);
+}
+
 // Load balancing moves the cut planes between rebuilds: the device migration and export
 // selection follow the new cuts (GridCuts by value into the kernels).
 TEST(CudaBackend, HashEqualsHostWithLoadBalancing) {

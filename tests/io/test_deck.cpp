@@ -739,7 +739,7 @@ TEST(DeckErrors, UnknownSection) {
             "neighbor, run, decomposition, thermostat, velocity, output)");
   EXPECT_EQ(error_of("[thermostat]\nt = 1\n"),
             "d.toml:2:1: unknown key 'thermostat.t' (keys of [thermostat]: style, temperature, "
-            "damping, seed, chain)");
+            "damping, seed, chain, gamma, cutoff)");
   EXPECT_EQ(error_of("run = 5\n"),
             "d.toml:1:7: run: expected a table (a [run] section), got integer 5");
 }
