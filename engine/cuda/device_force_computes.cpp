@@ -80,6 +80,78 @@ class DevicePairCompute final : public DeviceForceCompute {
   DevicePairTables tables_;
 };
 
+// The many-body EAM compute: the tables in device memory (uploaded once), and the three kernels
+// of eam.cu with the halo's exchanges between them, as HostEamCompute runs its passes: the
+// densities reverse-summed into their owners, F' forwarded to the ghosts.
+class DeviceEamCompute final : public DeviceForceCompute {
+ public:
+  DeviceEamCompute(const eam::Tables& t, cudaStream_t stream) : view_(t.view()) {
+    auto put = [&](auto& device, const auto& host) {
+      ensure(device, host.size());
+      upload(device.data(), host, host.size(), stream);
+    };
+    put(frho_, t.frho);
+    put(rhor_, t.rhor);
+    put(z2r_, t.z2r);
+    put(type2frho_, t.type2frho);
+    put(type2rhor_, t.type2rhor);
+    put(type2z2r_, t.type2z2r);
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (EAM tables)");
+    view_.frho = frho_.data();
+    view_.rhor = rhor_.data();
+    view_.z2r = z2r_.data();
+    view_.type2frho = type2frho_.data();
+    view_.type2rhor = type2rhor_.data();
+    view_.type2z2r = type2z2r_.data();
+  }
+
+  void compute(DeviceForceState& s, bool with_energy, bool first) override {
+    if (!first)  // the force kernel's overflow bound assumes it is alone, as the pair kernel's
+      throw std::logic_error("the CUDA EAM compute must be the first of the list");
+    DeviceParticles& p = s.particles;
+    const auto k_rho = static_cast<std::size_t>(p.fields.find(kEamDensityField));
+    const auto k_fp = static_cast<std::size_t>(p.fields.find(kEamSlopeField));
+    auto* rho = reinterpret_cast<std::int64_t*>(p.fields.plane(k_rho, 0));
+    std::uint64_t* fp = p.fields.plane(k_fp, 0);
+    const EamArgs a{p.x.data(),
+                    p.shift.data(),
+                    p.id.data(),
+                    p.type.data(),
+                    s.list.offsets(),
+                    s.list.neighbors(),
+                    p.f.data(),
+                    rho,
+                    fp,
+                    p.n,
+                    p.n_owned,
+                    s.box.length,
+                    s.box.half_length,
+                    s.images,
+                    view_,
+                    s.list.limit_sq(),
+                    s.owned_shares_only,
+                    s.flags};
+    // 1. Densities, summed into the owners.
+    if (p.n > 0)
+      check(cudaMemsetAsync(rho, 0, std::size_t{p.n} * sizeof(std::int64_t), s.stream),
+            "cudaMemsetAsync (EAM density)");
+    launch_eam_density(a, s.stream);
+    s.halo.reverse_field(rho_halo_, rho, p.n_owned, s.flags, s.stream);
+    // 2. F(ρ), F'(ρ) on the owners; F' forwarded to the ghosts.
+    launch_eam_embedding(a, with_energy, s.stream);
+    s.halo.forward_field(fp_halo_, fp, p.n_owned, s.stream);
+    // 3. Forces.
+    launch_eam_forces(a, with_energy, s.stream);
+  }
+
+ private:
+  EamView view_;
+  DeviceBuffer<double> frho_, rhor_, z2r_;
+  DeviceBuffer<std::int32_t> type2frho_, type2rhor_, type2z2r_;
+  DeviceFieldHalo<std::int64_t> rho_halo_;
+  DeviceFieldHalo<std::uint64_t> fp_halo_;
+};
+
 }  // namespace
 
 std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
@@ -92,6 +164,9 @@ std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
             species.pair, static_cast<std::uint32_t>(species.types), stream));
         break;
       case ForceKind::ManyBody:
+        if (!species.eam) throw std::logic_error("force compute '" + c.name + "': no tables");
+        out.push_back(std::make_unique<DeviceEamCompute>(*species.eam, stream));
+        break;
       case ForceKind::Bonded:
         throw std::logic_error("force compute '" + c.name + "': no CUDA side");
     }
