@@ -932,6 +932,44 @@ TEST(CudaErrors, OverlapNamesBothParticles) {
   }
 }
 
+// The EAM compute's overflow (two Cu atoms 1e-4 Å apart) names both particles in the host's
+// words, on both backends.
+TEST(CudaErrors, EamOverlapNamesBothParticles) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  const std::string file = "/usr/share/lammps/potentials/Cu_u3.eam";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
+  Vec3 L{};
+  std::vector<InitialParticle> particles =
+      test::make_particles(test::perturbed_fcc({4, 4, 4}, 0.084672, 0.0, 1, L));
+  particles[1].x = {particles[0].x.x + 1e-4, particles[0].x.y, particles[0].x.z};  // ids 1, 2
+  for (Backend backend : {Backend::Host, Backend::Cuda}) {
+    SCOPED_TRACE(backend == Backend::Host ? "host" : "cuda");
+    SimulationConfig cfg;
+    cfg.system.units = UnitSystem::Metal;
+    cfg.system.box = L;
+    cfg.system.mass = {63.55};
+    cfg.neighbor.skin = 1.0;
+    cfg.run.dt = 0.005;
+    cfg.potential.style = "eam";
+    cfg.potential.files = {file};
+    cfg.run.backend = backend;
+    Simulation sim(comm, cfg);
+    try {
+      sim.setup(particles, 0);
+      ADD_FAILURE() << "no overflow reported";
+    } catch (const std::overflow_error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("EAM"), std::string::npos) << msg;
+      EXPECT_TRUE(msg.find("of particles 1 and 2") != std::string::npos ||
+                  msg.find("of particles 2 and 1") != std::string::npos)
+          << msg;
+    }
+  }
+}
+
 // An overlap that arises during the run (two particles meet at r = 0.25 after the first drift):
 // on one rank nothing synchronises between that force call and the next step's half kick +
 // drift, yet the error must report the pair as the forces saw it, exactly as the host does.
