@@ -1,6 +1,7 @@
 // The CUDA side of the force computes (see device_force_computes.hpp).
 #include "engine/cuda/device_force_computes.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 #include <variant>
 
@@ -130,22 +131,51 @@ class DeviceEamCompute final : public DeviceForceCompute {
                     view_,
                     s.list.limit_sq(),
                     s.owned_shares_only,
-                    s.flags};
+                    s.flags,
+                    nullptr};
     // 1. Densities, summed into the owners.
     if (p.n > 0)
       check(cudaMemsetAsync(rho, 0, std::size_t{p.n} * sizeof(std::int64_t), s.stream),
             "cudaMemsetAsync (EAM density)");
     launch_eam_density(a, s.stream);
     s.halo.reverse_field(rho_halo_, rho, p.n_owned, s.flags, s.stream);
-    // 2. F(ρ), F'(ρ) on the owners; F' forwarded to the ghosts.
-    launch_eam_embedding(a, with_energy, s.stream);
+    // 2. F(ρ), F'(ρ) on the owners; F' forwarded to the ghosts. On thermo steps, until it has
+    // been said, the densities outside the tables are counted as on the host.
+    const bool count_outside = with_energy && !told_outside_;
+    EamArgs embed = a;
+    if (count_outside) {
+      ensure(outside_, 1);
+      check(cudaMemsetAsync(outside_.data(), 0, sizeof(unsigned long long), s.stream),
+            "cudaMemsetAsync (EAM outside count)");
+      embed.outside = outside_.data();
+    }
+    launch_eam_embedding(embed, with_energy, s.stream);
     s.halo.forward_field(fp_halo_, fp, p.n_owned, s.stream);
     // 3. Forces.
     launch_eam_forces(a, with_energy, s.stream);
+    if (count_outside) tell_outside(s);
   }
 
  private:
+  // The host's words (engine/eam_forces.cpp), once per run, by rank 0, on the first thermo step
+  // that finds a particle outside the tables (every rank computes energies on the same steps:
+  // the sum is collective). Waits for the stream.
+  void tell_outside(DeviceForceState& s) {
+    const long long local = static_cast<long long>(read_one(outside_.data(), s.stream));
+    const long long total = s.halo.communicator().sum(local);
+    if (total <= 0) return;
+    told_outside_ = true;
+    if (s.halo.communicator().rank() == 0)
+      std::fprintf(stderr,
+                   "warning: EAM: %lld particle%s ha%s a density outside the tables [0, %.6g]: "
+                   "clamped as LAMMPS clamps it (F' of the table's end, F continued "
+                   "linearly); said once\n",
+                   total, total == 1 ? "" : "s", total == 1 ? "s" : "ve", view_.rhomax);
+  }
+
   EamView view_;
+  bool told_outside_ = false;
+  DeviceBuffer<unsigned long long> outside_;
   DeviceBuffer<double> frho_, rhor_, z2r_;
   DeviceBuffer<std::int32_t> type2frho_, type2rhor_, type2z2r_;
   DeviceFieldHalo<std::int64_t> rho_halo_;

@@ -8,7 +8,8 @@
 //              forces.cu): ρ_{t_j→t_i} into a register sum, added atomically into rho[i] at the
 //              end; ρ_{t_i→t_j} atomically into rho[j] (not for a ghost j under full shell).
 //   embedding  one thread per owned particle: F'(ρ) into the fp plane, F(ρ) (thermo steps) into
-//              flags->energy (per-thread __int128, block sums, one 128-bit atomic per block).
+//              flags->energy (per-thread __int128, block sums, one 128-bit atomic per block);
+//              densities outside the tables counted when asked (rare: one atomic each).
 //   forces     four threads per row, as the pair kernel: F/r of eam_pair, the pair's fixed-point
 //              force added to i (register sum) and subtracted from j (atomics); the pair energy
 //              and virial split between the two particles as the host does (add_pair_energy).
@@ -82,6 +83,7 @@ __global__ void __launch_bounds__(kThreads) eam_embedding_kernel(EamArgs a, bool
     const double rho = fixed::to_double(a.rho[i]);
     const EamEmbedding e = eam_embedding(a.view, a.type[i], rho);
     reinterpret_cast<double*>(a.fp)[i] = e.fp;
+    if (a.outside != nullptr && eam_density_outside(a.view, rho)) atomicAdd(a.outside, 1ull);
     if (with_energy) {
       bool o = false;
       energy = fixed::to_fixed(e.energy, o);

@@ -181,11 +181,13 @@ struct EamArgs {
   double limit_sq;         // pair_term_limit_sq(max_terms)
   bool owned_shares_only;  // full shell: density added to owned particles only, energy shared
   DeviceFlags* flags;
+  unsigned long long* outside;  // not null: counts owned densities outside [0, ρ_max]
 };
 // Pass 1: every listed pair within the cutoff adds its densities to rho (i, and j unless full
 // shell keeps ghosts out). A term or a sum beyond the fixed point raises flags->pair_overflow.
 void launch_eam_density(const EamArgs& a, cudaStream_t stream);
-// Pass 2: F'(ρ) of the owned particles into fp; F(ρ) into flags->energy when with_energy.
+// Pass 2: F'(ρ) of the owned particles into fp; F(ρ) into flags->energy when with_energy; the
+// owned densities outside the tables counted into *outside when it is not null.
 void launch_eam_embedding(const EamArgs& a, bool with_energy, cudaStream_t stream);
 // Pass 3: forces (and pairs; the pair energy and virial when with_energy), as the pair kernel.
 void launch_eam_forces(const EamArgs& a, bool with_energy, cudaStream_t stream);

@@ -970,6 +970,42 @@ TEST(CudaErrors, EamOverlapNamesBothParticles) {
   }
 }
 
+// Two Cu atoms 0.3 Å apart: their densities lie beyond the tables, which both backends clamp and
+// say once on standard error, in the same words.
+TEST(CudaErrors, EamDensityOutsideTablesSaidOnce) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  const std::string file = "/usr/share/lammps/potentials/Cu_u3.eam";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
+  Vec3 L{};
+  std::vector<InitialParticle> particles =
+      test::make_particles(test::perturbed_fcc({4, 4, 4}, 0.084672, 0.0, 1, L));
+  particles[1].x = {particles[0].x.x + 0.3, particles[0].x.y, particles[0].x.z};
+  std::string said[2];
+  for (Backend backend : {Backend::Host, Backend::Cuda}) {
+    SimulationConfig cfg;
+    cfg.system.units = UnitSystem::Metal;
+    cfg.system.box = L;
+    cfg.system.mass = {63.55};
+    cfg.neighbor.skin = 1.0;
+    cfg.run.dt = 1e-5;
+    cfg.run.steps = 2;
+    cfg.output.thermo_every = 1;
+    cfg.potential.style = "eam";
+    cfg.potential.files = {file};
+    cfg.run.backend = backend;
+    Simulation sim(comm, cfg);
+    testing::internal::CaptureStderr();
+    sim.setup(particles, 0);
+    sim.run([](const ThermoSample&) {});
+    said[backend == Backend::Cuda] = testing::internal::GetCapturedStderr();
+  }
+  EXPECT_NE(said[0].find("density outside the tables"), std::string::npos) << said[0];
+  EXPECT_EQ(said[1], said[0]);
+}
+
 // An overlap that arises during the run (two particles meet at r = 0.25 after the first drift):
 // on one rank nothing synchronises between that force call and the next step's half kick +
 // drift, yet the error must report the pair as the forces saw it, exactly as the host does.
