@@ -209,16 +209,6 @@ int cores_of_this_rank() {
 // run.backend resolved (collective; see engine/backend_choice.hpp), and the choice logged.
 Backend choose_backend(const Communicator& comm, const SimulationConfig& config) {
   const Backend requested = config.run.backend;
-  // The many-body EAM compute has a host side only (engine/eam_forces.hpp).
-  if (eam::is_eam_style(config.potential.style)) {
-    if (requested == Backend::Cuda)
-      throw std::runtime_error(fmt::format(
-          "run.backend = \"cuda\": potential.style = \"{}\" runs on the host only (the CUDA "
-          "backend has no many-body compute yet); use run.backend = \"host\" or \"auto\"",
-          config.potential.style));
-    spdlog::info("backend: host ({}: host only)", config.potential.style);
-    return Backend::Host;
-  }
   const BackendChoice choice = resolve_backend(comm, requested, config.cuda.fill);
   const std::string_view arrow = requested == Backend::Auto ? "auto -> " : "";
   if (requested == Backend::Host)

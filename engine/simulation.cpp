@@ -136,9 +136,7 @@ BalancedGridChoice pick_grid(const Communicator& comm, const SimulationConfig& c
 // run.backend with `auto` resolved (collective when it is auto).
 SimulationConfig resolved(const Communicator& comm, SimulationConfig c) {
   if (c.run.backend == Backend::Auto)
-    c.run.backend = eam::is_eam_style(c.potential.style)
-                        ? Backend::Host  // the many-body compute has a host side only
-                        : resolve_backend(comm, Backend::Auto, c.cuda.fill).backend;
+    c.run.backend = resolve_backend(comm, Backend::Auto, c.cuda.fill).backend;
   return c;
 }
 

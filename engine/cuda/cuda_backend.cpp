@@ -56,6 +56,7 @@ class CudaBackend final : public StepBackend {
         timers_(s.timers),
         box_(s.box),
         potential_(s.species.pair),
+        many_body_(s.species.eam != nullptr),
         types_(static_cast<std::uint32_t>(s.species.types)),
         rule_(s.rule),
         images_(s.params.images),
@@ -324,7 +325,7 @@ class CudaBackend final : public StepBackend {
   void raise_errors() {
     raise_device_errors(flags_.host(),
                         {particles_, list_, halo_.export_index(), box_, images_, comm_.rank(),
-                         comm_.size(), force_step_, potential_},
+                         comm_.size(), force_step_, potential_, many_body_},
                         stream());
   }
 
@@ -426,6 +427,7 @@ class CudaBackend final : public StepBackend {
   Timers& timers_;
   Box box_;
   PairPotential potential_;  // the style and every pair (host: the words of errors)
+  bool many_body_;           // EAM: its own words for a pair overflow
   std::uint32_t types_;      // several: the device tables below
   std::vector<std::unique_ptr<DeviceForceCompute>> computes_;  // their device sides, in order
   // The optional per-particle fields the computes forward and reverse-sum (none for pair runs),

@@ -28,6 +28,13 @@ void raise_device_errors(const DeviceFlags& h, const ErrorSources& at, cudaStrea
                        ? image_displacement(xi, xj, read_one(p.shift.data() + i, stream),
                                             read_one(p.shift.data() + j, stream), at.box.length)
                        : pair_displacement(xi, xj, at.box.length, at.box.half_length);
+    if (at.many_body)  // the host's words (engine/eam_forces.cpp), the distance added
+      throw std::overflow_error(fmt::format(
+          "{}: EAM density, force or energy of particles {} and {} (r = {:.6g}) left the 64-bit "
+          "fixed point (|value| >= 2^62 units of 2^-40): particles too close, or moving too fast "
+          "for run.dt",
+          step_context(at.force_step, at.rank, at.ranks), read_one(p.id.data() + i, stream),
+          read_one(p.id.data() + j, stream), std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z)));
     const bool typed = at.potential.types() > 1;
     const std::uint32_t ti = typed ? read_one(p.type.data() + i, stream) : 0;
     const std::uint32_t tj = typed ? read_one(p.type.data() + j, stream) : 0;

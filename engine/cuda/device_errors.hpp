@@ -25,6 +25,7 @@ struct ErrorSources {
   int rank, ranks;
   long long force_step;  // the step of the last force call: its overflows are reported at it
   const PairPotential& potential;  // the words of a pair overflow
+  bool many_body = false;          // EAM: a pair overflow is the EAM compute's (no pair potential)
 };
 
 // Throws std::overflow_error or std::runtime_error when `flags` holds an error; else returns.

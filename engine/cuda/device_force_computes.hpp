@@ -5,6 +5,9 @@
 //   DevicePairCompute   the pair constants of the run's style on the device (one species: by
 //                       value; several: a table in device memory), and the pair kernel
 //                       (forces.cu) over the device neighbour list
+//   DeviceEamCompute    the many-body EAM tables (eam, eam/alloy, eam/fs) in device memory, and
+//                       the density, embedding and force kernels (eam.cu) with the halo's
+//                       density reverse sum and F' forward between them
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -52,6 +52,7 @@ class DeviceHalo {
                          Scratch& scratch, DeviceFlags* flags, cudaStream_t stream);
 
   bool remote() const { return !sends_.empty() || !recvs_.empty(); }
+  const Communicator& communicator() const { return comm_; }
   bool reverse_needed() const { return reverse_; }
   const std::uint32_t* export_index() const { return export_index_.data(); }
 

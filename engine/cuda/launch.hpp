@@ -20,6 +20,7 @@
 #include "engine/cell_list.hpp"
 #include "engine/cuda/neighbor_runs.hpp"
 #include "physics/dynamics/langevin.hpp"
+#include "physics/manybody/eam.hpp"
 #include "physics/pair/pair_style.hpp"
 
 namespace scanmd::cuda_step {
@@ -170,6 +171,37 @@ struct ForceArgs {
 template <class E>
 void launch_pair_forces(const ForceArgs<E>& a, bool with_energy, bool owned_shares_only,
                         cudaStream_t stream);
+
+// ---- eam.cu ------------------------------------------------------------------------------------
+// The many-body EAM compute's three kernels (see eam.cu), the host's engine/eam_forces.cpp loop
+// for loop: the same IEEE operations in the same order, fixed-point integer sums.
+struct EamArgs {
+  const Vec3* x;
+  const Int3* shift;  // image shifts (read with PairImages::Explicit only)
+  const std::uint64_t* id;
+  const std::uint32_t* type;
+  const std::uint64_t* offsets;  // n + 1
+  const std::uint32_t* neighbors;
+  Fix3* f;            // forces: added to
+  std::int64_t* rho;  // the eam_rho plane (units 2^-40), zeroed by the caller before density
+  std::uint64_t* fp;  // the eam_fp plane: F'(ρ) as the bits of a double
+  std::uint32_t n, n_owned;
+  Vec3 length, half_length;
+  PairImages images;
+  EamView view;            // its tables in device memory
+  double limit_sq;         // pair_term_limit_sq(max_terms)
+  bool owned_shares_only;  // full shell: density added to owned particles only, energy shared
+  DeviceFlags* flags;
+  unsigned long long* outside;  // not null: counts owned densities outside [0, ρ_max]
+};
+// Pass 1: every listed pair within the cutoff adds its densities to rho (i, and j unless full
+// shell keeps ghosts out). A term or a sum beyond the fixed point raises flags->pair_overflow.
+void launch_eam_density(const EamArgs& a, cudaStream_t stream);
+// Pass 2: F'(ρ) of the owned particles into fp; F(ρ) into flags->energy when with_energy; the
+// owned densities outside the tables counted into *outside when it is not null.
+void launch_eam_embedding(const EamArgs& a, bool with_energy, cudaStream_t stream);
+// Pass 3: forces (and pairs; the pair energy and virial when with_energy), as the pair kernel.
+void launch_eam_forces(const EamArgs& a, bool with_energy, cudaStream_t stream);
 
 // ---- ghosts.cu ---------------------------------------------------------------------------------
 // Export selection and ghost creation of a rebuild on the device (see ghosts.cu): the host's

@@ -262,6 +262,7 @@ TEST(CudaBackend, HashEqualsHostPairStyles) {
       cfg.decomposition.method = m;
       if (two) {
         cfg.system.type_fractions = {0.7, 0.3};
+        cfg.system.mass = {63.55, 58.69};
         cfg.system.mass = {1.0, 2.0};
         cfg.potential.pairs = {{{1, 1}, {{"d0", 1.0}, {"alpha", 5.0}, {"r0", 1.0}}, {}},
                                {{1, 2}, {{"d0", 1.5}, {"alpha", 4.0}, {"r0", 0.9}}, {}},
@@ -396,6 +397,49 @@ TEST(CudaBackend, HashEqualsHostThermostatsUnits) {
       // Exact but for the fixed-point Σ m v² (m v² ~ 5e-4 kcal/mol per particle in real units).
       EXPECT_NEAR(host.thermo.front().temp, 180.0, 180.0 * 1e-10);
       expect_same_run(host, run(comm, cfg, Backend::Cuda));
+    }
+}
+
+// The many-body EAM compute on the device (metal units, the files of Debian's lammps-data): Cu
+// (funcfl, one type: the single-type kernels) and a Cu-Ni random alloy (setfl, two types), 500
+// atoms at 1600 K. The density is reverse-summed and F' forwarded mid-compute, pairs go to ranks
+// that own neither particle (neutral territory, eighth shell, midpoint), full shell keeps ghosts'
+// densities local: every method, both rebuild paths, the host's bits.
+TEST(CudaBackend, HashEqualsHostEam) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  const std::string dir = "/usr/share/lammps/potentials";
+  if (!std::filesystem::exists(dir + "/Cu_u3.eam") ||
+      !std::filesystem::exists(dir + "/CuNi.eam.alloy"))
+    GTEST_SKIP() << "no EAM files in " << dir << " (Debian's lammps-data)";
+  Communicator comm(MPI_COMM_WORLD);
+  for (bool alloy : {false, true})
+    for (Method m : kAllMethods) {
+      SCOPED_TRACE(std::string(alloy ? "eam/alloy " : "eam ") + std::string(method_name(m)));
+      SimulationConfig cfg = melt(5, 30, 10);
+      cfg.system.units = UnitSystem::Metal;
+      cfg.system.density = 0.084672;
+      cfg.system.temperature = 1600.0;
+      cfg.neighbor.skin = 1.0;
+      cfg.run.dt = 0.005;
+      if (alloy) {
+        cfg.system.type_fractions = {0.7, 0.3};
+        cfg.system.mass = {63.55, 58.69};
+        cfg.potential.style = "eam/alloy";
+        cfg.potential.strings["file"] = dir + "/CuNi.eam.alloy";
+        cfg.potential.elements = {"Cu", "Ni"};
+      } else {
+        cfg.system.mass = {63.55};
+        cfg.potential.style = "eam";
+        cfg.potential.files = {dir + "/Cu_u3.eam"};
+      }
+      cfg.decomposition.method = m;
+      const RunResult host = run(comm, cfg, Backend::Host);
+      EXPECT_GT(host.rebuilds, 1);
+      expect_same_run(host, run(comm, cfg, Backend::Cuda));
+      cfg.cuda.device_rebuild = false;
+      if (comm.size() == 1 || m == Method::HalfShell)
+        expect_same_run(host, run(comm, cfg, Backend::Cuda));
     }
 }
 
@@ -982,6 +1026,80 @@ TEST(CudaErrors, OverlapNamesBothParticles) {
                 msg.find("between particles 2 and 1") != std::string::npos)
         << msg;
   }
+}
+
+// The EAM compute's overflow (two Cu atoms 1e-4 Å apart) names both particles in the host's
+// words, on both backends.
+TEST(CudaErrors, EamOverlapNamesBothParticles) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  const std::string file = "/usr/share/lammps/potentials/Cu_u3.eam";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
+  Vec3 L{};
+  std::vector<InitialParticle> particles =
+      test::make_particles(test::perturbed_fcc({4, 4, 4}, 0.084672, 0.0, 1, L));
+  particles[1].x = {particles[0].x.x + 1e-4, particles[0].x.y, particles[0].x.z};  // ids 1, 2
+  for (Backend backend : {Backend::Host, Backend::Cuda}) {
+    SCOPED_TRACE(backend == Backend::Host ? "host" : "cuda");
+    SimulationConfig cfg;
+    cfg.system.units = UnitSystem::Metal;
+    cfg.system.box = L;
+    cfg.system.mass = {63.55};
+    cfg.neighbor.skin = 1.0;
+    cfg.run.dt = 0.005;
+    cfg.potential.style = "eam";
+    cfg.potential.files = {file};
+    cfg.run.backend = backend;
+    Simulation sim(comm, cfg);
+    try {
+      sim.setup(particles, 0);
+      ADD_FAILURE() << "no overflow reported";
+    } catch (const std::overflow_error& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("EAM"), std::string::npos) << msg;
+      EXPECT_TRUE(msg.find("of particles 1 and 2") != std::string::npos ||
+                  msg.find("of particles 2 and 1") != std::string::npos)
+          << msg;
+    }
+  }
+}
+
+// Two Cu atoms 0.3 Å apart: their densities lie beyond the tables, which both backends clamp and
+// say once on standard error, in the same words.
+TEST(CudaErrors, EamDensityOutsideTablesSaidOnce) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  const std::string file = "/usr/share/lammps/potentials/Cu_u3.eam";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
+  Communicator comm(MPI_COMM_WORLD);
+  if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
+  Vec3 L{};
+  std::vector<InitialParticle> particles =
+      test::make_particles(test::perturbed_fcc({4, 4, 4}, 0.084672, 0.0, 1, L));
+  particles[1].x = {particles[0].x.x + 0.3, particles[0].x.y, particles[0].x.z};
+  std::string said[2];
+  for (Backend backend : {Backend::Host, Backend::Cuda}) {
+    SimulationConfig cfg;
+    cfg.system.units = UnitSystem::Metal;
+    cfg.system.box = L;
+    cfg.system.mass = {63.55};
+    cfg.neighbor.skin = 1.0;
+    cfg.run.dt = 1e-5;
+    cfg.run.steps = 2;
+    cfg.output.thermo_every = 1;
+    cfg.potential.style = "eam";
+    cfg.potential.files = {file};
+    cfg.run.backend = backend;
+    Simulation sim(comm, cfg);
+    testing::internal::CaptureStderr();
+    sim.setup(particles, 0);
+    sim.run([](const ThermoSample&) {});
+    said[backend == Backend::Cuda] = testing::internal::GetCapturedStderr();
+  }
+  EXPECT_NE(said[0].find("density outside the tables"), std::string::npos) << said[0];
+  EXPECT_EQ(said[1], said[0]);
 }
 
 // An overlap that arises during the run (two particles meet at r = 0.25 after the first drift):
