@@ -50,11 +50,15 @@ printf '[potential]\nstyle = "lj"\nfile = "%s"\n' "$t" > "$x/table_key_with_lj.t
 mapfile -t decks < <(find inputs tests "$x" -name '*.toml' | sort; find tests/fuzz/regressions/deck -type f | sort)
 build() {  # tree exe
   local srcs=()
-  # (engine/force_compute.cpp and physics/pair/table_file.cpp: in trees that have them)
-  mapfile -t srcs < <(cd "$1" && ls io/deck*.cpp engine/species.cpp engine/config.cpp \
-                                      engine/lattice.cpp physics/pair/pair_potential.cpp \
-                                      engine/force_compute.cpp physics/pair/table_file.cpp \
-                                      2>/dev/null)
+  # The tree's own list of its deck reader's sources where it has one (older trees: by name).
+  if [[ -f $1/tests/fuzz/deck_reader_sources.txt ]]; then
+    mapfile -t srcs < "$1/tests/fuzz/deck_reader_sources.txt"
+  else
+    mapfile -t srcs < <(cd "$1" && ls io/deck*.cpp engine/species.cpp engine/config.cpp \
+                                        engine/lattice.cpp physics/pair/pair_potential.cpp \
+                                        engine/force_compute.cpp physics/pair/table_file.cpp \
+                                        physics/manybody/eam_file.cpp 2>/dev/null)
+  fi
   (cd "$1" && ${CXX:-g++} -std=c++20 -O0 -ffp-contract=off -I. -DTOML_HEADER_ONLY=1 \
      "$OLDPWD/scripts/resolve_deck.cpp" "${srcs[@]}" -lfmt -o "$OLDPWD/$2")
 }

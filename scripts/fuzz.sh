@@ -24,7 +24,7 @@ cxx=${FUZZ_CXX:-clang++}
 mkdir -p "$out/crashes"
 
 declare -A sources=(
-  [deck]="tests/fuzz/fuzz_deck.cpp io/deck.cpp io/deck_keys.cpp io/deck_reader.cpp engine/species.cpp engine/config.cpp engine/force_compute.cpp engine/lattice.cpp physics/pair/pair_potential.cpp physics/pair/table_file.cpp"
+  [deck]="tests/fuzz/fuzz_deck.cpp $(tr '\n' ' ' < tests/fuzz/deck_reader_sources.txt)"
   [lammps_data]="tests/fuzz/fuzz_lammps_data.cpp io/lammps_data.cpp"
 )
 flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
