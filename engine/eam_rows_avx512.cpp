@@ -7,6 +7,7 @@
 
 #include "base/fixed_point.hpp"
 #include "engine/eam_rows.hpp"
+#include "engine/rows_avx512.hpp"
 
 namespace scanmd {
 
@@ -14,124 +15,7 @@ namespace scanmd {
 
 namespace {
 
-inline __m512d minimum_image(__m512d d, __m512d len, __m512d half, __m512d neg_half) {
-  const __mmask8 above = _mm512_cmp_pd_mask(d, half, _CMP_GT_OQ);
-  const __mmask8 below = _mm512_cmp_pd_mask(d, neg_half, _CMP_LT_OQ);
-  d = _mm512_mask_sub_pd(d, above, d, len);
-  return _mm512_mask_add_pd(d, below, d, len);
-}
-
-inline std::int64_t lane_sum(__m512i v) {
-  alignas(64) std::int64_t lanes[8];
-  _mm512_store_si512(lanes, v);
-  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
-         ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-}
-
-// One row's pairs k .. k+7: the neighbour indices, the lanes in the row, displacements and r².
-struct Lanes {
-  __m256i j;
-  __mmask8 lanes;
-  __m512d dx, dy, dz, r2;
-};
-
-struct Geometry {
-  __m512d lx, ly, lz, hx, hy, hz, nhx, nhy, nhz;
-  explicit Geometry(const EamRows& rows)
-      : lx(_mm512_set1_pd(rows.length.x)),
-        ly(_mm512_set1_pd(rows.length.y)),
-        lz(_mm512_set1_pd(rows.length.z)),
-        hx(_mm512_set1_pd(rows.half_length.x)),
-        hy(_mm512_set1_pd(rows.half_length.y)),
-        hz(_mm512_set1_pd(rows.half_length.z)),
-        nhx(_mm512_set1_pd(-rows.half_length.x)),
-        nhy(_mm512_set1_pd(-rows.half_length.y)),
-        nhz(_mm512_set1_pd(-rows.half_length.z)) {}
-};
-
-inline Lanes load_lanes(const EamRows& rows, const Geometry& g, __m512d xi, __m512d yi, __m512d zi,
-                        std::uint32_t k, std::uint32_t row_end) {
-  Lanes l;
-  const std::uint32_t left = row_end - k;
-  l.lanes = left >= 8 ? 0xFF : static_cast<__mmask8>((1u << left) - 1);
-  if (left >= 8) {
-    l.j = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows.neighbors + k));
-  } else {
-    alignas(32) std::uint32_t tail[8] = {};
-    for (std::uint32_t t = 0; t < left; ++t) tail[t] = rows.neighbors[k + t];
-    l.j = _mm256_load_si256(reinterpret_cast<const __m256i*>(tail));
-  }
-  const __m256i j3 = _mm256_add_epi32(_mm256_add_epi32(l.j, l.j), l.j);
-  const double* xs = &rows.x[0].x;
-  const __m512d zero = _mm512_setzero_pd();
-  const __m512d xj = _mm512_mask_i32gather_pd(zero, l.lanes, j3, xs, 8);
-  const __m512d yj = _mm512_mask_i32gather_pd(zero, l.lanes, j3, xs + 1, 8);
-  const __m512d zj = _mm512_mask_i32gather_pd(zero, l.lanes, j3, xs + 2, 8);
-  l.dx = minimum_image(_mm512_sub_pd(xi, xj), g.lx, g.hx, g.nhx);
-  l.dy = minimum_image(_mm512_sub_pd(yi, yj), g.ly, g.hy, g.nhy);
-  l.dz = minimum_image(_mm512_sub_pd(zi, zj), g.lz, g.hz, g.nhz);
-  l.r2 = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(l.dx, l.dx), _mm512_mul_pd(l.dy, l.dy)),
-                       _mm512_mul_pd(l.dz, l.dz));
-  return l;
-}
-
-// The row's pairs within the cutoff, packed (vcompress in registers, then full stores: a compress-store to memory is microcoded): their j, displacement and r², so that
-// the passes run full vectors of useful pairs (a third of a list with a 1 Å skin lies beyond
-// the cutoff). `buf` holds 5 arrays of `cap` entries.
-struct Packed {
-  std::vector<std::uint32_t> j;
-  std::vector<double> dx, dy, dz, r2;
-  std::uint32_t n = 0;
-};
-
-inline void pack_row(const EamRows& rows, const Geometry& g, std::size_t i, __m512d cutoff_sq,
-                     Packed& out) {
-  const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
-  const std::size_t need = row_end - row_begin + 8;
-  if (out.j.size() < need) {
-    out.j.resize(need);
-    out.dx.resize(need);
-    out.dy.resize(need);
-    out.dz.resize(need);
-    out.r2.resize(need);
-  }
-  const __m512d xi = _mm512_set1_pd(rows.x[i].x), yi = _mm512_set1_pd(rows.x[i].y),
-                zi = _mm512_set1_pd(rows.x[i].z);
-  std::uint32_t n = 0;
-  for (std::uint32_t k = row_begin; k < row_end; k += 8) {
-    const Lanes l = load_lanes(rows, g, xi, yi, zi, k, row_end);
-    const __mmask8 in = l.lanes & _mm512_cmp_pd_mask(l.r2, cutoff_sq, _CMP_LT_OQ);
-    if (in == 0) continue;
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.j.data() + n),
-                        _mm256_maskz_compress_epi32(in, l.j));
-    _mm512_storeu_pd(out.dx.data() + n, _mm512_maskz_compress_pd(in, l.dx));
-    _mm512_storeu_pd(out.dy.data() + n, _mm512_maskz_compress_pd(in, l.dy));
-    _mm512_storeu_pd(out.dz.data() + n, _mm512_maskz_compress_pd(in, l.dz));
-    _mm512_storeu_pd(out.r2.data() + n, _mm512_maskz_compress_pd(in, l.r2));
-    n += static_cast<std::uint32_t>(__builtin_popcount(in));
-  }
-  out.n = n;
-}
-
-// Packed entries k .. k+7 (the tail masked).
-struct Chunk {
-  __m256i j;
-  __mmask8 in;
-  __m512d dx, dy, dz, r2;
-};
-
-inline Chunk chunk(const Packed& b, std::uint32_t k) {
-  const std::uint32_t left = b.n - k;
-  Chunk c;
-  c.in = left >= 8 ? 0xFF : static_cast<__mmask8>((1u << left) - 1);
-  c.j = _mm256_maskz_loadu_epi32(c.in, b.j.data() + k);
-  c.dx = _mm512_maskz_loadu_pd(c.in, b.dx.data() + k);
-  c.dy = _mm512_maskz_loadu_pd(c.in, b.dy.data() + k);
-  c.dz = _mm512_maskz_loadu_pd(c.in, b.dz.data() + k);
-  // Masked-off lanes: r² = 1 (no division by zero; nothing of them is used).
-  c.r2 = _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), c.in, b.r2.data() + k);
-  return c;
-}
+using namespace avx512;
 
 // eam_r_point, lane by lane: the row index (m + table offset) · 7 of each lane, and p.
 struct Point {
@@ -185,6 +69,7 @@ bool eam_density_avx512(const EamRows& rows, std::size_t begin, std::size_t end,
     const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
     if (row_begin == row_end) continue;
     __m512i sum = _mm512_setzero_si512();
+    packed.n = 0;
     pack_row(rows, g, i, cutoff_sq, packed);
     for (std::uint32_t k = 0; k < packed.n; k += 8) {
       const Chunk l = chunk(packed, k);
@@ -224,6 +109,7 @@ EamRowsTotals eam_forces_avx512(const EamRows& rows, std::size_t begin, std::siz
     if (row_begin == row_end) continue;
     const __m512d fp_i = _mm512_set1_pd(fp[i]);
     __m512i fx = _mm512_setzero_si512(), fy = _mm512_setzero_si512(), fz = _mm512_setzero_si512();
+    packed.n = 0;
     pack_row(rows, g, i, cutoff_sq, packed);
     for (std::uint32_t k = 0; k < packed.n; k += 8) {
       const Chunk l = chunk(packed, k);

@@ -1,0 +1,150 @@
+// What the AVX-512 row kernels share (engine/pair_rows_avx512.cpp, engine/eam_rows_avx512.cpp):
+// the minimum image, the sum of eight lanes, and the packing of a row's pairs within the
+// cutoff. Rows is any struct with the CSR list (offsets, neighbors), the wrapped positions x and
+// the box's length and half_length (PairRows<E>, EamRows). Only for files compiled with
+// -mavx512f -mavx512dq -mavx512vl; every operation is the scalar loop's, lane by lane.
+#pragma once
+
+#if defined(__AVX512DQ__)
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace scanmd::avx512 {
+
+// d − L where d > L/2, d + L where d < −L/2: the scalar minimum_image, lane by lane.
+inline __m512d minimum_image(__m512d d, __m512d len, __m512d half, __m512d neg_half) {
+  const __mmask8 above = _mm512_cmp_pd_mask(d, half, _CMP_GT_OQ);
+  const __mmask8 below = _mm512_cmp_pd_mask(d, neg_half, _CMP_LT_OQ);
+  d = _mm512_mask_sub_pd(d, above, d, len);
+  return _mm512_mask_add_pd(d, below, d, len);
+}
+
+// The sum of the eight lanes (_mm512_reduce_add_epi64 draws a false -Wmaybe-uninitialized
+// from GCC 12's header).
+inline std::int64_t lane_sum(__m512i v) {
+  alignas(64) std::int64_t lanes[8];
+  _mm512_store_si512(lanes, v);
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+         ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+// The box as vectors.
+struct Geometry {
+  __m512d lx, ly, lz, hx, hy, hz, nhx, nhy, nhz;
+  template <class Rows>
+  explicit Geometry(const Rows& rows)
+      : lx(_mm512_set1_pd(rows.length.x)),
+        ly(_mm512_set1_pd(rows.length.y)),
+        lz(_mm512_set1_pd(rows.length.z)),
+        hx(_mm512_set1_pd(rows.half_length.x)),
+        hy(_mm512_set1_pd(rows.half_length.y)),
+        hz(_mm512_set1_pd(rows.half_length.z)),
+        nhx(_mm512_set1_pd(-rows.half_length.x)),
+        nhy(_mm512_set1_pd(-rows.half_length.y)),
+        nhz(_mm512_set1_pd(-rows.half_length.z)) {}
+};
+
+// One row's entries k .. k+7: the neighbour indices, the lanes in the row, displacements
+// (x_i − x_j, minimum image) and r² = (dx² + dy²) + dz².
+struct Lanes {
+  __m256i j;
+  __mmask8 lanes;
+  __m512d dx, dy, dz, r2;
+};
+
+template <class Rows>
+inline Lanes load_lanes(const Rows& rows, const Geometry& g, __m512d xi, __m512d yi, __m512d zi,
+                        std::uint32_t k, std::uint32_t row_end) {
+  Lanes l;
+  const std::uint32_t left = row_end - k;
+  l.lanes = left >= 8 ? 0xFF : static_cast<__mmask8>((1u << left) - 1);
+  // The row's tail: the missing lanes index particle 0, masked off anyway.
+  l.j = _mm256_maskz_loadu_epi32(l.lanes, rows.neighbors + k);
+  const __m256i j3 = _mm256_add_epi32(_mm256_add_epi32(l.j, l.j), l.j);  // Vec3 stride
+  const double* xs = &rows.x[0].x;
+  const __m512d zero = _mm512_setzero_pd();
+  const __m512d xj = _mm512_mask_i32gather_pd(zero, l.lanes, j3, xs, 8);
+  const __m512d yj = _mm512_mask_i32gather_pd(zero, l.lanes, j3, xs + 1, 8);
+  const __m512d zj = _mm512_mask_i32gather_pd(zero, l.lanes, j3, xs + 2, 8);
+  l.dx = minimum_image(_mm512_sub_pd(xi, xj), g.lx, g.hx, g.nhx);
+  l.dy = minimum_image(_mm512_sub_pd(yi, yj), g.ly, g.hy, g.nhy);
+  l.dz = minimum_image(_mm512_sub_pd(zi, zj), g.lz, g.hz, g.nhz);
+  l.r2 = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(l.dx, l.dx), _mm512_mul_pd(l.dy, l.dy)),
+                       _mm512_mul_pd(l.dz, l.dz));
+  return l;
+}
+
+// Pairs within the cutoff, packed: their j, displacement and r², so that the pair math runs
+// full vectors of useful pairs (a third of a list with a skin lies beyond the cutoff, and a WCA
+// row holds about five entries). Packed by vcompress in registers and full stores (a
+// compress-store to memory is microcoded on some CPUs); the arrays keep 8 entries of slack.
+struct Packed {
+  std::vector<std::uint32_t> j;
+  std::vector<double> dx, dy, dz, r2;
+  std::uint32_t n = 0;
+
+  // Room for `more` entries after the n packed (and the slack).
+  void reserve_more(std::size_t more) {
+    const std::size_t need = n + more + 8;
+    if (j.size() >= need) return;
+    const std::size_t size = need + need / 2;
+    j.resize(size);
+    dx.resize(size);
+    dy.resize(size);
+    dz.resize(size);
+    r2.resize(size);
+  }
+};
+
+// Appends row i's pairs within the cutoff to `out` (after its n entries); returns their count.
+template <class Rows>
+inline std::uint32_t pack_row(const Rows& rows, const Geometry& g, std::size_t i, __m512d cutoff_sq,
+                              Packed& out) {
+  const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
+  out.reserve_more(row_end - row_begin);
+  const __m512d xi = _mm512_set1_pd(rows.x[i].x), yi = _mm512_set1_pd(rows.x[i].y),
+                zi = _mm512_set1_pd(rows.x[i].z);
+  const std::uint32_t first = out.n;
+  std::uint32_t n = first;
+  for (std::uint32_t k = row_begin; k < row_end; k += 8) {
+    const Lanes l = load_lanes(rows, g, xi, yi, zi, k, row_end);
+    const __mmask8 in = l.lanes & _mm512_cmp_pd_mask(l.r2, cutoff_sq, _CMP_LT_OQ);
+    if (in == 0) continue;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.j.data() + n),
+                        _mm256_maskz_compress_epi32(in, l.j));
+    _mm512_storeu_pd(out.dx.data() + n, _mm512_maskz_compress_pd(in, l.dx));
+    _mm512_storeu_pd(out.dy.data() + n, _mm512_maskz_compress_pd(in, l.dy));
+    _mm512_storeu_pd(out.dz.data() + n, _mm512_maskz_compress_pd(in, l.dz));
+    _mm512_storeu_pd(out.r2.data() + n, _mm512_maskz_compress_pd(in, l.r2));
+    n += static_cast<std::uint32_t>(__builtin_popcount(in));
+  }
+  out.n = n;
+  return n - first;
+}
+
+// Packed entries k .. k+7 (the tail masked).
+struct Chunk {
+  __m256i j;
+  __mmask8 in;
+  __m512d dx, dy, dz, r2;
+};
+
+inline Chunk chunk(const Packed& b, std::uint32_t k) {
+  const std::uint32_t left = b.n - k;
+  Chunk c;
+  c.in = left >= 8 ? 0xFF : static_cast<__mmask8>((1u << left) - 1);
+  c.j = _mm256_maskz_loadu_epi32(c.in, b.j.data() + k);
+  c.dx = _mm512_maskz_loadu_pd(c.in, b.dx.data() + k);
+  c.dy = _mm512_maskz_loadu_pd(c.in, b.dy.data() + k);
+  c.dz = _mm512_maskz_loadu_pd(c.in, b.dz.data() + k);
+  // Masked-off lanes: r² = 1 (no division by zero; nothing of them is used).
+  c.r2 = _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), c.in, b.r2.data() + k);
+  return c;
+}
+
+}  // namespace scanmd::avx512
+
+#endif
