@@ -605,7 +605,7 @@ int run_command(const RunOptions& options) {
     if (restart && deck.velocity.create)
       spdlog::info("velocities: from the checkpoint ([velocity] create applies to fresh starts)");
     imbalance_hint(comm, deck, *sim);
-    // After setup: the host backend has timed its kernels on the first list.
+    // After setup: the host backend has timed its list build on the first list.
     if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());
     check_speeds(comm, deck, *sim, restart ? restart->path : std::string());
     spdlog::info("{} particles, box {:.6g} x {:.6g} x {:.6g}", sim->total_particles(),
@@ -638,6 +638,7 @@ int run_command(const RunOptions& options) {
     for (const std::string& line :
          end_of_run_report(*sim, comm, loop, sim->step() - first_step, timing))
       spdlog::info("{}", line);
+    if (const std::string line = sim->backend_note(); !line.empty()) spdlog::info("{}", line);
     if (const std::string line = device_transfer_line(*sim, comm); !line.empty())
       spdlog::debug("{}", line);
     output->finish(*sim, timing, stopped);

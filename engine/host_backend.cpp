@@ -30,6 +30,10 @@ HostBackend::HostBackend(const StepSetup& s)
   force_scratch_.threads = force_threads();
   list_kernel_ = kernel_;
   tune_ = kernel_ != PairKernel::Scalar && !pair_kernel_pinned();
+  // A list whose computes all ignore the kernel (EAM) has no force pass to time.
+  if (tune_ && std::any_of(computes_.begin(), computes_.end(),
+                           [](const auto& c) { return c->uses_kernel(); }))
+    force_trial_.emplace(kernel_);
   neighbors_.set_kernel(list_kernel_);
   neighbors_.set_threads(force_scratch_.threads);
   const ThermostatSection& t = s.params.thermostat;
@@ -40,9 +44,13 @@ std::string HostBackend::description() const {
   const int threads = force_scratch_.threads, cores = cores_available();
   std::string s = fmt::format("host: {} pair kernel, {} thread{} per rank",
                               pair_kernel_name(kernel_), threads, threads == 1 ? "" : "s");
-  if (tune_)
-    s += "; the pair and list kernels are timed against the scalar loop at the first rebuild";
+  if (tune_) s += "; the list build is timed against the scalar loop at the first rebuild";
   if (!tuning_.empty()) s += "; " + tuning_;
+  if (force_trial_)
+    s += fmt::format(
+        "; the force pass is timed against the scalar loop on alternate steps from step {} (the "
+        "choice is in the end-of-run report)",
+        ForceKernelTrial::kSkip);
   if (threads > 1 && cores > 0 && cores < threads)
     s += fmt::format(
         " (warning: rank 0 may run on {} core{} only: mpirun binds a rank to one "
@@ -81,10 +89,10 @@ ImportCounts HostBackend::rebuild(long long step) {
   return counts;
 }
 
-// The list build and the force pass each timed with the vector kernel and the scalar loop on
-// this run's first list (best of two), the faster kept: they give the same bits, so only the
-// speed depends on it. Force errors are left to the step's own force call, which every rank
-// makes (a throw here could leave the other ranks waiting).
+// The list build timed with the vector kernel and the scalar loop on this run's first list
+// (best of two), the faster kept: they give the same bits, so only the speed depends on it. (A
+// lattice start's first list costs what a fluid's does to build; its force pass does not: a WCA
+// lattice has no pair within the cutoff. The force pass is timed in the run: compute_forces.)
 void HostBackend::tune_kernels() {
   using Clock = std::chrono::steady_clock;
   tune_ = false;
@@ -99,43 +107,51 @@ void HostBackend::tune_kernels() {
   };
   const PairKernel vector = kernel_;
   const double R = domain_.import_cutoff();
-  double list_time[2], force_time[2];
-  // A list whose computes all ignore the kernel (EAM) has no force pass to time.
-  const bool any = std::any_of(computes_.begin(), computes_.end(),
-                               [](const auto& c) { return c->uses_kernel(); });
+  double list_time[2];
   const PairKernel kernels[2] = {vector, PairKernel::Scalar};
   for (int k = 0; k < 2; ++k) {
     neighbors_.set_kernel(kernels[k]);
     list_time[k] =
         best_of_two([&] { neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_); });
-    force_time[k] = !any ? (k == 0 ? 0.0 : 1.0) : best_of_two([&] {
-      try {
-        run_computes(false, kernels[k]);
-      } catch (const std::exception&) {
-      }
-    });
   }
   list_kernel_ = list_time[1] < list_time[0] ? PairKernel::Scalar : vector;
-  kernel_ = force_time[1] < force_time[0] ? PairKernel::Scalar : vector;
   neighbors_.set_kernel(list_kernel_);
   neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
-  auto other = [&](PairKernel k) { return k == vector ? PairKernel::Scalar : vector; };
-  auto at = [&](PairKernel k) { return k == vector ? 0 : 1; };
-  if (!any) {
-    tuning_ = fmt::format(
-        "measured on the first list: list build {} ({:.3g} ms; {} {:.3g} ms); forces not timed "
-        "(the force computes choose their own loops)",
-        pair_kernel_name(list_kernel_), 1e3 * list_time[at(list_kernel_)],
-        pair_kernel_name(other(list_kernel_)), 1e3 * list_time[at(other(list_kernel_))]);
-    return;
-  }
-  tuning_ = fmt::format(
-      "measured on the first list: forces {} ({:.3g} ms; {} {:.3g} ms), list build {} ({:.3g} "
-      "ms; {} {:.3g} ms)",
-      pair_kernel_name(kernel_), 1e3 * force_time[at(kernel_)], pair_kernel_name(other(kernel_)),
-      1e3 * force_time[at(other(kernel_))], pair_kernel_name(list_kernel_),
-      1e3 * list_time[at(list_kernel_)], pair_kernel_name(other(list_kernel_)),
-      1e3 * list_time[at(other(list_kernel_))]);
+  const int at = list_kernel_ == vector ? 0 : 1;
+  tuning_ = fmt::format("list build {} ({:.3g} ms; {} {:.3g} ms on the first list)",
+                        pair_kernel_name(list_kernel_), 1e3 * list_time[at],
+                        pair_kernel_name(kernels[1 - at]), 1e3 * list_time[1 - at]);
+}
+
+PairKernel ForceKernelTrial::next() const {
+  if (calls_ < kSkip) return vector_;
+  return (calls_ - kSkip) % 2 == 0 ? vector_ : PairKernel::Scalar;
+}
+
+void ForceKernelTrial::record(double seconds) {
+  if (calls_ >= kSkip) seconds_[(calls_ - kSkip) % 2].push_back(seconds);
+  ++calls_;
+  if (seconds_[1].size() < kRounds) return;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return 0.5 * (v[(v.size() - 1) / 2] + v[v.size() / 2]);
+  };
+  const double vector = median(seconds_[0]), scalar = median(seconds_[1]);
+  chosen_ = scalar < vector ? PairKernel::Scalar : vector_;
+  decided_ = true;
+  const bool v = chosen_ == vector_;
+  summary_ = fmt::format(
+      "forces {} ({:.3g} ms; {} {:.3g} ms: medians of {} alternate force passes "
+      "from step {})",
+      pair_kernel_name(chosen_), 1e3 * (v ? vector : scalar),
+      pair_kernel_name(v ? PairKernel::Scalar : vector_), 1e3 * (v ? scalar : vector), kRounds,
+      kSkip);
+}
+
+std::string HostBackend::end_of_run_note() const {
+  if (!force_trial_ || !force_trial_->decided()) return "";
+  return "host kernels chosen on rank 0: " + force_trial_->summary() +
+         (tuning_.empty() ? "" : ", " + tuning_);
 }
 
 void HostBackend::forward() {
@@ -154,7 +170,16 @@ void HostBackend::forward_optional_fields() {
 
 void HostBackend::compute_forces(bool with_energy) {
   ScopedTimer t(timers_, Phase::Pair);
-  forces_ = run_computes(with_energy, kernel_);
+  if (with_energy || !force_trial_ || force_trial_->decided()) {
+    forces_ = run_computes(with_energy, kernel_);
+    return;
+  }
+  // A force-only pass of the trial: the kernel it names, timed.
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  forces_ = run_computes(false, force_trial_->next());
+  force_trial_->record(std::chrono::duration<double>(Clock::now() - t0).count());
+  if (force_trial_->decided()) kernel_ = force_trial_->chosen();
 }
 
 ForceTotals HostBackend::run_computes(bool with_energy, PairKernel kernel) {

@@ -9,6 +9,10 @@
 //               (engine/pair_kernel.hpp) on force_threads() threads
 #pragma once
 
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "engine/cell_list.hpp"
 #include "engine/domain.hpp"
 #include "engine/host_force_computes.hpp"
@@ -20,11 +24,36 @@
 
 namespace scanmd {
 
+// The force pass's kernel chosen in the run itself: after kSkip force-only passes (a lattice
+// start's first steps are no fluid yet: a WCA lattice has no pair within the cutoff), kRounds
+// passes with the vector kernel alternate with kRounds of the scalar loop, each timed, and the
+// lower median wins. The passes are the run's own (no extra work), and every kernel gives the
+// same bits, so only the speed depends on the choice (each rank makes its own).
+class ForceKernelTrial {
+ public:
+  static constexpr int kSkip = 10;
+  static constexpr std::size_t kRounds = 8;
+  explicit ForceKernelTrial(PairKernel vector) : vector_(vector), chosen_(vector) {}
+  bool decided() const { return decided_; }
+  PairKernel chosen() const { return chosen_; }
+  PairKernel next() const;      // the kernel of the next force-only pass
+  void record(double seconds);  // that pass's time
+  const std::string& summary() const { return summary_; }
+
+ private:
+  PairKernel vector_, chosen_;
+  int calls_ = 0;
+  bool decided_ = false;
+  std::vector<double> seconds_[2];  // vector, scalar
+  std::string summary_;
+};
+
 class HostBackend final : public StepBackend {
  public:
   explicit HostBackend(const StepSetup& setup);
 
   std::string description() const override;
+  std::string end_of_run_note() const override;
   void load(ParticleStore owned) override;
   bool kick_drift(std::uint64_t step) override;
   ImportCounts rebuild(long long step) override;
@@ -72,6 +101,7 @@ class HostBackend final : public StepBackend {
   PairKernel list_kernel_;      // the neighbour list build's
   bool tune_ = false;           // time the kernels at the next rebuild (Auto, a vector CPU)
   std::string tuning_;          // what the timing found, for description()
+  std::optional<ForceKernelTrial> force_trial_;  // Auto on a vector CPU, a compute that uses it
   ForceScratch force_scratch_;
   fixed::Wide work_ = 0;  // Langevin
 };

@@ -8,9 +8,9 @@
 // thermo outputs: nearly all of them); energy steps, several species and boxes shorter than 2R
 // use the scalar loop. Which is faster depends on the CPU and the run (a WCA fluid's rows of five
 // neighbours leave most of an AVX-512 vector idle; AMD's AVX-512 is half as wide inside), so
-// with Auto the host backend times the widest kernel against the scalar loop on the run's first
-// list and keeps the faster, for the list build and the force pass each (the bits are the same
-// either way). SCANMD_PAIR_KERNEL = auto | scalar | avx2 | avx512 pins the choice (tests,
+// with Auto the host backend times the widest kernel against the scalar loop and keeps the
+// faster: the list build on the run's first list, the force pass on alternate steps of the run
+// (engine/host_backend.hpp, ForceKernelTrial). The bits are the same either way. SCANMD_PAIR_KERNEL = auto | scalar | avx2 | avx512 pins the choice (tests,
 // benchmarks); naming one the CPU lacks is an error.
 #pragma once
 

@@ -3,8 +3,9 @@
 // evaluator is generic in its number type (kVector). Each lane computes exactly the scalar loop's
 // operations for one pair (engine/pair_forces.cpp, engine/fixed_terms.hpp): d by the conditional ±L,
 // r² = (dx² + dy²) + dz², the evaluator's F/r, fs = (F/r)·2^40, the |F| < limit test,
-// F = trunc(fs·d) — and adds F to f[i] and −F to f[j]. Neighbours of one row are distinct
-// particles, so the lanes' scatters never collide.
+// F = trunc(fs·d) — and adds F to f[i] and −F to f[j] (integer sums: in any order, the same
+// bits). AVX2 works row by row (neighbours of one row are distinct particles); AVX-512 packs the
+// pairs within the cutoff of a block of rows first and adds their terms in scalar code.
 //
 // A pair that fails the overflow test makes the pass return overflow = true (its forces are
 // then incomplete); the caller reruns the scalar loop, which names the two particles.

@@ -146,6 +146,7 @@ class Simulation {
   long long local_pairs() const { return backend_->force_totals().pairs; }  // last force call
   Backend backend() const { return config_.run.backend; }                   // Host or Cuda
   std::string backend_description() const { return backend_->description(); }
+  std::string backend_note() const { return backend_->end_of_run_note(); }
   // The neighbour list of the last rebuild as (row, neighbour) particle indices (owned, then
   // ghosts, as in particles()), in row order; for tests comparing backends.
   NeighborEntries neighbor_entries() const { return backend_->neighbor_entries(); }

@@ -70,6 +70,8 @@ class StepBackend {
 
   // What runs where, for the log ("host", or the device, MPI path and neighbour fill).
   virtual std::string description() const = 0;
+  // A line for the end-of-run report (what the backend chose during the run), or "".
+  virtual std::string end_of_run_note() const { return ""; }
 
   // Setup: this rank's owned particles (no ghosts) become the backend's; the particle census
   // every rebuild checks against is taken (collective).
