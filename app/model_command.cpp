@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/box.hpp"
+#include "engine/force_compute.hpp"
 #include "engine/lattice.hpp"
 #include "engine/memory_budget.hpp"
 #include "engine/species.hpp"
@@ -26,19 +27,19 @@ namespace {
 std::string csv_header() {
   return "method,ranks,grid,bx,by,bz,R_over_b,imports_min,imports_mean,imports_max,"
          "tower_mean,plate_mean,pairs_min,pairs_mean,pairs_max,pairs_total,analytic,"
-         "measured_over_analytic,seconds,balance";
+         "measured_over_analytic,seconds,balance,bytes_min,bytes_mean,bytes_max";
 }
 
 std::string csv_row(const ModelResult& r) {
   return fmt::format(
       "{},{},{}x{}x{},{:.9g},{:.9g},{:.9g},{:.6g},{},{:.6f},{},{:.6f},{:.6f},{},{:.6f},{},{},{:.6f}"
       ","
-      "{:.6f},{:.3f},{}",
+      "{:.6f},{:.3f},{},{},{:.6f},{}",
       method_name(r.method), r.ranks, r.grid.x, r.grid.y, r.grid.z, r.box_edge.x, r.box_edge.y,
       r.box_edge.z, r.r_over_b, r.imports.min, r.imports.mean, r.imports.max, r.tower_mean,
       r.plate_mean, r.pairs.min, r.pairs.mean, r.pairs.max, r.pairs_total, r.analytic,
       r.analytic > 0 ? r.imports.mean / r.analytic : 0.0, r.seconds,
-      name_of<Balance>(kBalanceNames, r.balance));
+      name_of<Balance>(kBalanceNames, r.balance), r.bytes.min, r.bytes.mean, r.bytes.max);
 }
 
 }  // namespace
@@ -183,9 +184,16 @@ int model_command(const ModelCommandOptions& options) {
         positions.size(), types.empty() ? "" : fmt::format(" of {} types", type_count).c_str(),
         box.length.x, box.length.y, box.length.z, R, cutoff, deck.neighbor.skin,
         from_file ? deck.system.data_file.c_str() : deck.path.c_str());
-    std::printf("%-18s %7s %11s %7s %10s %10s %10s %10s %10s %8s %8s %s\n", "method", "ranks",
+    // The bytes of one ghost record per step (EAM: F' forward and the density back as well).
+    const HaloRecordBytes record = halo_record_bytes(force_computes(config));
+    std::printf(
+        "ghost records: %lld bytes forward and %lld back per step (%s); bytes/step: what a rank "
+        "sends per step to other ranks\n",
+        record.forward, record.reverse,
+        record.forward == 24 ? "positions, forces" : "positions and fields, forces and fields");
+    std::printf("%-18s %7s %11s %7s %10s %10s %10s %10s %10s %8s %11s %8s %s\n", "method", "ranks",
                 "grid", "R/b", "import min", "mean", "max", "analytic", "pairs mean",
-                "pair max/mean", "seconds", "balance");
+                "pair max/mean", "bytes/step", "seconds", "balance");
     // --csv: checked before any work (a folder, a missing directory), an existing file backed
     // up as the run's outputs are (#name.1#, ...), written to <csv>.tmp and renamed at the end;
     // the temporary file never outlives a failure.
@@ -240,14 +248,17 @@ int model_command(const ModelCommandOptions& options) {
           mo.types = types;
           mo.pair_cutoff_sq = pair_cutoff_sq;
           mo.type_count = type_count;
+          mo.forward_bytes = record.forward;
+          mo.reverse_bytes = record.reverse;
           const ModelResult r =
               model_decomposition(positions, box, m, cutoff, deck.neighbor.skin, P, mo);
-          std::printf("%-18s %7d %11s %7.3f %10lld %10.1f %10lld %10.1f %10.1f %8.3f %8.2f %s\n",
-                      std::string(method_name(m)).c_str(), P,
-                      fmt::format("{}x{}x{}", r.grid.x, r.grid.y, r.grid.z).c_str(), r.r_over_b,
-                      r.imports.min, r.imports.mean, r.imports.max, r.analytic, r.pairs.mean,
-                      r.pairs.mean > 0 ? r.pairs.max / r.pairs.mean : 0.0, r.seconds,
-                      std::string(name_of<Balance>(kBalanceNames, balance)).c_str());
+          std::printf(
+              "%-18s %7d %11s %7.3f %10lld %10.1f %10lld %10.1f %10.1f %8.3f %11.4g %8.2f %s\n",
+              std::string(method_name(m)).c_str(), P,
+              fmt::format("{}x{}x{}", r.grid.x, r.grid.y, r.grid.z).c_str(), r.r_over_b,
+              r.imports.min, r.imports.mean, r.imports.max, r.analytic, r.pairs.mean,
+              r.pairs.mean > 0 ? r.pairs.max / r.pairs.mean : 0.0, r.bytes.mean, r.seconds,
+              std::string(name_of<Balance>(kBalanceNames, balance)).c_str());
           std::fflush(stdout);
           if (csv.f) std::fprintf(csv.f, "%s\n", csv_row(r).c_str());
         }

@@ -141,9 +141,9 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
     counts.plate += g.kind == ImportKind::Plate;
   }
   counts.ghosts = static_cast<long long>(recv_ghosts_.size());
-  const long long fwd = static_cast<long long>(plan_.remote_send_count() * sizeof(Vec3));
+  const long long fwd = static_cast<long long>(plan_.remote_send_count()) * forward_bytes_;
   const long long rev = has_reverse_exchange(method_)
-                            ? static_cast<long long>(plan_.remote_recv_count() * sizeof(Fix3))
+                            ? static_cast<long long>(plan_.remote_recv_count()) * reverse_bytes_
                             : 0;
   counts.bytes_per_step = fwd + rev;
 

@@ -58,6 +58,12 @@ class HaloExchange {
 
   void migrate(ParticleStore& p);
   ImportCounts build(ParticleStore& p);
+  // The bytes of one ghost record per step, forward and reverse, for build()'s bytes_per_step
+  // (default: x and f, 24 each; the force computes add their fields: halo_record_bytes).
+  void set_record_bytes(long long forward, long long reverse) {
+    forward_bytes_ = forward;
+    reverse_bytes_ = reverse;
+  }
   void forward(ParticleStore& p);
   void reverse(ParticleStore& p);
 
@@ -109,6 +115,7 @@ class HaloExchange {
   static constexpr int kMigrateFieldsTag = 107;  // the optional fields' words of migrants
 
  private:
+  long long forward_bytes_ = 24, reverse_bytes_ = 24;
   struct GhostRecord {
     std::uint64_t id;
     std::uint32_t type;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "base/vec3.hpp"
 #include "physics/manybody/eam_file.hpp"
 #include "physics/pair/pair_potential.hpp"
 
@@ -56,6 +57,21 @@ std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config) {
   tstat.fields.push_back({std::string(kPairVelocityField), FieldAccess::Forward});
   tstat.particle_fields = {pair_velocity_field()};
   return {pair, tstat};
+}
+
+HaloRecordBytes halo_record_bytes(const std::vector<ForceComputeInfo>& computes) {
+  HaloRecordBytes b{static_cast<long long>(sizeof(Vec3)), static_cast<long long>(sizeof(Fix3))};
+  const std::vector<FieldSpec> specs = particle_fields(computes);
+  auto bytes_of = [&](const std::string& name) {
+    for (const FieldSpec& f : specs)
+      if (f.name == name) return 8LL * f.width;  // int64 or double words
+    return 0LL;
+  };
+  for (FieldAccess a : {FieldAccess::Forward, FieldAccess::PassForward})
+    for (const std::string& f : halo_fields(computes, a)) b.forward += bytes_of(f);
+  for (FieldAccess a : {FieldAccess::ReverseSum, FieldAccess::PassReverseSum})
+    for (const std::string& f : halo_fields(computes, a)) b.reverse += bytes_of(f);
+  return b;
 }
 
 int pair_compute_count(const std::vector<ForceComputeInfo>& computes) {

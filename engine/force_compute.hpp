@@ -94,6 +94,15 @@ std::vector<FieldSpec> state_fields(const std::vector<ForceComputeInfo>& compute
 std::vector<std::string> halo_fields(const std::vector<ForceComputeInfo>& computes,
                                      FieldAccess access);
 
+// The bytes one ghost record costs per step on the network: forward, the position and every
+// field the computes forward (every step, or between a many-body compute's passes: EAM's F'),
+// and reverse, the force and every field summed back into owners (EAM's density). A pair
+// compute: 24 and 24; EAM: 32 and 32. (HaloExchange's bytes_per_step and `scanmd model`.)
+struct HaloRecordBytes {
+  long long forward = 24, reverse = 24;
+};
+HaloRecordBytes halo_record_bytes(const std::vector<ForceComputeInfo>& computes);
+
 // The pair computes of the list: each of their pair terms is kept below the fixed point's
 // per-term bound divided by this count (a particle's force gets terms from every one of them).
 int pair_compute_count(const std::vector<ForceComputeInfo>& computes);

@@ -28,6 +28,8 @@ HostBackend::HostBackend(const StepSetup& s)
       domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
       kernel_(resolve_pair_kernel()) {
   force_scratch_.threads = force_threads();
+  const HaloRecordBytes record = halo_record_bytes(s.computes);
+  domain_.halo().set_record_bytes(record.forward, record.reverse);
   list_kernel_ = kernel_;
   tune_ = kernel_ != PairKernel::Scalar && !pair_kernel_pinned();
   // A list whose computes all ignore the kernel (EAM) has no force pass to time.

@@ -7,6 +7,7 @@
 
 #include "base/particles.hpp"
 #include "decomposition/export_selection.hpp"
+#include "decomposition/method.hpp"
 #include "engine/cell_list.hpp"
 #include "engine/load_balance.hpp"
 #include "engine/neighbor_list.hpp"
@@ -35,6 +36,7 @@ namespace {
 // What one grid with its cut planes gives: imports and pairs per virtual rank.
 struct Evaluation {
   std::vector<long long> imports, pairs;
+  std::vector<long long> bytes;  // per step: remote records sent forward and back
   long long tower = 0, plate = 0;
   std::vector<std::uint32_t> owner;  // virtual rank of each particle
 };
@@ -56,6 +58,7 @@ Evaluation evaluate(std::span<const Vec3> positions, const Box& box, Method meth
   // Export selection of every virtual rank, entries in global particle indices.
   const ExportSelector selector(grid, box, method, R);
   ExportList all, local;
+  std::vector<long long> remote_sends(P, 0), remote_recvs(P, 0);
   std::vector<Vec3> x_local;
   for (int r = 0; r < P; ++r) {
     const std::uint32_t b = owner_offsets[r], e = owner_offsets[r + 1];
@@ -64,6 +67,12 @@ Evaluation evaluate(std::span<const Vec3> positions, const Box& box, Method meth
     local.clear();
     selector.select(x_local, grid.coord_of(r), local);
     for (std::size_t k = 0; k < local.size(); ++k) {
+      // A record to another rank: its position goes forward every step, its force (and any
+      // reverse-summed field) comes back (HaloExchange::build's bytes_per_step).
+      if (local.dest[k] != static_cast<std::uint32_t>(r)) {
+        ++remote_sends[r];
+        ++remote_recvs[local.dest[k]];
+      }
       all.dest.push_back(local.dest[k]);
       all.particle.push_back(by_owner[b + local.particle[k]]);
       all.shift.push_back(local.shift[k]);
@@ -82,6 +91,10 @@ Evaluation evaluate(std::span<const Vec3> positions, const Box& box, Method meth
     ev.plate += all.kind[k] == ImportKind::Plate;
   }
   for (int r = 0; r < P; ++r) ev.imports[r] = ghost_offsets[r + 1] - ghost_offsets[r];
+  ev.bytes.resize(P);
+  for (int r = 0; r < P; ++r)
+    ev.bytes[r] = remote_sends[r] * options.forward_bytes +
+                  (has_reverse_exchange(method) ? remote_recvs[r] * options.reverse_bytes : 0);
   if (!count_pairs) return ev;
 
   const double cutoff_sq = cutoff * cutoff;
@@ -217,6 +230,8 @@ ModelResult model_decomposition(std::span<const Vec3> positions, const Box& box,
   res.analytic *= static_cast<double>(n) / box.volume();
   res.imports_per_rank = std::move(ev.imports);
   res.pairs_per_rank = std::move(ev.pairs);
+  res.bytes_per_rank = std::move(ev.bytes);
+  res.bytes = stats_of(res.bytes_per_rank);
   for (const long long p : res.pairs_per_rank) res.pairs_total += p;
   res.imports = stats_of(res.imports_per_rank);
   res.pairs = stats_of(res.pairs_per_rank);

@@ -43,6 +43,10 @@ struct ModelResult {
   double seconds = 0;   // time the model took
   std::vector<long long> imports_per_rank;
   std::vector<long long> pairs_per_rank;
+  // Bytes each rank sends per step (a run's bytes_per_step: forward records to other ranks,
+  // and the reverse ones where the method has a reverse exchange), and their spread.
+  std::vector<long long> bytes_per_rank;
+  ModelStats bytes;
 };
 
 struct ModelOptions {
@@ -59,6 +63,9 @@ struct ModelOptions {
   std::vector<std::uint32_t> types;
   std::vector<double> pair_cutoff_sq;
   int type_count = 1;
+  // The bytes of one ghost record per step, forward and reverse (engine/force_compute.hpp,
+  // halo_record_bytes: 24 and 24 for a pair style; EAM adds F' forward and the density back).
+  long long forward_bytes = 24, reverse_bytes = 24;
 };
 
 // positions: all particles, wrapped into [0, L). `cutoff`: the largest pair cutoff (R = cutoff +

@@ -94,6 +94,9 @@ class CudaBackend final : public StepBackend {
     forward_fields_ = halo_fields(s.computes, FieldAccess::Forward);
     pair_computes_ = pair_compute_count(s.computes);
     reverse_fields_ = halo_fields(s.computes, FieldAccess::ReverseSum);
+    const HaloRecordBytes record = halo_record_bytes(s.computes);
+    domain_.halo().set_record_bytes(record.forward, record.reverse);
+    halo_.set_record_bytes(record.forward, record.reverse);
     const ThermostatSection& t = s.params.thermostat;
     if (t.style == ThermostatStyle::Langevin) {
       std::vector<double> drag, noise;

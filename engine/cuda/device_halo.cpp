@@ -90,9 +90,9 @@ ImportCounts DeviceHalo::make_plan(DeviceParticles& p, const ExportGeometry& geo
            static_cast<std::uint32_t>(plan.self_send.count)};
   ImportCounts counts;
   counts.ghosts = g;
-  const long long fwd = static_cast<long long>(plan.remote_send_count() * sizeof(Vec3));
+  const long long fwd = static_cast<long long>(plan.remote_send_count()) * forward_bytes_;
   const long long rev =
-      reverse_ ? static_cast<long long>(plan.remote_recv_count() * sizeof(Fix3)) : 0;
+      reverse_ ? static_cast<long long>(plan.remote_recv_count()) * reverse_bytes_ : 0;
   counts.bytes_per_step = fwd + rev;
   return counts;
 }

@@ -51,6 +51,11 @@ class DeviceHalo {
   ImportCounts make_plan(DeviceParticles& p, const ExportGeometry& geometry, Int3 coord,
                          Scratch& scratch, DeviceFlags* flags, cudaStream_t stream);
 
+  // The bytes of one ghost record per step (HaloExchange::set_record_bytes).
+  void set_record_bytes(long long forward, long long reverse) {
+    forward_bytes_ = forward;
+    reverse_bytes_ = reverse;
+  }
   bool remote() const { return !sends_.empty() || !recvs_.empty(); }
   const Communicator& communicator() const { return comm_; }
   bool reverse_needed() const { return reverse_; }
@@ -91,6 +96,7 @@ class DeviceHalo {
   }
 
  private:
+  long long forward_bytes_ = 24, reverse_bytes_ = 24;
   void reserve(std::uint32_t m);
 
   const Communicator& comm_;

@@ -51,4 +51,49 @@ for P in (2, 4):
         r.check(len(ghosts) == P and got == want,
                 f"P={P} {method}: model (grid, imports min/mean/max, pairs min/max/total) {got} = "
                 f"run {want}")
+        sent = [int(x["bytes_per_step"]) for x in rows if x["step"] == "0"]
+        got = (int(m["bytes_min"]), float(m["bytes_mean"]), int(m["bytes_max"]))
+        want = (min(sent), sum(sent) / len(sent), max(sent))
+        r.check(got == want and max(sent) > 0,
+                f"P={P} {method}: model bytes/step (min, mean, max) {got} = run {want}")
+
+
+def run_bytes(deck, method, *extra):
+    """Bytes per step of each of 2 ranks at step 0 (output.imports)."""
+    csv_name = f"eam_imp_{method}_{len(extra)}.csv"
+    r.run(2, "--set", "run.steps=0", "--set", f"decomposition.method={method}", "--set",
+          'decomposition.balance="none"', "--set", f"output.imports={csv_name}", *extra, deck=deck)
+    with open(r.path(csv_name)) as f:
+        rows = list(csv.DictReader(line for line in f if not line.startswith("#")))
+    return [int(x["bytes_per_step"]) for x in rows if x["step"] == "0"]
+
+
+EAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "decomposition",
+                   "eam_slab_balanced.toml")
+# The EAM deck with an lj potential of Cu_u3.eam's cutoff (4.95 A) instead.
+with open(EAM) as f:
+    deck = f.read()
+LJ = r.path("lj_slab.toml")
+with open(LJ, "w") as f:
+    f.write(deck.replace('style = "eam"\nfiles = ["Cu_u3.eam"]',
+                         'style = "lj"\nepsilon = 0.1\nsigma = 2.3\ncutoff = 4.95')
+            .replace("[system]\n", "[system]\nmass = [63.55]\n"))
+for method in ("half-shell", "full-shell"):
+    eam = run_bytes(EAM, method)
+    # The same ghosts (one cutoff, Cu_u3.eam's 4.95 A), pair records only.
+    lj = run_bytes(LJ, method)
+    r.check(len(eam) == 2 and len(lj) == 2 and min(lj) > 0 and
+            all(24 * e == 32 * p for e, p in zip(eam, lj)),
+            f"EAM {method}: bytes/step per rank {eam} = 32/24 of the lj run's {lj}")
+    model = subprocess.run([args.exe, "model", EAM, "--set", 'decomposition.balance="none"',
+                            "--ranks", "2", "--methods", method, "--csv", f"eam_model_{method}.csv"],
+                           cwd=args.workdir, capture_output=True, text=True, timeout=120)
+    r.check(model.returncode == 0, f"EAM model {method}: exit {model.returncode}\n{model.stderr}")
+    if model.returncode != 0:
+        continue
+    with open(r.path(f"eam_model_{method}.csv")) as f:
+        m = next(csv.DictReader(f))
+    got = (int(m["bytes_min"]), float(m["bytes_mean"]), int(m["bytes_max"]))
+    want = (min(eam), sum(eam) / len(eam), max(eam))
+    r.check(got == want, f"EAM {method}: model bytes/step (min, mean, max) {got} = run {want}")
 r.done()

@@ -4,6 +4,7 @@
 // import count at the first rebuild (Simulation::imports()) and its pair count within the
 // cutoff (Simulation::local_pairs()) must equal, rank by rank, what model_decomposition()
 // computes for P virtual ranks in one process from the same positions.
+// The bytes each rank sends per step too (the run's halo plan: ImportCounts::bytes_per_step).
 // Oracle 2: the analytic column equals ρ·V from the DESIGN.md §4 formulas, written out here
 // independently of decomposition/rank_grid.cpp (balanced: the mean over the boxes of each's own).
 // Oracle 3: balanced by particles and by pairs (a slab, the grid left to choose), the model
@@ -65,9 +66,15 @@ TEST(ModelVsRun, ImportsAndPairsPerRankEqualTheRealRun) {
                                                   config.neighbor.skin, comm.size());
     EXPECT_EQ(model.grid, sim.grid().dims()) << method_name(m);
     ASSERT_EQ(model.imports_per_rank.size(), imports.size());
+    const std::vector<ImportCounts>& counts = sim.imports().front().per_rank_counts;
+    ASSERT_EQ(counts.size(), imports.size());
     for (std::size_t r = 0; r < imports.size(); ++r) {
       EXPECT_EQ(model.imports_per_rank[r], imports[r]) << method_name(m) << " rank " << r;
       EXPECT_EQ(model.pairs_per_rank[r], pairs[r]) << method_name(m) << " rank " << r;
+      // The bytes the rank sends per step (positions forward, forces back where the method
+      // has a reverse exchange), as the run's halo plan counts them.
+      EXPECT_EQ(model.bytes_per_rank[r], counts[r].bytes_per_step)
+          << method_name(m) << " rank " << r;
     }
     const double density = static_cast<double>(positions.size()) / sim.box().volume();
     const double R = config.potential.cutoff + config.neighbor.skin;
