@@ -2,6 +2,8 @@
 #if defined(__AVX512DQ__)
 #include <immintrin.h>
 #endif
+#include <climits>
+#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -61,31 +63,37 @@ bool eam_density_avx512(const EamRows& rows, std::size_t begin, std::size_t end,
   const __m512d scale = _mm512_set1_pd(fixed::kScale);
   const __m512d range = _mm512_set1_pd(4503599627370496.0);  // 2^52
   const __m512d sign = _mm512_set1_pd(-0.0);
-  const __m256i owned = _mm256_set1_epi32(static_cast<int>(rows.n_owned));
-  auto* rho_ll = reinterpret_cast<long long*>(rho);
+  const std::uint32_t n_owned =
+      rows.owned_only ? static_cast<std::uint32_t>(rows.n_owned) : UINT32_MAX;
   __mmask8 bad = 0;
+  // A block of rows at a time (rows_avx512.hpp): the terms of its packed pairs in vectors, then
+  // added to ρ_i and ρ_j in scalar code (one type: the same term both ways).
   thread_local Packed packed;
-  for (std::size_t i = begin; i < end; ++i) {
-    const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
-    if (row_begin == row_end) continue;
-    __m512i sum = _mm512_setzero_si512();
-    packed.n = 0;
-    pack_row(rows, g, i, cutoff_sq, packed);
-    for (std::uint32_t k = 0; k < packed.n; k += 8) {
-      const Chunk l = chunk(packed, k);
+  thread_local std::vector<std::int64_t> T;
+  for_each_block(rows, g, cutoff_sq, begin, end, packed, [&](const Block& b) {
+    const std::uint32_t n = b.packed.n;
+    if (T.size() < n + 8) T.resize((n + 8) * 3 / 2);
+    for (std::uint32_t k = 0; k < n; k += 8) {
+      const Chunk l = chunk(b.packed, k);
       const __mmask8 in = l.in;
       const Point a = r_point(v, _mm512_sqrt_pd(l.r2), base);
       const __m512d t = _mm512_mul_pd(value(v.rhor, a, in), scale);
       bad |= in & ~_mm512_cmp_pd_mask(_mm512_andnot_pd(sign, t), range, _CMP_LT_OQ);
-      const __m512i term = _mm512_maskz_mov_epi64(in, _mm512_cvtpd_epi64(t));
-      sum = _mm512_add_epi64(sum, term);
-      __mmask8 to_j = in;
-      if (rows.owned_only) to_j &= _mm256_cmplt_epu32_mask(l.j, owned);
-      const __m512i old = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), to_j, l.j, rho_ll, 8);
-      _mm512_mask_i32scatter_epi64(rho_ll, to_j, l.j, _mm512_add_epi64(old, term), 8);
+      _mm512_storeu_si512(T.data() + k, _mm512_maskz_mov_epi64(in, _mm512_cvtpd_epi64(t)));
     }
-    rho[i] += lane_sum(sum);
-  }
+    const std::uint32_t* js = b.packed.j.data();
+    std::uint32_t k = 0;
+    for (int r = 0; r < b.rows; ++r) {
+      std::int64_t sum = 0;
+      for (; k < b.row_end[r]; ++k) {
+        const std::uint32_t j = js[k];
+        sum += T[k];
+        // Full shell (owned_only): no terms to ghosts (their owners compute their own).
+        if (j < n_owned) rho[j] += T[k];
+      }
+      rho[b.row_of[r]] += sum;
+    }
+  });
   return bad == 0;
 }
 
@@ -100,21 +108,28 @@ EamRowsTotals eam_forces_avx512(const EamRows& rows, std::size_t begin, std::siz
   const __m512d limit_sq = _mm512_set1_pd(rows.limit_sq);
   const __m512d sign = _mm512_set1_pd(-0.0);
   const __m512d one = _mm512_set1_pd(1.0);
-  auto* fs_base = reinterpret_cast<long long*>(&f[0].x);
   EamRowsTotals totals;
   __mmask8 bad = 0;
+  // A block of rows at a time (rows_avx512.hpp): F' of each packed pair's i beside it, the force
+  // terms in vectors, then added to f in scalar code (no gather/scatter of f).
   thread_local Packed packed;
-  for (std::size_t i = begin; i < end; ++i) {
-    const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
-    if (row_begin == row_end) continue;
-    const __m512d fp_i = _mm512_set1_pd(fp[i]);
-    __m512i fx = _mm512_setzero_si512(), fy = _mm512_setzero_si512(), fz = _mm512_setzero_si512();
-    packed.n = 0;
-    pack_row(rows, g, i, cutoff_sq, packed);
-    for (std::uint32_t k = 0; k < packed.n; k += 8) {
-      const Chunk l = chunk(packed, k);
+  thread_local std::vector<double> fp_of_i;
+  thread_local std::vector<std::int64_t> F;
+  for_each_block(rows, g, cutoff_sq, begin, end, packed, [&](const Block& b) {
+    const std::uint32_t n = b.packed.n;
+    totals.pairs += n;
+    if (fp_of_i.size() < n + 8) fp_of_i.resize((n + 8) * 3 / 2);
+    if (F.size() < 3 * (std::size_t(n) + 8)) F.resize(3 * (std::size_t(n) + 8) * 3 / 2);
+    std::int64_t* Fx = F.data();
+    std::int64_t* Fy = Fx + n + 8;
+    std::int64_t* Fz = Fy + n + 8;
+    for (std::uint32_t k = 0, r = 0; r < static_cast<std::uint32_t>(b.rows); ++r) {
+      const double fp_i = fp[b.row_of[r]];
+      for (; k < b.row_end[r]; ++k) fp_of_i[k] = fp_i;
+    }
+    for (std::uint32_t k = 0; k < n; k += 8) {
+      const Chunk l = chunk(b.packed, k);
       const __mmask8 in = l.in;
-      totals.pairs += __builtin_popcount(in);
       const __m512d r = _mm512_sqrt_pd(l.r2);
       // The same interval in every table (one grid in r): the offsets differ by the base.
       const Point a = r_point(v, r, 0);
@@ -126,6 +141,7 @@ EamRowsTotals eam_forces_avx512(const EamRows& rows, std::size_t begin, std::siz
       const __m512d recip = _mm512_div_pd(one, r);
       const __m512d phi = _mm512_mul_pd(z2, recip);
       const __m512d phip = _mm512_sub_pd(_mm512_mul_pd(z2p, recip), _mm512_mul_pd(phi, recip));
+      const __m512d fp_i = _mm512_maskz_loadu_pd(in, fp_of_i.data() + k);
       const __m512d fp_j = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), in, l.j, fp, 8);
       const __m512d psip =
           _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(fp_i, rhop), _mm512_mul_pd(fp_j, rhop)), phip);
@@ -134,27 +150,13 @@ EamRowsTotals eam_forces_avx512(const EamRows& rows, std::size_t begin, std::siz
       const __mmask8 ok =
           _mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(fs, fs), l.r2), limit_sq, _CMP_LT_OQ);
       bad |= in & ~ok;
-      const __mmask8 use = in & ok;
-      const __m512d s = _mm512_maskz_mov_pd(use, fs);
-      const __m512i Fx = _mm512_cvttpd_epi64(_mm512_mul_pd(s, l.dx));
-      const __m512i Fy = _mm512_cvttpd_epi64(_mm512_mul_pd(s, l.dy));
-      const __m512i Fz = _mm512_cvttpd_epi64(_mm512_mul_pd(s, l.dz));
-      fx = _mm512_add_epi64(fx, Fx);
-      fy = _mm512_add_epi64(fy, Fy);
-      fz = _mm512_add_epi64(fz, Fz);
-      const __m256i j3 = _mm256_add_epi32(_mm256_add_epi32(l.j, l.j), l.j);
-      const __m512i zi64 = _mm512_setzero_si512();
-      const __m512i gx = _mm512_mask_i32gather_epi64(zi64, use, j3, fs_base, 8);
-      const __m512i gy = _mm512_mask_i32gather_epi64(zi64, use, j3, fs_base + 1, 8);
-      const __m512i gz = _mm512_mask_i32gather_epi64(zi64, use, j3, fs_base + 2, 8);
-      _mm512_mask_i32scatter_epi64(fs_base, use, j3, _mm512_sub_epi64(gx, Fx), 8);
-      _mm512_mask_i32scatter_epi64(fs_base + 1, use, j3, _mm512_sub_epi64(gy, Fy), 8);
-      _mm512_mask_i32scatter_epi64(fs_base + 2, use, j3, _mm512_sub_epi64(gz, Fz), 8);
+      const __m512d s = _mm512_maskz_mov_pd(in & ok, fs);
+      _mm512_storeu_si512(Fx + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, l.dx)));
+      _mm512_storeu_si512(Fy + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, l.dy)));
+      _mm512_storeu_si512(Fz + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, l.dz)));
     }
-    f[i].x += lane_sum(fx);
-    f[i].y += lane_sum(fy);
-    f[i].z += lane_sum(fz);
-  }
+    add_terms(b, Fx, Fy, Fz, f);
+  });
   totals.overflow = bad != 0;
   return totals;
 }

@@ -22,12 +22,6 @@ namespace scanmd {
 
 #if defined(__AVX512DQ__)
 
-namespace {
-// A block: rows until this many pairs are packed (their terms stay in the L1 cache).
-constexpr std::uint32_t kBlockPairs = 512;
-constexpr int kBlockRows = 512;
-}  // namespace
-
 template <class E>
 RowsTotals pair_rows_avx512(const PairRows<E>& rows, std::size_t begin, std::size_t end, Fix3* f) {
   if constexpr (!E::kVector) {
@@ -47,28 +41,15 @@ RowsTotals pair_rows_avx512(const PairRows<E>& rows, std::size_t begin, std::siz
     // of the adds does not matter).
     thread_local Packed packed;
     thread_local std::vector<std::int64_t> F;
-    std::uint32_t row_of[kBlockRows];
-    std::uint32_t row_end[kBlockRows];
-    std::size_t i = begin;
-    while (i < end) {
-      packed.n = 0;
-      int rows_in = 0;
-      for (; i < end && rows_in < kBlockRows && packed.n < kBlockPairs; ++i) {
-        if (rows.offsets[i] == rows.offsets[i + 1]) continue;
-        if (pack_row(rows, g, i, cutoff_sq, packed) == 0) continue;
-        row_of[rows_in] = static_cast<std::uint32_t>(i);
-        row_end[rows_in] = packed.n;
-        ++rows_in;
-      }
-      const std::uint32_t n = packed.n;
-      if (n == 0) continue;
+    for_each_block(rows, g, cutoff_sq, begin, end, packed, [&](const Block& b) {
+      const std::uint32_t n = b.packed.n;
       totals.pairs += n;
       if (F.size() < 3 * (std::size_t(n) + 8)) F.resize(3 * (std::size_t(n) + 8) * 3 / 2);
       std::int64_t* Fx = F.data();
       std::int64_t* Fy = Fx + n + 8;
       std::int64_t* Fz = Fy + n + 8;
       for (std::uint32_t k = 0; k < n; k += 8) {
-        const Chunk c = chunk(packed, k);
+        const Chunk c = chunk(b.packed, k);
         // Masked-off lanes compute too (r² = 1, masked below): no traps, IEEE defaults.
         const simd::F64x8 fpair = E::template eval<simd::F64x8>(c.r2, params).fpair;
         const __m512d fs = _mm512_mul_pd(fpair.v, scale);
@@ -80,25 +61,8 @@ RowsTotals pair_rows_avx512(const PairRows<E>& rows, std::size_t begin, std::siz
         _mm512_storeu_si512(Fy + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dy)));
         _mm512_storeu_si512(Fz + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dz)));
       }
-      const std::uint32_t* js = packed.j.data();
-      std::uint32_t k = 0;
-      for (int r = 0; r < rows_in; ++r) {
-        std::int64_t fx = 0, fy = 0, fz = 0;
-        for (; k < row_end[r]; ++k) {
-          Fix3& fj = f[js[k]];
-          fj.x -= Fx[k];
-          fj.y -= Fy[k];
-          fj.z -= Fz[k];
-          fx += Fx[k];
-          fy += Fy[k];
-          fz += Fz[k];
-        }
-        Fix3& fi = f[row_of[r]];
-        fi.x += fx;
-        fi.y += fy;
-        fi.z += fz;
-      }
-    }
+      add_terms(b, Fx, Fy, Fz, f);
+    });
     totals.overflow = bad != 0;
     return totals;
   }

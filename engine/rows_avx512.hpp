@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/vec3.hpp"
+
 namespace scanmd::avx512 {
 
 // d − L where d > L/2, d + L where d < −L/2: the scalar minimum_image, lane by lane.
@@ -123,6 +125,64 @@ inline std::uint32_t pack_row(const Rows& rows, const Geometry& g, std::size_t i
   }
   out.n = n;
   return n - first;
+}
+
+// Rows [begin, end) a block at a time: rows are packed (pack_row) until kBlockPairs pairs
+// within the cutoff are (their terms then stay in the L1 cache), and body(block) runs on each
+// block: the packed pairs of its rows, row r's pairs ending at row_end[r] (row index row_of[r]).
+// Rows without a pair within the cutoff are left out.
+constexpr std::uint32_t kBlockPairs = 512;
+constexpr int kBlockRows = 512;
+
+struct Block {
+  const Packed& packed;
+  const std::uint32_t* row_of;
+  const std::uint32_t* row_end;
+  int rows;
+};
+
+template <class Rows, class Body>
+inline void for_each_block(const Rows& rows, const Geometry& g, __m512d cutoff_sq,
+                           std::size_t begin, std::size_t end, Packed& packed, Body&& body) {
+  std::uint32_t row_of[kBlockRows];
+  std::uint32_t row_end[kBlockRows];
+  std::size_t i = begin;
+  while (i < end) {
+    packed.n = 0;
+    int rows_in = 0;
+    for (; i < end && rows_in < kBlockRows && packed.n < kBlockPairs; ++i) {
+      if (rows.offsets[i] == rows.offsets[i + 1]) continue;
+      if (pack_row(rows, g, i, cutoff_sq, packed) == 0) continue;
+      row_of[rows_in] = static_cast<std::uint32_t>(i);
+      row_end[rows_in] = packed.n;
+      ++rows_in;
+    }
+    if (packed.n > 0) body(Block{packed, row_of, row_end, rows_in});
+  }
+}
+
+// The force terms F of a block's packed pairs added to f: F to each row's i, −F to each j, in
+// scalar code (integer sums: any order gives the same bits).
+inline void add_terms(const Block& b, const std::int64_t* Fx, const std::int64_t* Fy,
+                      const std::int64_t* Fz, Fix3* f) {
+  const std::uint32_t* js = b.packed.j.data();
+  std::uint32_t k = 0;
+  for (int r = 0; r < b.rows; ++r) {
+    std::int64_t fx = 0, fy = 0, fz = 0;
+    for (; k < b.row_end[r]; ++k) {
+      Fix3& fj = f[js[k]];
+      fj.x -= Fx[k];
+      fj.y -= Fy[k];
+      fj.z -= Fz[k];
+      fx += Fx[k];
+      fy += Fy[k];
+      fz += Fz[k];
+    }
+    Fix3& fi = f[b.row_of[r]];
+    fi.x += fx;
+    fi.y += fy;
+    fi.z += fz;
+  }
 }
 
 // Packed entries k .. k+7 (the tail masked).
