@@ -27,12 +27,12 @@ namespace scanmd {
 // The force pass's kernel chosen in the run itself: after kSkip force-only passes (a lattice
 // start's first steps are no fluid yet: a WCA lattice has no pair within the cutoff), kRounds
 // passes with the vector kernel alternate with kRounds of the scalar loop, each timed, and the
-// lower median wins. The passes are the run's own (no extra work), and every kernel gives the
+// faster fastest pass wins. The passes are the run's own (no extra work), and every kernel gives the
 // same bits, so only the speed depends on the choice (each rank makes its own).
 class ForceKernelTrial {
  public:
   static constexpr int kSkip = 10;
-  static constexpr std::size_t kRounds = 8;
+  static constexpr std::size_t kRounds = 12;
   explicit ForceKernelTrial(PairKernel vector) : vector_(vector), chosen_(vector) {}
   bool decided() const { return decided_; }
   PairKernel chosen() const { return chosen_; }
