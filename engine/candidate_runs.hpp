@@ -8,7 +8,8 @@
 // pass); with inner_sq = r_sq all go to `near`.
 //
 // Versions: scalar (branch-free: written unconditionally, advanced when kept) and AVX-512 (eight
-// candidates per vector, compress-store of the kept ones), chosen by the pair kernel
+// candidates per vector, the kept ones compressed, written 8 at a time: `near` and `far` need 8
+// entries of room beyond what is kept), chosen by the pair kernel
 // (engine/pair_kernel.hpp; the AVX2 kernel uses the scalar one).
 #pragma once
 

@@ -1,5 +1,5 @@
 // AVX-512 candidate compaction (see candidate_runs.hpp): eight candidates per vector, the kept
-// ones compress-stored in order. Compiled with -mavx512f -mavx512dq -mavx512vl for this file
+// ones compressed in order. Compiled with -mavx512f -mavx512dq -mavx512vl for this file
 // only, called only when the CPU has them (engine/pair_kernel.cpp). No FMA: the same r² bits.
 #if defined(__AVX512VL__)
 #include <immintrin.h>
@@ -22,30 +22,37 @@ KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_
   const __m256i owned_last = _mm256_set1_epi32(static_cast<int>(n_owned) - 1);
   std::uint32_t* at_near = near_out;
   std::uint32_t* at_far = far_out;
-  for (int r = 0; r < c.runs; ++r)
-    for (std::uint32_t k = c.begin[r]; k < c.end[r]; k += 8) {
-      const std::uint32_t left = c.end[r] - k;
-      const __mmask8 lanes = left >= 8 ? 0xFF : static_cast<__mmask8>((1u << left) - 1);
-      const __m512d dx = _mm512_sub_pd(xi, _mm512_maskz_loadu_pd(lanes, c.qx + k));
-      const __m512d dy = _mm512_sub_pd(yi, _mm512_maskz_loadu_pd(lanes, c.qy + k));
-      const __m512d dz = _mm512_sub_pd(zi, _mm512_maskz_loadu_pd(lanes, c.qz + k));
-      const __m512d d2 = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)),
-                                       _mm512_mul_pd(dz, dz));
-      const __mmask8 near = lanes & _mm512_cmp_pd_mask(d2, rsq, _CMP_LT_OQ);
-      if (near == 0) continue;
-      const __m256i j = _mm256_maskz_loadu_epi32(lanes, c.order + k);
-      const __m256i kv = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(k)), lane);
-      // Indices stay below 2^31 (pair_forces.cpp's bound), so signed compares are exact.
-      const __mmask8 rule =
-          _mm256_cmpgt_epi32_mask(j, owned_last) | _mm256_cmpgt_epi32_mask(kv, ki);
-      const __mmask8 keep = near & rule;
-      const __mmask8 inside = _mm512_cmp_pd_mask(d2, inner, _CMP_LT_OQ);
-      const __mmask8 keep_near = keep & inside, keep_far = keep & static_cast<__mmask8>(~inside);
-      _mm256_mask_compressstoreu_epi32(at_near, keep_near, j);
-      at_near += __builtin_popcount(keep_near);
-      _mm256_mask_compressstoreu_epi32(at_far, keep_far, j);
-      at_far += __builtin_popcount(keep_far);
-    }
+  // Eight candidates of one run: the kept ones compressed in a register and stored whole (8
+  // entries, the rest overwritten by the next store: the outputs have 8 entries of slack; a
+  // compress-store to memory is microcoded on some CPUs). No branch on the data: a row's runs
+  // are short (about one candidate per run in a WCA fluid) and of random length, and each
+  // mispredicted branch would cost more than the vector.
+  auto eight = [&](std::uint32_t k, __mmask8 lanes) {
+    const __m512d dx = _mm512_sub_pd(xi, _mm512_maskz_loadu_pd(lanes, c.qx + k));
+    const __m512d dy = _mm512_sub_pd(yi, _mm512_maskz_loadu_pd(lanes, c.qy + k));
+    const __m512d dz = _mm512_sub_pd(zi, _mm512_maskz_loadu_pd(lanes, c.qz + k));
+    const __m512d d2 = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)),
+                                     _mm512_mul_pd(dz, dz));
+    const __mmask8 near = lanes & _mm512_cmp_pd_mask(d2, rsq, _CMP_LT_OQ);
+    const __m256i j = _mm256_maskz_loadu_epi32(lanes, c.order + k);
+    const __m256i kv = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(k)), lane);
+    // Indices stay below 2^31 (pair_forces.cpp's bound), so signed compares are exact.
+    const __mmask8 rule = _mm256_cmpgt_epi32_mask(j, owned_last) | _mm256_cmpgt_epi32_mask(kv, ki);
+    const __mmask8 keep = near & rule;
+    const __mmask8 inside = _mm512_cmp_pd_mask(d2, inner, _CMP_LT_OQ);
+    const __mmask8 keep_near = keep & inside, keep_far = keep & static_cast<__mmask8>(~inside);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(at_near),
+                        _mm256_maskz_compress_epi32(keep_near, j));
+    at_near += __builtin_popcount(keep_near);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(at_far),
+                        _mm256_maskz_compress_epi32(keep_far, j));
+    at_far += __builtin_popcount(keep_far);
+  };
+  for (int r = 0; r < c.runs; ++r) {
+    std::uint32_t k = c.begin[r];
+    for (; k + 8 < c.end[r]; k += 8) eight(k, 0xFF);
+    eight(k, static_cast<__mmask8>((1u << (c.end[r] - k)) - 1));  // 0 to 8 left
+  }
   return {static_cast<std::size_t>(at_near - near_out), static_cast<std::size_t>(at_far - far_out)};
 }
 

@@ -2,7 +2,8 @@
 //
 // The local domain is the rank's box padded by R on every side, so it holds every ghost
 // image; it is cut into cells of edge >= R/2, so all neighbours of a particle within R lie
-// within `reach()` = 2 cells of its own (the local domain is not periodic: periodicity was
+// within `reach()` = 2 cells of its own (or, where that leaves less than one particle per cell
+// on average, of edge >= R and reach 1) (the local domain is not periodic: periodicity was
 // resolved when ghost images were made). Binning is the scan pattern of kernels/:
 //   cell id per particle → histogram → exclusive scan → stable scatter
 // giving `offsets` (cells + 1) and `order` (particle indices grouped by cell, in index order
@@ -52,7 +53,8 @@ struct CellGrid {
 class CellList {
  public:
   // Bins the binning positions x + shift·L of all particles of p over [lo − pad, hi + pad)
-  // into cells of edge >= search_radius / 2.
+  // into cells of edge >= search_radius / 2 (>= search_radius where those would hold less
+  // than one particle each on average: reach() 1 instead of 2).
   void build(kernels::Workspace& ws, const ParticleStore& p, const Box& box, Vec3 lo, Vec3 hi,
              double pad, double search_radius);
 

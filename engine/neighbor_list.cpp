@@ -56,11 +56,12 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         capacity += run_end[runs] - run_begin[runs];
         ++runs;
       }
-    if (at + capacity > s.candidates.size()) {
+    // (8 entries of slack: the AVX-512 scan writes 8 at a time, engine/candidate_runs.hpp.)
+    if (at + capacity + 8 > s.candidates.size()) {
       // Grown to the size the rows so far project for the whole range (plus a twentieth), not
       // doubled: this buffer becomes the list (thread 0's), and its capacity stays for the next
       // build, so later builds rarely grow it at all.
-      const std::size_t need = at + capacity;
+      const std::size_t need = at + capacity + 8;
       if (need > s.candidates.capacity()) {
         const double done = static_cast<double>(i - row_begin + 1);
         const double projected =
@@ -82,7 +83,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(),
                             run_begin,  run_end,    runs};
       // Near and far in one pass: the row is ordered as it is collected.
-      if (s.far.size() < capacity) s.far.resize(capacity + capacity / 2);
+      if (s.far.size() < capacity + 8) s.far.resize(capacity + capacity / 2 + 8);
       const KeptCandidates kept =
           vector
               ? keep_candidates_avx512(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data())
@@ -103,7 +104,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
           const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
           // All as near (inner = R): the row is ordered below, with the general candidates.
           // (s.far only takes the scalar version's unconditional writes.)
-          if (s.far.size() < capacity) s.far.resize(capacity + capacity / 2);
+          if (s.far.size() < capacity + 8) s.far.resize(capacity + capacity / 2 + 8);
           std::uint32_t* none = s.far.data();
           at += (vector ? keep_candidates_avx512(c, qi, r_sq, r_sq, k_i, n_owned, out + at, none)
                         : keep_candidates_scalar(c, qi, r_sq, r_sq, k_i, n_owned, out + at, none))
@@ -116,7 +117,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         const std::uint32_t b[1] = {run_begin[r]};
         const std::uint32_t e[1] = {run_end[r]};
         const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
-        if (s.far.size() < capacity) s.far.resize(capacity + capacity / 2);
+        if (s.far.size() < capacity + 8) s.far.resize(capacity + capacity / 2 + 8);
         const std::size_t within =
             (vector ? keep_candidates_avx512(c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data())
                     : keep_candidates_scalar(c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data()))

@@ -14,7 +14,8 @@
 // Search: the cell list has cells of edge >= R/2 sorted x-fastest, so the cells
 // (cx−2 … cx+2, cy+dy, cz+dz) are one contiguous run of the cell-sorted particle order:
 // 25 contiguous scans per particle, over ~60% of the volume a 27-cell stencil of edge R
-// would read. One pass collects each row's candidates and counts them; an exclusive scan of
+// would read (a sparse system, under one particle per such cell, has cells of edge >= R and 9
+// runs of 3 cells: engine/cell_list.hpp). One pass collects each row's candidates and counts them; an exclusive scan of
 // the counts gives the row offsets, and the rows are filled from the collected candidates.
 // Half and full shell keep an owned pair under the particle first in the cell order, so a run
 // without ghosts is scanned only after i; they scan the runs with engine/candidate_runs.hpp (AVX-512 where the pair

@@ -9,6 +9,7 @@
 // under the right periodic image, and nothing at distance >= R. Full shell: a pair is listed
 // once when both particles are owned and interact directly, twice when it goes through a ghost
 // (periodic image on one rank): each side lists it.
+// Cases: dense cells (edge R/2, reach 2) and sparse ones (edge R, reach 1).
 // Build options: every candidate-scan kernel the CPU runs and 1–3 threads give the scalar,
 // one-thread list entry for entry (same rows, same order).
 #include <gtest/gtest.h>
@@ -72,6 +73,9 @@ const ListCase kCases[] = {
     {"cube", {8.5, 8.5, 8.5}, 500, 2.8},
     {"non_cubic", {5.7, 6.4, 9.1}, 250, 2.8},  // edges close to 2R
     {"large_R", {9.0, 9.0, 9.0}, 500, 4.3},
+    // Under one particle per R/2 cell (0.8 · 0.8³ = 0.41): cells of edge R, reach 1
+    // (engine/cell_list.hpp), as in a WCA fluid.
+    {"sparse_cells", {10.0, 10.0, 10.0}, 800, 1.6},
 };
 
 class NeighborListCompleteness : public ::testing::TestWithParam<Method> {};
