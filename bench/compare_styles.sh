@@ -85,7 +85,7 @@ printf "%-6s %12s %12s %12s %9s %9s\n" style scanmd "LAMMPS" "LAMMPS opt" "/LAMM
 if [[ -n "$doc" ]]; then
   cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
   {
-    echo "Measured $(date -u +%Y-%m-%d) on $cpu ($(nproc) cores), \`bash bench/compare_styles.sh $runs $steps\`:"
+    echo "Measured $(date -u +%Y-%m-%d) on $cpu ($(nproc --all) cores), \`bash bench/compare_styles.sh $runs $steps\`:"
     echo "particle-steps/s, 32 000 atoms, one rank, one thread, median of $runs runs, LAMMPS $(lmp -h 2>/dev/null | awk -F' - ' '/^Large-scale/ {print $2; exit}')"
     echo "with scanmd's rebuild rule (\`neigh_modify every 1 check yes\`)."
     echo
