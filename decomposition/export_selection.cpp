@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <algorithm>
+
 namespace scanmd {
 
 ExportSelector::ExportSelector(const RankGrid& grid, const Box& box, Method method,
@@ -9,15 +11,27 @@ ExportSelector::ExportSelector(const RankGrid& grid, const Box& box, Method meth
     : grid_(grid), geometry_{method, grid.cuts(), box.length, import_cutoff} {}
 
 void ExportSelector::select(std::span<const Vec3> x, Int3 owner, ExportList& out) const {
+  // A particle farther than R from every face of its own box (with a margin far above the
+  // rule's own: 1e-9·L for the images, 1e-12·R and 2^-40·L for the import regions) has no
+  // periodic image near the box, and every import region of another box lies within R of that
+  // box: it is exported nowhere, and visit_exports would find nothing (most particles of a
+  // large box; this skips their per-axis image and box searches).
+  const Vec3 lo = grid_.lo(owner), hi = grid_.hi(owner), L = geometry_.length;
+  const double margin = geometry_.r * (1.0 + 1e-6) + 1e-6 * std::max(L.x, std::max(L.y, L.z));
+  auto interior = [&](Vec3 q) {
+    return q.x - lo.x > margin && hi.x - q.x > margin && q.y - lo.y > margin &&
+           hi.y - q.y > margin && q.z - lo.z > margin && hi.z - q.z > margin;
+  };
   auto visit = [&](std::size_t begin, std::size_t end, ExportList& list) {
     for (std::size_t i = begin; i < end; ++i)
-      visit_exports(geometry_, x[i], owner,
-                    [&](std::uint32_t, Int3 S, Int3, Int3 X, ImportKind kind) {
-                      list.dest.push_back(static_cast<std::uint32_t>(grid_.rank_of(X)));
-                      list.particle.push_back(static_cast<std::uint32_t>(i));
-                      list.shift.push_back(S);
-                      list.kind.push_back(kind);
-                    });
+      if (!interior(x[i]))
+        visit_exports(geometry_, x[i], owner,
+                      [&](std::uint32_t, Int3 S, Int3, Int3 X, ImportKind kind) {
+                        list.dest.push_back(static_cast<std::uint32_t>(grid_.rank_of(X)));
+                        list.particle.push_back(static_cast<std::uint32_t>(i));
+                        list.shift.push_back(S);
+                        list.kind.push_back(kind);
+                      });
   };
   const std::size_t n = x.size();
   const int threads = n >= 4096 ? omp_get_max_threads() : 1;

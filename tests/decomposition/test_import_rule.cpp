@@ -299,5 +299,72 @@ TEST(ExportSelection, SameListOnAnyThreadCount) {
   omp_set_num_threads(before);
 }
 
+// ExportSelector::select skips the particles farther than R from every face of their box
+// (export_selection.cpp); the oracle is visit_exports itself, the whole rule, called on every
+// particle: the same entries in the same order, for every method, equal and unequal boxes
+// (cut planes moved), a grid of one box (only periodic images) and a box shorter than 2R, with
+// particles placed near faces and edges too.
+TEST(ExportSelection, SkippingInteriorParticlesChangesNothing) {
+  struct Case {
+    Vec3 length;
+    Int3 dims;
+    double r;
+    bool moved_cuts;
+  };
+  const Case cases[] = {{{24.0, 24.0, 24.0}, {2, 3, 2}, 2.8, false},
+                        {{24.0, 20.0, 30.0}, {3, 2, 2}, 2.8, true},
+                        {{20.0, 20.0, 20.0}, {1, 1, 1}, 1.42, false},
+                        {{9.0, 12.0, 5.0}, {1, 2, 1}, 2.8, false}};
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (const Case& c : cases) {
+    const Box box = Box::make(c.length);
+    RankGrid grid(c.dims, box);
+    if (c.moved_cuts) {
+      GridCuts cuts = grid.cuts();
+      cuts.x = AxisCuts::moved({7.0, 16.0}, c.length.x);  // boxes of 7, 9 and 8 along x
+      grid.set_cuts(cuts);
+    }
+    for (int r = 0; r < grid.size(); ++r) {
+      const Int3 owner = grid.coord_of(r);
+      const Vec3 lo = grid.lo(owner), hi = grid.hi(owner);
+      std::vector<Vec3> x(4000);
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        // A third uniform, the rest within R·(1 ± 1e-5) of a face or at a face exactly.
+        auto coord = [&](double a, double b) {
+          const double w = u(rng);
+          if (i % 3 == 0 || w < 0.3) return a + u(rng) * (b - a);
+          const double d = c.r * (1.0 + (u(rng) - 0.5) * 2e-5);
+          const double q = w < 0.6 ? a + d : (w < 0.9 ? b - d : a);
+          return q < a ? a : (q >= b ? a : q);
+        };
+        x[i] = {coord(lo.x, hi.x), coord(lo.y, hi.y), coord(lo.z, hi.z)};
+      }
+      for (const Method m : kAllMethods) {
+        SCOPED_TRACE(std::string(method_name(m)) + " box " + std::to_string(r));
+        const ExportSelector selector(grid, box, m, c.r);
+        ExportList got;
+        selector.select(x, owner, got);
+        ExportList want;
+        const ExportGeometry g{m, grid.cuts(), box.length, c.r};
+        for (std::size_t i = 0; i < x.size(); ++i)
+          visit_exports(g, x[i], owner, [&](std::uint32_t, Int3 S, Int3, Int3 X, ImportKind kind) {
+            want.dest.push_back(static_cast<std::uint32_t>(grid.rank_of(X)));
+            want.particle.push_back(static_cast<std::uint32_t>(i));
+            want.shift.push_back(S);
+            want.kind.push_back(kind);
+          });
+        ASSERT_EQ(got.size(), want.size());
+        EXPECT_GT(want.size(), 0u);
+        EXPECT_EQ(got.dest, want.dest);
+        EXPECT_EQ(got.particle, want.particle);
+        EXPECT_EQ(got.kind, want.kind);
+        for (std::size_t k = 0; k < want.size(); ++k)
+          ASSERT_TRUE(got.shift[k] == want.shift[k]) << "entry " << k;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace scanmd
