@@ -145,12 +145,13 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
   std::int64_t* rho = p.fields.integers(k_rho).data();
   std::fill(rho, rho + n, std::int64_t{0});
   const bool single = view_.types == 1;
-  // The AVX-512 rows: one type, minimum images; the same bits as the scalar loop.
-  const bool vector = s.kernel == PairKernel::Avx512 && single && !explicit_images &&
+  // The AVX-512 rows: minimum images (any number of types); the same bits as the scalar loop.
+  const bool vector = s.kernel == PairKernel::Avx512 && !explicit_images &&
                       n < static_cast<std::size_t>(INT_MAX / 3);
   const EamRows rows{s.list.offsets().data(),
                      s.list.neighbors().data(),
                      p.x.data(),
+                     p.type.data(),
                      s.box.length,
                      s.box.half_length,
                      view_,
@@ -164,7 +165,8 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
   if (vector) {
     if (!eam_density_avx512(rows, 0, n, rho)) {  // a term beyond its range: the scalar loop
       std::fill(rho, rho + n, std::int64_t{0});
-      density.template operator()<false, true>();
+      single ? density.template operator()<false, true>()
+             : density.template operator()<false, false>();
     }
   } else if (explicit_images)
     single ? density.template operator()<true, true>() : density.template operator()<true, false>();
@@ -219,7 +221,8 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
     t.pairs = r.pairs;
     if (r.overflow) {  // the scalar loop finds the pair and names it
       std::fill(p.f.begin(), p.f.begin() + static_cast<std::ptrdiff_t>(n), Fix3{0, 0, 0});
-      t = forces.template operator()<false, true>();
+      t = single ? forces.template operator()<false, true>()
+                 : forces.template operator()<false, false>();
     }
   } else
     t = explicit_images ? (single ? forces.template operator()<true, true>()

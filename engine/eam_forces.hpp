@@ -33,8 +33,7 @@ class HostEamCompute final : public HostForceCompute {
       : tables_(std::move(tables)), view_(tables_->view()) {}
   ForceTotals compute(HostForceState& s, bool with_energy, bool first) override;
   // Its AVX-512 rows run whenever the resolved kernel is avx512 (measured faster than the
-  // scalar loop on one type: 2.55 s against 3.0 s for bench/in.eam); the first rebuild does not
-  // time the force pass (four extra evaluations, a tenth of a 100-step run).
+  // scalar loop, one type and alloys: docs/eam.md); the run does not time them against it.
   bool uses_kernel() const override { return false; }
 
  private:

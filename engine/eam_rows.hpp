@@ -1,6 +1,7 @@
-// The AVX-512 rows of the EAM compute's two passes (engine/eam_forces.hpp): eight pairs of one
-// row per vector, one atom type, minimum-image boxes, no energy (thermo steps run the scalar
-// loop). Every operation is the scalar loop's, lane by lane (no fused multiply-add; IEEE square
+// The AVX-512 rows of the EAM compute's two passes (engine/eam_forces.hpp): a block of rows at a
+// time, their pairs within the cutoff packed, eight pairs per vector, any number of atom types
+// (alloys: each lane's tables by its pair of types), minimum-image boxes, no energy (thermo
+// steps run the scalar loop). Every operation is the scalar loop's, lane by lane (no fused multiply-add; IEEE square
 // root and division; to_fixed rounding by the default rounding mode as llrint), so the two give
 // the same bits. eam_rows_avx512.cpp is compiled with -mavx512f -mavx512dq and called only when
 // the CPU has them (PairKernel::Avx512).
@@ -18,6 +19,7 @@ struct EamRows {
   const std::uint32_t* offsets;
   const std::uint32_t* neighbors;
   const Vec3* x;
+  const std::uint32_t* type;  // per particle (read with several types)
   Vec3 length, half_length;
   EamView v;
   double limit_sq;      // the force term bound (pair_term_limit_sq)

@@ -52,13 +52,54 @@ inline __m512d slope(const double* t, const Point& a, __mmask8 use) {
   return _mm512_add_pd(y, coeff(t, a.at, 2, use));
 }
 
-}  // namespace
+// The lanes' table rows for the pair (ti, tj) of each lane: at = (fn · (nr + 1)) · 7 + m · 7 with
+// fn = map[first · T + second] (type2rhor or type2z2r), from m · 7 of r_point(v, r, 0). One type:
+// the one function's offset.
+template <bool Single>
+inline __m256i table_at(const EamView& v, const std::int32_t* map, __m256i first, __m256i second,
+                        __m256i m7, __mmask8 in) {
+  const __m256i stride = _mm256_set1_epi32((v.nr + 1) * 7);
+  if constexpr (Single) {
+    return _mm256_add_epi32(m7, _mm256_mullo_epi32(_mm256_set1_epi32(map[0]), stride));
+  } else {
+    const __m256i idx =
+        _mm256_add_epi32(_mm256_mullo_epi32(first, _mm256_set1_epi32(v.types)), second);
+    const __m256i fn = _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), in, idx, map, 4);
+    return _mm256_add_epi32(m7, _mm256_mullo_epi32(fn, stride));
+  }
+}
 
-bool eam_density_avx512(const EamRows& rows, std::size_t begin, std::size_t end,
-                        std::int64_t* rho) {
+// The type of each packed pair's i (copied per row) and j (gathered): alloys only.
+struct PairTypes {
+  __m256i ti, tj;
+};
+
+template <bool Single>
+inline PairTypes pair_types(const EamRows& rows, const Chunk& l, const std::uint32_t* ti_of,
+                            std::uint32_t k) {
+  if constexpr (Single) {
+    return {_mm256_setzero_si256(), _mm256_setzero_si256()};
+  } else {
+    return {_mm256_maskz_loadu_epi32(l.in, ti_of + k),
+            _mm256_mmask_i32gather_epi32(_mm256_setzero_si256(), l.in, l.j,
+                                         reinterpret_cast<const int*>(rows.type), 4)};
+  }
+}
+
+// Each packed pair's per-row value (F' or the type of i) beside it.
+template <class T, class Of>
+inline void per_row(const Block& b, std::vector<T>& out, Of&& of) {
+  if (out.size() < b.packed.n + 8) out.resize((b.packed.n + 8) * 3 / 2);
+  for (std::uint32_t k = 0, r = 0; r < static_cast<std::uint32_t>(b.rows); ++r) {
+    const T value = of(b.row_of[r]);
+    for (; k < b.row_end[r]; ++k) out[k] = value;
+  }
+}
+
+template <bool Single>
+bool density_rows(const EamRows& rows, std::size_t begin, std::size_t end, std::int64_t* rho) {
   const Geometry g(rows);
   const EamView& v = rows.v;
-  const int base = v.type2rhor[0] * (v.nr + 1);
   const __m512d cutoff_sq = _mm512_set1_pd(v.cutoff_sq);
   const __m512d scale = _mm512_set1_pd(fixed::kScale);
   const __m512d range = _mm512_set1_pd(4503599627370496.0);  // 2^52
@@ -70,16 +111,29 @@ bool eam_density_avx512(const EamRows& rows, std::size_t begin, std::size_t end,
   // added to ρ_i and ρ_j in scalar code (one type: the same term both ways).
   thread_local Packed packed;
   thread_local std::vector<std::int64_t> T;
+  thread_local std::vector<std::uint32_t> ti_of;
   for_each_block(rows, g, cutoff_sq, begin, end, packed, [&](const Block& b) {
     const std::uint32_t n = b.packed.n;
-    if (T.size() < n + 8) T.resize((n + 8) * 3 / 2);
+    if (T.size() < 2 * (std::size_t(n) + 8)) T.resize(2 * (std::size_t(n) + 8) * 3 / 2);
+    std::int64_t* to_i = T.data();
+    std::int64_t* to_j = Single ? to_i : to_i + n + 8;
+    if (!Single) per_row(b, ti_of, [&](std::uint32_t i) { return rows.type[i]; });
     for (std::uint32_t k = 0; k < n; k += 8) {
       const Chunk l = chunk(b.packed, k);
       const __mmask8 in = l.in;
-      const Point a = r_point(v, _mm512_sqrt_pd(l.r2), base);
-      const __m512d t = _mm512_mul_pd(value(v.rhor, a, in), scale);
-      bad |= in & ~_mm512_cmp_pd_mask(_mm512_andnot_pd(sign, t), range, _CMP_LT_OQ);
-      _mm512_storeu_si512(T.data() + k, _mm512_maskz_mov_epi64(in, _mm512_cvtpd_epi64(t)));
+      const Point a = r_point(v, _mm512_sqrt_pd(l.r2), 0);
+      const PairTypes t = pair_types<Single>(rows, l, ti_of.data(), k);
+      // To i: the density j's type gives at i's (eam_density(v, ti, tj): type2rhor[tj · T + ti]).
+      const Point ai{table_at<Single>(v, v.type2rhor, t.tj, t.ti, a.at, in), a.p};
+      const __m512d ti_term = _mm512_mul_pd(value(v.rhor, ai, in), scale);
+      bad |= in & ~_mm512_cmp_pd_mask(_mm512_andnot_pd(sign, ti_term), range, _CMP_LT_OQ);
+      _mm512_storeu_si512(to_i + k, _mm512_maskz_mov_epi64(in, _mm512_cvtpd_epi64(ti_term)));
+      if constexpr (!Single) {
+        const Point aj{table_at<Single>(v, v.type2rhor, t.ti, t.tj, a.at, in), a.p};
+        const __m512d tj_term = _mm512_mul_pd(value(v.rhor, aj, in), scale);
+        bad |= in & ~_mm512_cmp_pd_mask(_mm512_andnot_pd(sign, tj_term), range, _CMP_LT_OQ);
+        _mm512_storeu_si512(to_j + k, _mm512_maskz_mov_epi64(in, _mm512_cvtpd_epi64(tj_term)));
+      }
     }
     const std::uint32_t* js = b.packed.j.data();
     std::uint32_t k = 0;
@@ -87,9 +141,9 @@ bool eam_density_avx512(const EamRows& rows, std::size_t begin, std::size_t end,
       std::int64_t sum = 0;
       for (; k < b.row_end[r]; ++k) {
         const std::uint32_t j = js[k];
-        sum += T[k];
+        sum += to_i[k];
         // Full shell (owned_only): no terms to ghosts (their owners compute their own).
-        if (j < n_owned) rho[j] += T[k];
+        if (j < n_owned) rho[j] += to_j[k];
       }
       rho[b.row_of[r]] += sum;
     }
@@ -97,12 +151,11 @@ bool eam_density_avx512(const EamRows& rows, std::size_t begin, std::size_t end,
   return bad == 0;
 }
 
-EamRowsTotals eam_forces_avx512(const EamRows& rows, std::size_t begin, std::size_t end,
-                                const double* fp, Fix3* f) {
+template <bool Single>
+EamRowsTotals force_rows(const EamRows& rows, std::size_t begin, std::size_t end, const double* fp,
+                         Fix3* f) {
   const Geometry g(rows);
   const EamView& v = rows.v;
-  const int rho_base = v.type2rhor[0] * (v.nr + 1);
-  const int z_base = v.type2z2r[0] * (v.nr + 1);
   const __m512d cutoff_sq = _mm512_set1_pd(v.cutoff_sq);
   const __m512d scale = _mm512_set1_pd(fixed::kScale);
   const __m512d limit_sq = _mm512_set1_pd(rows.limit_sq);
@@ -110,32 +163,36 @@ EamRowsTotals eam_forces_avx512(const EamRows& rows, std::size_t begin, std::siz
   const __m512d one = _mm512_set1_pd(1.0);
   EamRowsTotals totals;
   __mmask8 bad = 0;
-  // A block of rows at a time (rows_avx512.hpp): F' of each packed pair's i beside it, the force
-  // terms in vectors, then added to f in scalar code (no gather/scatter of f).
+  // A block of rows at a time (rows_avx512.hpp): F' (and the type) of each packed pair's i
+  // beside it, the force terms in vectors, then added to f in scalar code (no gather/scatter
+  // of f).
   thread_local Packed packed;
   thread_local std::vector<double> fp_of_i;
+  thread_local std::vector<std::uint32_t> ti_of;
   thread_local std::vector<std::int64_t> F;
   for_each_block(rows, g, cutoff_sq, begin, end, packed, [&](const Block& b) {
     const std::uint32_t n = b.packed.n;
     totals.pairs += n;
-    if (fp_of_i.size() < n + 8) fp_of_i.resize((n + 8) * 3 / 2);
     if (F.size() < 3 * (std::size_t(n) + 8)) F.resize(3 * (std::size_t(n) + 8) * 3 / 2);
     std::int64_t* Fx = F.data();
     std::int64_t* Fy = Fx + n + 8;
     std::int64_t* Fz = Fy + n + 8;
-    for (std::uint32_t k = 0, r = 0; r < static_cast<std::uint32_t>(b.rows); ++r) {
-      const double fp_i = fp[b.row_of[r]];
-      for (; k < b.row_end[r]; ++k) fp_of_i[k] = fp_i;
-    }
+    per_row(b, fp_of_i, [&](std::uint32_t i) { return fp[i]; });
+    if (!Single) per_row(b, ti_of, [&](std::uint32_t i) { return rows.type[i]; });
     for (std::uint32_t k = 0; k < n; k += 8) {
       const Chunk l = chunk(b.packed, k);
       const __mmask8 in = l.in;
       const __m512d r = _mm512_sqrt_pd(l.r2);
-      // The same interval in every table (one grid in r): the offsets differ by the base.
+      // The same interval in every table (one grid in r): the offsets differ by the function.
       const Point a = r_point(v, r, 0);
-      const Point ar{_mm256_add_epi32(a.at, _mm256_set1_epi32(rho_base * 7)), a.p};
-      const Point az{_mm256_add_epi32(a.at, _mm256_set1_epi32(z_base * 7)), a.p};
-      const __m512d rhop = slope(v.rhor, ar, in);
+      const PairTypes t = pair_types<Single>(rows, l, ti_of.data(), k);
+      __m512d rhoip, rhojp;  // eam_pair: ρ'_i (type2rhor[ti · T + tj]), ρ'_j ([tj · T + ti])
+      rhoip = slope(v.rhor, {table_at<Single>(v, v.type2rhor, t.ti, t.tj, a.at, in), a.p}, in);
+      if constexpr (Single)
+        rhojp = rhoip;
+      else
+        rhojp = slope(v.rhor, {table_at<Single>(v, v.type2rhor, t.tj, t.ti, a.at, in), a.p}, in);
+      const Point az{table_at<Single>(v, v.type2z2r, t.ti, t.tj, a.at, in), a.p};
       const __m512d z2p = slope(v.z2r, az, in);
       const __m512d z2 = value(v.z2r, az, in);
       const __m512d recip = _mm512_div_pd(one, r);
@@ -143,8 +200,9 @@ EamRowsTotals eam_forces_avx512(const EamRows& rows, std::size_t begin, std::siz
       const __m512d phip = _mm512_sub_pd(_mm512_mul_pd(z2p, recip), _mm512_mul_pd(phi, recip));
       const __m512d fp_i = _mm512_maskz_loadu_pd(in, fp_of_i.data() + k);
       const __m512d fp_j = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), in, l.j, fp, 8);
-      const __m512d psip =
-          _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(fp_i, rhop), _mm512_mul_pd(fp_j, rhop)), phip);
+      // fp_i ρ'_j + fp_j ρ'_i + φ' (eam_pair and eam_pair_single alike).
+      const __m512d psip = _mm512_add_pd(
+          _mm512_add_pd(_mm512_mul_pd(fp_i, rhojp), _mm512_mul_pd(fp_j, rhoip)), phip);
       const __m512d fpair = _mm512_mul_pd(_mm512_xor_pd(psip, sign), recip);
       const __m512d fs = _mm512_mul_pd(fpair, scale);
       const __mmask8 ok =
@@ -159,6 +217,20 @@ EamRowsTotals eam_forces_avx512(const EamRows& rows, std::size_t begin, std::siz
   });
   totals.overflow = bad != 0;
   return totals;
+}
+
+}  // namespace
+
+bool eam_density_avx512(const EamRows& rows, std::size_t begin, std::size_t end,
+                        std::int64_t* rho) {
+  return rows.v.types == 1 ? density_rows<true>(rows, begin, end, rho)
+                           : density_rows<false>(rows, begin, end, rho);
+}
+
+EamRowsTotals eam_forces_avx512(const EamRows& rows, std::size_t begin, std::size_t end,
+                                const double* fp, Fix3* f) {
+  return rows.v.types == 1 ? force_rows<true>(rows, begin, end, fp, f)
+                           : force_rows<false>(rows, begin, end, fp, f);
 }
 
 #else
