@@ -47,9 +47,10 @@ def model_table(deck, ranks, methods, balance="none"):
     rows = []
     for line in out.splitlines():
         f = line.split()
-        if len(f) == 12 and f[0] in methods:
+        if len(f) == 13 and f[0] in methods:
             rows.append(dict(zip(["method", "ranks", "grid", "R/b", "min", "mean", "max",
-                                  "analytic", "pairs", "imbalance", "seconds", "balance"], f)))
+                                  "analytic", "pairs", "imbalance", "bytes", "seconds",
+                                  "balance"], f)))
     return out, rows
 
 
