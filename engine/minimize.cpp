@@ -52,6 +52,27 @@ Simulation::FireGlobal Simulation::fire_global(bool with_sums) {
   return g;
 }
 
+// The potential energy of the last force call, as the thermo's pe (FIRE's velocities are no
+// thermal velocities, and may be too fast for the kinetic energy's fixed point: not summed).
+double Simulation::fire_energy() {
+  ForceTotals t;
+  std::string error;
+  try {
+    t = backend_->force_totals();
+  } catch (...) {
+    if (comm_.size() == 1) throw;
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      error = fmt::format("rank {}: {}", comm_.rank(), e.what());
+    }
+  }
+  if (comm_.size() > 1) raise_first_error(comm_, std::move(error));
+  return thermo_from_sums(step_, comm_, n_total_, box_.volume(), 0, t.energy, t.virial, tail_,
+                          params_.units)
+      .pe;
+}
+
 // The update, then the ghosts of the new positions: a rebuild when some particle moved more
 // than skin/2 since the last one (a global decision, as in the time step), else a forward.
 void Simulation::fire_move(const FireUpdate& u, const std::string& where) {
@@ -152,7 +173,7 @@ MinimizeResult Simulation::minimize(const std::function<void(const MinimizeProgr
   zero.zero_v = true;
   fire_move(zero, where);  // LAMMPS setup_style: v = 0
 
-  double e_now = thermo().pe, e_before = e_now;
+  double e_now = fire_energy(), e_before = e_now;
   FireGlobal g = fire_global(true);  // the state now: v = 0, the forces of setup
   auto snapshot = [&](long long it) {
     MinimizeProgress s;
@@ -223,7 +244,7 @@ MinimizeResult Simulation::minimize(const std::function<void(const MinimizeProgr
     ++result.force_calls;
     energy_step_ = step_;
     e_before = e_now;
-    e_now = thermo().pe;
+    e_now = fire_energy();
     flag_v0 = false;
     g = fire_global(true);
     if (m.etol > 0.0 && it - last_negative > m.delay_steps &&

@@ -176,6 +176,7 @@ class Simulation {
     double vmax = 0, fmax = 0;
   };
   FireGlobal fire_global(bool with_sums);
+  double fire_energy();
   void fire_move(const FireUpdate& u, const std::string& where);
   void restore_velocities(const std::vector<std::pair<std::uint64_t, Vec3>>& stash);
   void step(StepObserver& observer);  // one step of run(), step_ already advanced
