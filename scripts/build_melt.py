@@ -5,10 +5,11 @@ Each chain starts at a uniform random point of a cubic periodic box and grows by
 length `--bond` in uniform random directions (no self-avoidance: beads of different chains, and
 of one chain, overlap). That is the usual start of a Kremer-Grest melt: it needs a soft push-off
 or an energy minimisation (scanmd `[minimize] style = "fire"`, docs/minimize.md) before the
-dynamics. `--min-distance d` retries a step (up to 1000 times) that lands closer than d to a bead
-already placed, which keeps the worst overlaps out: scanmd's fixed-point forces hold |F| < 4e6
-(LJ units), so an LJ pair closer than ~0.35 σ cannot be evaluated; with d >= 0.6 an LJ or WCA
-minimisation starts safely.
+dynamics. `--min-distance d` retries a step (up to 100 times, then the whole chain from a new
+start) that lands closer than d to a bead already placed, which keeps the worst overlaps out:
+scanmd's fixed-point forces hold |F| < 4.2e6 (LJ units), so an LJ pair closer than ~0.42 σ
+cannot be evaluated; with d = 0.75 an LJ or WCA minimisation starts safely (closer starts: push
+them apart with pair style "soft" first, docs/minimize.md).
 
 Output: `atom_style bond` (Atoms: id mol type x y z ix iy iz; Bonds: id type i j, one bond type)
 for a polymer run, or `--style atomic` (Atoms: id type x y z ix iy iz, no bonds) for a plain LJ
@@ -57,30 +58,47 @@ def build(chains, beads, density, bond, seed, min_distance):
         if min_distance > 0:
             grid.setdefault(cell_of(p), []).append(i)
 
-    forced = 0  # placements that kept a too-close position after every retry
-    i = 0
-    for _ in range(chains):
-        for tries in range(1000):
-            p = rng.uniform(0.0, L, 3)
-            if not too_close(p):
-                break
-        else:
-            forced += 1
-        add(i, p)
-        i += 1
-        for _ in range(beads - 1):
+    def remove(i):
+        if min_distance > 0:
+            grid[cell_of(pos[i])].remove(i)
+
+    # A chain whose next bead finds no free spot in 100 tries is taken back and grown again from
+    # a new start (up to 100 times); only then is a bead placed too close anyway (a warning).
+    forced = 0
+    for c in range(chains):
+        first = c * beads
+        for attempt in range(101):
+            last_try = attempt == 100
+            i = first
+            ok = True
             for tries in range(1000):
-                u = rng.normal(size=3)
-                q = pos[i - 1] + bond * u / np.linalg.norm(u)
-                if not too_close(q):
+                p = rng.uniform(0.0, L, 3)
+                if not too_close(p):
                     break
             else:
                 forced += 1
-            add(i, q)
+            add(i, p)
             i += 1
+            while i < first + beads:
+                for tries in range(100):
+                    u = rng.normal(size=3)
+                    q = pos[i - 1] + bond * u / np.linalg.norm(u)
+                    if not too_close(q):
+                        break
+                else:
+                    if not last_try:
+                        ok = False
+                        break
+                    forced += 1
+                add(i, q)
+                i += 1
+            if ok:
+                break
+            for j in range(first, i):
+                remove(j)
     if forced:
         print(f"build_melt.py: warning: {forced} beads closer than --min-distance "
-              f"{min_distance} to another (no free spot found in 1000 tries)", file=sys.stderr)
+              f"{min_distance} to another (no free spot found)", file=sys.stderr)
     image = np.floor(pos / L).astype(int)
     wrapped = pos - image * L
     wrapped[wrapped >= L] -= L  # round-off at the upper face
