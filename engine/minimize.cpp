@@ -104,9 +104,10 @@ void Simulation::fire_move(const FireUpdate& u, const std::string& where) {
     backend_->forward();
 }
 
-// The start's velocities back, by id: stash records and the relaxed particles meet on the rank
-// id mod P, which sends the joined particle to the rank whose box holds it; then the state is
-// set up again from them (census, rebuild, forces with energy).
+// The start's velocities back, by id: stash records and the relaxed particles (with the words
+// of their State fields: molecule ids, topology, whatever the computes keep per particle) meet on
+// the rank id mod P, which sends the joined particle to the rank whose box holds it; then the
+// state is set up again from them (census, rebuild, forces with energy).
 void Simulation::restore_velocities(const std::vector<std::pair<std::uint64_t, Vec3>>& stash) {
   struct Record {
     std::uint64_t id;
@@ -115,33 +116,65 @@ void Simulation::restore_velocities(const std::vector<std::pair<std::uint64_t, V
     Vec3 x, v;
     Int3 image;
   };
+  struct Word {  // word k of a particle's State fields
+    std::uint64_t id;
+    std::uint64_t k;
+    std::uint64_t value;
+    std::int64_t dest;
+  };
   const int P = comm_.size();
-  auto home = [&](const Record& r) { return static_cast<int>(r.id % static_cast<unsigned>(P)); };
+  auto home = [&](std::uint64_t id) { return static_cast<int>(id % static_cast<unsigned>(P)); };
   std::vector<Record> relaxed, kept;
+  std::vector<Word> words;
+  std::size_t width = 0;
   {
     const ParticleStore& p = backend_->particles();
-    for (std::size_t i = 0; i < p.n_owned; ++i)
+    width = p.fields.state_words();
+    std::vector<std::uint64_t> buffer(width);
+    for (std::size_t i = 0; i < p.n_owned; ++i) {
       relaxed.push_back({p.id[i], p.type[i], 0, p.x[i], Vec3{0, 0, 0}, p.image[i]});
+      if (width == 0) continue;
+      p.fields.pack_state(i, buffer.data());
+      for (std::size_t k = 0; k < width; ++k) words.push_back({p.id[i], k, buffer[k], 0});
+    }
   }
   for (const auto& [id, v] : stash) kept.push_back({id, 0, 0, Vec3{0, 0, 0}, v, Int3{0, 0, 0}});
-  std::vector<Record> a = route(comm_, relaxed, home), b = route(comm_, kept, home);
+  auto record_home = [&](const Record& r) { return home(r.id); };
+  std::vector<Record> a = route(comm_, relaxed, record_home), b = route(comm_, kept, record_home);
+  std::vector<Word> w = route(comm_, words, [&](const Word& x) { return home(x.id); });
   auto by_id = [](const Record& l, const Record& r) { return l.id < r.id; };
+  auto by_id_k = [](const Word& l, const Word& r) {
+    return l.id < r.id || (l.id == r.id && l.k < r.k);
+  };
   std::sort(a.begin(), a.end(), by_id);
   std::sort(b.begin(), b.end(), by_id);
+  std::sort(w.begin(), w.end(), by_id_k);
   all_or_none(comm_, [&] {
-    if (a.size() != b.size()) throw std::logic_error("minimize: particles lost while relaxing");
+    if (a.size() != b.size() || w.size() != a.size() * width)
+      throw std::logic_error("minimize: particles lost while relaxing");
     for (std::size_t k = 0; k < a.size(); ++k) {
       if (a[k].id != b[k].id) throw std::logic_error("minimize: particles lost while relaxing");
       a[k].v = b[k].v;
       a[k].dest = grid_.rank_of(grid_.box_of(a[k].x));
+      for (std::size_t j = 0; j < width; ++j) w[k * width + j].dest = a[k].dest;
     }
   });
-  const std::vector<Record> mine = route(comm_, a, [](const Record& r) { return r.dest; });
+  std::vector<Record> mine = route(comm_, a, [](const Record& r) { return r.dest; });
+  std::vector<Word> my_words =
+      route(comm_, w, [](const Word& x) { return static_cast<int>(x.dest); });
+  std::sort(mine.begin(), mine.end(), by_id);
+  std::sort(my_words.begin(), my_words.end(), by_id_k);
   ParticleStore owned;
   add_fields(owned);
   const Int3 c = grid_.coord_of(comm_.rank());
-  for (const Record& r : mine) owned.push_owned(r.id, r.type, r.x, r.v, r.image, c);
-  fresh_pair_velocities(owned);
+  std::vector<std::uint64_t> buffer(width);
+  for (std::size_t n = 0; n < mine.size(); ++n) {
+    const Record& r = mine[n];
+    owned.push_owned(r.id, r.type, r.x, r.v, r.image, c);
+    if (width == 0) continue;
+    for (std::size_t k = 0; k < width; ++k) buffer[k] = my_words[n * width + k].value;
+    owned.fields.unpack_state(owned.n_owned - 1, buffer.data());
+  }
   backend_->synchronize();
   start(std::move(owned), step_, {});
 }
