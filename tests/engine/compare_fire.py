@@ -20,7 +20,7 @@ LAMMPS (lj/cut 2.5 shifted, min_style fire with its defaults, timestep 0.005) an
     list going to the end once more for the comparison with LAMMPS);
   * the relaxed configuration then runs NVE (run.steps of the deck, velocities drawn at T = 1):
     total energy spread below 2e-3 per particle (9e-4 at dt 0.005, 4e-5 at dt 0.001: the integrator's dt² error).
---case eam instead: a Cu-Ni eam/alloy fcc crystal (864 atoms, 30% Ni) with every atom displaced
+--case eam instead: a Cu-Ni eam/alloy fcc crystal (500 atoms, 30% Ni) with every atom displaced
 by up to 0.3 Å, written by LAMMPS; 300 iterations (the same force-evaluation count in both, final
 pe 1e-12 apart), then 50 NVE steps at 300 K, etotal within 1e-4 relative.
 --set KEY=VALUE goes to scanmd only; --expect-mismatch succeeds only when the comparison with
@@ -92,13 +92,13 @@ thermo_digits = 17
 thermo = ["step", "temp", "pe", "ke", "etotal", "press"]
 """
 
-# EAM: a Cu-Ni fcc alloy (30% Ni, 864 atoms) with every atom displaced by up to 0.3 Å, written by
+# EAM: a Cu-Ni fcc alloy (30% Ni, 500 atoms) with every atom displaced by up to 0.3 Å, written by
 # LAMMPS itself; 300 FIRE iterations (max iterations: past 300 the last soft mode creeps).
 EAM_FILE = "/usr/share/lammps/potentials/CuNi.eam.alloy"
 LAMMPS_EAM = f"""units metal
 atom_style atomic
 lattice fcc {(4 / 0.0865) ** (1 / 3)!r}
-region box block 0 6 0 6 0 6
+region box block 0 5 0 5 0 5
 create_box 2 box
 create_atoms 1 box
 set type 1 type/fraction 2 0.3 4242
