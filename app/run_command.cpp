@@ -183,6 +183,38 @@ void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulati
   }
 }
 
+// [minimize]: FIRE before the dynamics, its progress and stop reason in the log (as LAMMPS's
+// `minimize` prints its "Minimization stats").
+void run_minimize(const io::Deck& deck, Simulation& sim) {
+  const MinimizeSection& m = deck.minimize;
+  const int digits = deck.output.thermo_digits;
+  spdlog::info(
+      "minimize: FIRE (LAMMPS min_style fire), etol = {}, ftol = {}, max_steps = {}, dt_start = "
+      "{}, dt_max = {}, dt_min = {}, max_move = {}, delay_steps = {}, dt_grow = {}, dt_shrink = "
+      "{}, alpha0 = {}, alpha_shrink = {}, half_step_back = {}",
+      m.etol, m.ftol, m.max_steps, m.dt_start > 0 ? m.dt_start : deck.run.dt,
+      m.dt_max > 0 ? m.dt_max : 10 * (m.dt_start > 0 ? m.dt_start : deck.run.dt),
+      m.dt_min > 0 ? m.dt_min : 0.02 * (m.dt_start > 0 ? m.dt_start : deck.run.dt), m.max_move,
+      m.delay_steps, m.dt_grow, m.dt_shrink, m.alpha0, m.alpha_shrink, m.half_step_back);
+  spdlog::info("minimize: {:>9} {:>{}} {:>{}} {:>{}} {:>12}", "iteration", "pe", digits + 7, "fmax",
+               digits + 7, "fnorm", digits + 7, "dt");
+  auto line = [&](const MinimizeProgress& p) {
+    spdlog::info("minimize: {:>9} {:>{}.{}g} {:>{}.{}g} {:>{}.{}g} {:>12.6g}", p.iteration,
+                 p.energy, digits + 7, digits, p.fmax, digits + 7, digits, p.fnorm, digits + 7,
+                 digits, p.dt);
+  };
+  const long long every = m.progress_every > 0 ? m.progress_every : deck.output.thermo_every;
+  const MinimizeResult r = sim.minimize(line, every);
+  spdlog::info("minimize: stopped by {} after {} iterations, {} force evaluations",
+               stop_reason(r.stop), r.iterations, r.force_calls);
+  spdlog::info("minimize: energy initial, final = {:.{}g} {:.{}g}", r.initial.energy, digits,
+               r.final.energy, digits);
+  spdlog::info("minimize: force two-norm initial, final = {:.{}g} {:.{}g}", r.initial.fnorm, digits,
+               r.final.fnorm, digits);
+  spdlog::info("minimize: force max component initial, final = {:.{}g} {:.{}g}", r.initial.fmax,
+               digits, r.final.fmax, digits);
+}
+
 // A hint when the particles are spread unevenly at setup with decomposition.balance off: the
 // busiest rank sets the pace (max/mean of the particles owned above 1.5).
 void imbalance_hint(const Communicator& comm, const io::Deck& deck, const Simulation& sim) {
@@ -604,6 +636,12 @@ int run_command(const RunOptions& options) {
     }
     if (restart && deck.velocity.create)
       spdlog::info("velocities: from the checkpoint ([velocity] create applies to fresh starts)");
+    if (deck.minimize.style != MinimizeStyle::None) {
+      if (restart)
+        spdlog::info("minimize: skipped on a --restart (the checkpoint continues the dynamics)");
+      else
+        run_minimize(deck, *sim);
+    }
     imbalance_hint(comm, deck, *sim);
     // After setup: the host backend has timed its kernels on the first list.
     if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());

@@ -157,6 +157,34 @@ struct VelocitySection {
   std::uint64_t seed = 4928459;  // LAMMPS in.melt's seed
 };
 
+// Energy minimisation before the dynamics ([minimize], engine/minimize.hpp): FIRE as LAMMPS
+// `min_style fire` (its 2020 defaults) runs it. The time steps are 0 here when left to their
+// LAMMPS defaults, resolved by the minimiser: dt_start = run.dt, dt_max = 10·dt_start (tmax),
+// dt_min = 0.02·dt_start (tmin).
+enum class MinimizeStyle { None, Fire };
+
+inline constexpr NamedValue<MinimizeStyle> kMinimizeNames[] = {{MinimizeStyle::None, "none"},
+                                                               {MinimizeStyle::Fire, "fire"}};
+
+struct MinimizeSection {
+  MinimizeStyle style = MinimizeStyle::None;
+  double etol = 0.0;              // relative energy change between iterations (0: not checked)
+  double ftol = 1e-6;             // |F| two-norm over all particles (0: not checked)
+  std::int64_t max_steps = 1000;  // iterations (LAMMPS maxiter)
+  double dt_start = 0.0;          // 0: run.dt
+  double dt_max = 0.0;            // 0: 10 · dt_start
+  double dt_min = 0.0;            // 0: 0.02 · dt_start
+  double max_move = 0.1;          // largest move of a coordinate in one iteration (LAMMPS dmax)
+  std::int64_t delay_steps = 20;  // LAMMPS delaystep
+  double dt_grow = 1.1;
+  double dt_shrink = 0.5;
+  double alpha0 = 0.25;
+  double alpha_shrink = 0.99;
+  bool half_step_back = true;
+  std::int64_t max_uphill = 2000;   // stop after this many consecutive P <= 0 (LAMMPS vdfmax)
+  std::int64_t progress_every = 0;  // log line every N iterations (0: output.thermo_every)
+};
+
 // The thermo keywords (LAMMPS `thermo_style custom` names) scanmd knows.
 inline constexpr std::string_view kThermoKeywords[] = {
     "step",  "time",  "temp", "pe",      "ke",  "etotal",  "press", "econs",
@@ -242,6 +270,7 @@ struct SimulationConfig {
   ThermostatSection thermostat;
   VelocitySection velocity;
   OutputSection output;
+  MinimizeSection minimize;
   CudaTuning cuda;
 
   // R: the largest reach of the run's force computes (engine/force_compute.hpp) plus the skin.

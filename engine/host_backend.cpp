@@ -203,3 +203,42 @@ NeighborEntries HostBackend::neighbor_entries() {
 }
 
 }  // namespace scanmd
+
+namespace scanmd {
+
+// ---- FIRE minimisation (physics/dynamics/fire.hpp): serial loops over the owned particles
+// (a minimisation is a setup phase; the sums are integer sums, so threads would not change them).
+
+FireMaxima HostBackend::fire_maxima() {
+  FireMaxima m;
+  for (std::size_t i = 0; i < particles_.n_owned; ++i)
+    fire_absorb(m, fire_terms(particles_.v[i], particles_.f[i]));
+  return m;
+}
+
+std::array<fixed::Wide, kFireSums> HostBackend::fire_sums(const FireScales& scales) {
+  std::array<fixed::Wide, kFireSums> sums{0, 0, 0};
+  for (std::size_t i = 0; i < particles_.n_owned; ++i) {
+    const FireTerms t = fire_terms(particles_.v[i], particles_.f[i]);
+    for (int k = 0; k < kFireSums; ++k) sums[k] += fire_quantise(t.t[k], scales.s[k]);
+  }
+  return sums;
+}
+
+bool HostBackend::fire_update(const FireUpdate& u) {
+  std::size_t bad = particles_.n_owned;
+  for (std::size_t i = 0; i < particles_.n_owned; ++i) {
+    fire_update_particle(particles_.x[i], particles_.v[i], particles_.image[i], particles_.f[i],
+                         species_.mass[particles_.type[i]], u, box_.length);
+    if (u.moves() && bad == particles_.n_owned && !inside_box(particles_.x[i], box_.length))
+      bad = i;
+  }
+  if (bad < particles_.n_owned)
+    throw std::runtime_error(
+        bad_position_message(particles_.id[bad], particles_.x[bad], particles_.v[bad]));
+  if (!u.moves()) return false;
+  ScopedTimer t(timers_, Phase::Neigh);
+  return moved_beyond(particles_, box_, half_skin_, images_);
+}
+
+}  // namespace scanmd

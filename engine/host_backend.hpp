@@ -43,6 +43,9 @@ class HostBackend final : public StepBackend {
   const ParticleStore& particles() override { return particles_; }
   NeighborEntries neighbor_entries() override;
   void synchronize() override {}
+  FireMaxima fire_maxima() override;
+  std::array<fixed::Wide, kFireSums> fire_sums(const FireScales& scales) override;
+  bool fire_update(const FireUpdate& u) override;
 
  private:
   void forward_optional_fields();

@@ -108,6 +108,18 @@ Species make_species(const SimulationConfig& config) {
                                      config.potential.style));
     return s;
   }
+  if (config.minimize.style != MinimizeStyle::None &&
+      (config.potential.style == "dpd" || config.thermostat.style == ThermostatStyle::DpdTstat))
+    throw SpeciesError(
+        "minimize.style",
+        fmt::format("minimize.style = \"{}\" relaxes a potential energy, and DPD ({}) has none to "
+                    "minimise: its dissipative and random pair forces depend on velocities and "
+                    "noise. Minimise with a conservative pair style (e.g. \"soft\" or \"lj/cut\") "
+                    "in a run of its own, then start the DPD run from its output",
+                    name_of<MinimizeStyle>(kMinimizeNames, config.minimize.style),
+                    config.thermostat.style == ThermostatStyle::DpdTstat
+                        ? "thermostat.style = \"dpd/tstat\""
+                        : "potential.style = \"dpd\""));
   PotentialSection potential = config.potential;
   potential.dt = config.run.dt;
   potential.boltz = config.system.constants().boltz;

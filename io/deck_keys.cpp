@@ -563,6 +563,133 @@ constexpr DeckKey kKeys[] = {
      d.velocity.seed = static_cast<std::uint64_t>(non_negative_int(r)); },
    .value = [](const Deck& d) { return fmt::format("{}", d.velocity.seed); }},
 
+  // [minimize]
+  {.section = "minimize", .key = "style", .choices = names_in<kMinimizeNames>,
+   .doc = "energy minimisation of the starting positions before the dynamics (not on a "
+          "`--restart`): `fire` is FIRE (Bitzek et al. 2006) as LAMMPS `min_style fire` runs it "
+          "(its 2020 variant and defaults: semi-implicit Euler, half step back, delayed time-step "
+          "growth), with every pair style, EAM, every decomposition and rank count and both "
+          "backends, the same bits on all. Not with DPD (`potential.style = \"dpd\"` or "
+          "`thermostat.style = \"dpd/tstat\"`): their random and dissipative forces have no "
+          "energy to minimise. Progress (iteration, energy, max force, force norm) and the stop "
+          "reason go to the log; the dynamics then start at step 0 from the relaxed positions "
+          "with the velocities of the start. See [Minimisation](minimize.md)",
+   .sample = "\"fire\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.minimize.style = one_of<MinimizeStyle>(r, kMinimizeNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<MinimizeStyle>(kMinimizeNames, d.minimize.style)); }},
+  {.section = "minimize", .key = "etol", .type = "float ≥ 0", .dimension = Dimension::None,
+   .doc = "stop when the potential energy changes by less than etol relative between two iterations (LAMMPS `minimize etol ...`: |ΔE| < etol·½(|E_k| + |E_k−1| + 1e-8), E per particle in lj units); checked only `delay_steps` iterations after the last uphill step; 0: not checked",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "1e-8",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.etol = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.etol); }},
+  {.section = "minimize", .key = "ftol", .type = "float ≥ 0", .dimension = Dimension::Force,
+   .doc = "stop when the two-norm of the global force vector (√Σ|F_i|², all particles) falls below ftol (LAMMPS `minimize ... ftol`, `min_modify norm two`); 0: not checked",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "1e-4",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.ftol = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.ftol); }},
+  {.section = "minimize", .key = "max_steps", .type = "int ≥ 1", .dimension = Dimension::Steps,
+   .doc = "at most this many FIRE iterations (LAMMPS `minimize ... maxiter`); each takes one "
+          "force evaluation, two after an uphill step",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "5000",
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::int64_t n = r.integer();
+     if (n < 1 || n > kMaxSteps) r.fail(fmt::format("must be 1 .. 2^53 (got {})", n));
+     d.minimize.max_steps = n; },
+   .value = [](const Deck& d) { return fmt::format("{}", d.minimize.max_steps); }},
+  {.section = "minimize", .key = "dt_start", .type = "float ≥ 0", .dimension = Dimension::Time,
+   .doc = "FIRE's first time step; 0: `run.dt` (LAMMPS starts from `timestep`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.002",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.dt_start = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.dt_start); }},
+  {.section = "minimize", .key = "dt_max", .type = "float ≥ 0", .dimension = Dimension::Time,
+   .doc = "FIRE's largest time step; 0: 10 × dt_start (LAMMPS `min_modify tmax 10.0`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.05",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.dt_max = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.dt_max); }},
+  {.section = "minimize", .key = "dt_min", .type = "float ≥ 0", .dimension = Dimension::Time,
+   .doc = "the time step is not shrunk below this; 0: 0.02 × dt_start (LAMMPS `tmin 0.02`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.0001",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.dt_min = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.dt_min); }},
+  {.section = "minimize", .key = "max_move", .type = "float > 0", .dimension = Dimension::Length,
+   .doc = "no coordinate moves more than this in one iteration: the step is cut to max_move / max|v| (LAMMPS `min_modify dmax 0.1`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.05",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.max_move = positive(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.max_move); }},
+  {.section = "minimize", .key = "delay_steps", .type = "int ≥ 0", .dimension = Dimension::Steps,
+   .doc = "iterations after an uphill step (P = F·v ≤ 0) before the time step may grow and α shrink, and at the start before an uphill step may shrink the time step (LAMMPS `delaystep 20`, `initialdelay yes`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "10",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.delay_steps = non_negative_int(r); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.minimize.delay_steps); }},
+  {.section = "minimize", .key = "dt_grow", .type = "float ≥ 1",
+   .doc = "the time step's growth factor after `delay_steps` downhill iterations (LAMMPS "
+          "`dtgrow 1.1`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "1.2",
+   .read = [](Deck& d, const KeyReader& r) {
+     const double v = r.real();
+     if (!(v >= 1.0) || !std::isfinite(v)) r.fail(fmt::format("must be >= 1 (got {})", v));
+     d.minimize.dt_grow = v; },
+   .value = [](const Deck& d) { return toml_float(d.minimize.dt_grow); }},
+  {.section = "minimize", .key = "dt_shrink", .type = "float, 0 < · ≤ 1",
+   .doc = "the time step's factor on an uphill step (LAMMPS `dtshrink 0.5`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.6",
+   .read = [](Deck& d, const KeyReader& r) {
+     const double v = r.real();
+     if (!(v > 0.0 && v <= 1.0)) r.fail(fmt::format("must be in (0, 1] (got {})", v));
+     d.minimize.dt_shrink = v; },
+   .value = [](const Deck& d) { return toml_float(d.minimize.dt_shrink); }},
+  {.section = "minimize", .key = "alpha0", .type = "float, 0 ≤ · ≤ 1",
+   .doc = "FIRE's mixing α at the start and after every uphill step: v ← (1 − α) v + α |v| F/|F| "
+          "(LAMMPS `alpha0 0.25`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.1",
+   .read = [](Deck& d, const KeyReader& r) {
+     const double v = r.real();
+     if (!(v >= 0.0 && v <= 1.0)) r.fail(fmt::format("must be in [0, 1] (got {})", v));
+     d.minimize.alpha0 = v; },
+   .value = [](const Deck& d) { return toml_float(d.minimize.alpha0); }},
+  {.section = "minimize", .key = "alpha_shrink", .type = "float, 0 < · ≤ 1",
+   .doc = "α's factor after `delay_steps` downhill iterations (LAMMPS `alphashrink 0.99`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.95",
+   .read = [](Deck& d, const KeyReader& r) {
+     const double v = r.real();
+     if (!(v > 0.0 && v <= 1.0)) r.fail(fmt::format("must be in (0, 1] (got {})", v));
+     d.minimize.alpha_shrink = v; },
+   .value = [](const Deck& d) { return toml_float(d.minimize.alpha_shrink); }},
+  {.section = "minimize", .key = "half_step_back", .type = "bool",
+   .doc = "on an uphill step, move back half a step before zeroing the velocities (LAMMPS "
+          "`halfstepback yes`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "false",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.half_step_back = r.boolean(); },
+   .value = [](const Deck& d) { return toml_bool(d.minimize.half_step_back); }},
+  {.section = "minimize", .key = "max_uphill", .type = "int ≥ 0", .dimension = Dimension::Steps,
+   .doc = "stop after this many uphill steps in a row (stuck in a basin; LAMMPS `vdfmax 2000`); 0: never",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "100",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.max_uphill = non_negative_int(r); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.minimize.max_uphill); }},
+  {.section = "minimize", .key = "progress_every", .type = "int ≥ 0", .dimension = Dimension::Steps,
+   .doc = "a progress line in the log every N iterations (iteration, pe, max force component, force two-norm, FIRE's dt); 0: `output.thermo_every`",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "10",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.progress_every = non_negative_int(r); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.minimize.progress_every); }},
+
   // [output]
   {.section = "output", .key = "thermo_every", .type = "int ≥ 0", .dimension = Dimension::Steps,
    .doc = "thermo row every N steps (0: only first and last)",

@@ -736,7 +736,7 @@ TEST(DeckErrors, UnknownSection) {
             "d.toml:2:2: unknown section 'rnu'; did you mean 'run'?");
   EXPECT_EQ(error_of("[barostat]\nt = 1\n"),
             "d.toml:1:2: unknown section 'barostat' (sections: system, region, potential, "
-            "neighbor, run, decomposition, thermostat, velocity, output)");
+            "neighbor, run, decomposition, thermostat, velocity, minimize, output)");
   EXPECT_EQ(error_of("[thermostat]\nt = 1\n"),
             "d.toml:2:1: unknown key 'thermostat.t' (keys of [thermostat]: style, temperature, "
             "damping, seed, chain, gamma, cutoff)");
