@@ -27,6 +27,7 @@
 #include "io/backup.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5md_writer.hpp"
+#include "engine/topology.hpp"
 #include "io/lammps_data.hpp"
 #include "io/output_lock.hpp"
 #include "io/particle_rows.hpp"
@@ -516,7 +517,52 @@ void RunOutput::write_data_file(const Simulation& sim) {
                      r.v[0], r.v[1], r.v[2]});
   io::LammpsData data{};
   data.atoms = comm_.gatherv<io::LammpsAtom>(block, 0);
+  // The topology (atom_style bond, angle, molecular): each rank's bonds and angles and its
+  // atoms' molecule ids, gathered and ordered on rank 0.
+  const std::string& style = sim.config().system.data_atom_style;
+  const bool molecular = io::is_molecular_style(style);
+  std::vector<TopologyBond> bonds;
+  std::vector<TopologyAngle> angles;
+  struct IdMolecule {
+    std::uint64_t id;
+    std::int64_t molecule;
+  };
+  std::vector<IdMolecule> molecules;
+  if (molecular) {
+    const ParticleStore& p = sim.particles();
+    std::vector<std::int64_t> mol;
+    collect_topology(p.fields, p.id, p.n_owned, bonds, angles, mol);
+    for (std::size_t i = 0; i < p.n_owned; ++i) molecules.push_back({p.id[i], mol[i]});
+    bonds = comm_.gatherv<TopologyBond>(bonds, 0);
+    angles = comm_.gatherv<TopologyAngle>(angles, 0);
+    molecules = comm_.gatherv<IdMolecule>(molecules, 0);
+  }
   on_root(comm_, [&] {
+    if (molecular) {
+      data.atom_style = style;
+      std::sort(molecules.begin(), molecules.end(),
+                [](const IdMolecule& a, const IdMolecule& b) { return a.id < b.id; });
+      for (std::size_t n = 0; n < data.atoms.size() && n < molecules.size(); ++n)
+        data.atoms[n].molecule = molecules[n].molecule;
+      std::sort(bonds.begin(), bonds.end(), [](const TopologyBond& a, const TopologyBond& b) {
+        return a.a != b.a ? a.a < b.a : a.b < b.b;
+      });
+      std::sort(angles.begin(), angles.end(), [](const TopologyAngle& a, const TopologyAngle& b) {
+        return a.b != b.b ? a.b < b.b : a.a != b.a ? a.a < b.a : a.c < b.c;
+      });
+      for (const TopologyBond& b : bonds) {
+        data.bonds.push_back({b.type, b.a, b.b});
+        data.bond_types = std::max(data.bond_types, b.type);
+      }
+      for (const TopologyAngle& a : angles) {
+        data.angles.push_back({a.type, a.a, a.b, a.c});
+        data.angle_types = std::max(data.angle_types, a.type);
+      }
+      for (const BondCoeffRow& c : sim.config().bond.coeffs)
+        data.bond_types = std::max(data.bond_types, c.type);
+      for (const AngleCoeffRow& c : sim.config().angle.coeffs)
+        data.angle_types = std::max(data.angle_types, c.type);
+    }
     const Vec3 L = sim.box().length;
     data.lo = {0.0, 0.0, 0.0};
     data.hi = {L.x, L.y, L.z};

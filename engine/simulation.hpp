@@ -103,7 +103,8 @@ class Simulation {
              const std::vector<std::uint64_t>& state_words = {});
   // Step 0 from given particles (a data file) with velocities drawn as [velocity] says
   // (config().velocity: create_velocities from (seed, id), whatever the decomposition).
-  void setup_drawing_velocities(const std::vector<InitialParticle>& particles);
+  void setup_drawing_velocities(const std::vector<InitialParticle>& particles,
+                                const std::vector<std::uint64_t>& state_words = {});
   // Runs to run.steps, or until the observer asks to stop (stop_requested() on any rank): then
   // the step in progress is completed and run() returns with stopped() true. The observer sees
   // the starting state, then every step. Errors name the
