@@ -223,8 +223,7 @@ void HostBondedCompute::check_terms(HostForceState& s, const Communicator& comm,
   if (comm.rank() == 0) {
     std::sort(all_mine.begin(), all_mine.end());
     std::sort(all_expected.begin(), all_expected.end());
-    const std::string where =
-        comm.size() == 1 ? fmt::format("step {}", step) : fmt::format("step {}", step);
+    const std::string where = fmt::format("step {}", step);
     for (const TermKey& e : all_expected) {
       const auto it = std::lower_bound(all_mine.begin(), all_mine.end(), e);
       const bool found = it != all_mine.end() && it->same(e);
@@ -239,9 +238,9 @@ void HostBondedCompute::check_terms(HostForceState& s, const Communicator& comm,
       } else {
         message = fmt::format(
             "{}, rank {} (the owner of atom {}): {} is computed by no rank: its atoms are not all "
-            "present where the decomposition sends it — an atom is missing, or the {} is "
-            "stretched beyond the import region (R = {:.6g}: bond.max_length = the longest bond "
-            "it covers)",
+            "present where the decomposition sends it: the {} is longer than the import cutoff "
+            "R = {:.6g} covers (the longer of the pair cutoff and bond.max_length, twice that "
+            "with angles, plus the skin)",
             where, e.rank, e.kind == 0 ? e.a : e.b, what, e.kind == 0 ? "bond" : "angle",
             s.import_cutoff);
       }
