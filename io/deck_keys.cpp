@@ -471,12 +471,21 @@ constexpr DeckKey kKeys[] = {
           "covers the longest bond (`max_length`) plus the skin; the pair neighbour list stays "
           "on the pair cutoff + skin",
    .sample = "\"harmonic\"",
-   .sample_needs = "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]",
+   .sample_needs = "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]\n"
+                   "special_bonds.lj=[0.0, 1.0, 1.0]",
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) {
      d.bond.style = one_of<BondStyle>(r, kBondStyleNames); },
    .value = [](const Deck& d) {
      return toml_quote(name_of<BondStyle>(kBondStyleNames, d.bond.style)); }},
+  {.section = "bond", .key = "max_length", .type = "float ≥ 0", .dimension = Dimension::Length,
+   .doc = "the longest a bond may grow; the import cutoff R is at least this plus the skin "
+          "(twice it with angles: an angle's two ends). 0: fene's largest `r0` (its bound), "
+          "harmonic's largest `r0` × 1.5. A bond found longer than the import region allows is "
+          "an error naming its atoms, the step and the rank",
+   .sample = "2.0",
+   .read = [](Deck& d, const KeyReader& r) { d.bond.max_length = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.bond.max_length); }},
   {.section = "bond", .key = "coeff",
    .type = "tables `[[bond.coeff]]`: `type = n` and the style's coefficients (float ≥ 0; "
            "`r0` > 0)",
@@ -485,7 +494,7 @@ constexpr DeckKey kKeys[] = {
           "listed twice is an error naming the table",
    .default_text = "none",
    .sample = "[{type = 1, k = 30.0, r0 = 1.5, epsilon = 1.0, sigma = 1.0}]",
-   .sample_needs = "bond.style=\"fene\"",
+   .sample_needs = "bond.style=\"fene\"\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
    .read = [](Deck& d, const KeyReader& r) {
      d.bond.coeffs = read_coeff_tables<BondCoeffRow>(
          r, "bond.coeff", {"k", "r0", "epsilon", "sigma"},
@@ -495,15 +504,6 @@ constexpr DeckKey kKeys[] = {
            return true;
          }); },
    .lines = bond_coeff_lines},
-  {.section = "bond", .key = "max_length", .type = "float ≥ 0", .dimension = Dimension::Length,
-   .doc = "the longest a bond may grow; the import cutoff R is at least this plus the skin "
-          "(twice it with angles: an angle's two ends). 0: fene's largest `r0` (its bound), "
-          "harmonic's largest `r0` × 1.5. A bond found longer than the import region allows is "
-          "an error naming its atoms, the step and the rank",
-   .sample = "2.0",
-   .read = [](Deck& d, const KeyReader& r) { d.bond.max_length = non_negative(r); },
-   .value = [](const Deck& d) { return toml_float(d.bond.max_length); }},
-
   // [angle]
   {.section = "angle", .key = "style", .choices = names_in<kAngleStyleNames>,
    .doc = "the angle style, as LAMMPS `angle_style`: `harmonic` (U = K (θ − θ0)², θ0 in "
@@ -513,7 +513,8 @@ constexpr DeckKey kKeys[] = {
           "under `neutral-territory`, whose import region holds no box with all three atoms of "
           "a general angle",
    .sample = "\"cosine\"",
-   .sample_needs = "angle.coeff=[{type = 1, k = 2.0}]",
+   .sample_needs = "angle.coeff=[{type = 1, k = 2.0}]\nbond.style=\"harmonic\"\n"
+                   "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) {
      d.angle.style = one_of<AngleStyle>(r, kAngleStyleNames); },
@@ -525,7 +526,8 @@ constexpr DeckKey kKeys[] = {
           "(energy/rad², no ½), `theta0` (degrees); cosine `k`",
    .default_text = "none",
    .sample = "[{type = 1, k = 25.0, theta0 = 109.5}]",
-   .sample_needs = "angle.style=\"harmonic\"",
+   .sample_needs = "angle.style=\"harmonic\"\nbond.style=\"harmonic\"\n"
+                   "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
    .read = [](Deck& d, const KeyReader& r) {
      d.angle.coeffs = read_coeff_tables<AngleCoeffRow>(
          r, "angle.coeff", {"k", "theta0"},
