@@ -107,8 +107,7 @@ std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConf
     topology.molecule.reserve(data.atoms.size());
     for (const io::LammpsAtom& a : data.atoms) topology.molecule.push_back(a.molecule);
     for (const io::LammpsBond& b : data.bonds) topology.bonds.push_back({b.type, b.a, b.b});
-    for (const io::LammpsAngle& a : data.angles)
-      topology.angles.push_back({a.type, a.a, a.b, a.c});
+    for (const io::LammpsAngle& a : data.angles) topology.angles.push_back({a.type, a.a, a.b, a.c});
   }
   config.system.types = data.atom_types;
   if (!data.masses.empty()) config.system.mass = data.masses;
@@ -515,7 +514,7 @@ int run_command(const RunOptions& options) {
   if (comm.rank() == 0) warn_unused_beside_data_file(deck, options.restart);
 
   std::optional<Simulation> sim;
-  std::vector<InitialParticle> initial;  // from system.data_file
+  std::vector<InitialParticle> initial;       // from system.data_file
   std::vector<std::uint64_t> topology_words;  // its bonds and angles: the particles' State words
   if (!agree(comm, [&] {
         SimulationConfig config = deck;
@@ -525,8 +524,7 @@ int run_command(const RunOptions& options) {
           initial = read_data_file(deck, config, comm.rank() == 0, topology);
         try {
           sim.emplace(comm, config, initial);
-          if (!topology.bonds.empty() || !topology.angles.empty() ||
-              !topology.molecule.empty()) {
+          if (!topology.bonds.empty() || !topology.angles.empty() || !topology.molecule.empty()) {
             const std::vector<FieldSpec> state = state_fields(sim->force_computes());
             std::vector<std::uint64_t> ids;
             ids.reserve(initial.size());
@@ -534,8 +532,7 @@ int run_command(const RunOptions& options) {
             try {
               topology_words = topology_state_words(state, ids, topology);
             } catch (const std::invalid_argument& e) {
-              throw std::runtime_error(
-                  fmt::format("{}: {}", deck.system.data_file, e.what()));
+              throw std::runtime_error(fmt::format("{}: {}", deck.system.data_file, e.what()));
             }
           }
         } catch (const GridError& e) {

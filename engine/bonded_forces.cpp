@@ -26,7 +26,7 @@ bool lex_less(Int3 a, Int3 b) {
 
 // What a rank's sums of the listing must add up to, and what they do.
 struct TermCounts {
-  long long bonds = 0, angles = 0;            // terms whose energy is added here
+  long long bonds = 0, angles = 0;              // terms whose energy is added here
   long long bond_shares = 0, angle_shares = 0;  // atoms' forces applied here
 };
 
@@ -157,7 +157,9 @@ void HostBondedCompute::list_terms(HostForceState& s, const PairRule& rule) {
             here = low == rule.coord;
             break;
           }
-          case Method::Midpoint: here = c < p.n_owned; break;
+          case Method::Midpoint:
+            here = c < p.n_owned;
+            break;
           case Method::NeutralTerritory:
             throw std::logic_error("angles under neutral territory: refused with the deck");
         }
@@ -204,8 +206,7 @@ void HostBondedCompute::check_terms(HostForceState& s, const Communicator& comm,
   };
   held([&](const TermKey& k) { ++sums[4 + k.kind]; });
   comm.sum(std::span<long long>(sums, 6));
-  if (sums[0] == sums[4] && sums[1] == sums[5] && sums[2] == 2 * sums[4] &&
-      sums[3] == 3 * sums[5])
+  if (sums[0] == sums[4] && sums[1] == sums[5] && sums[2] == 2 * sums[4] && sums[3] == 3 * sums[5])
     return;
   // Some term is computed by no rank (or twice): find one, on rank 0, from every rank's lists.
   std::vector<TermKey> mine, expected;
@@ -247,9 +248,10 @@ void HostBondedCompute::check_terms(HostForceState& s, const Communicator& comm,
       break;
     }
     if (message.empty())
-      message = fmt::format("step {}: the bonded terms do not add up ({} of {} bonds, {} of {} "
-                            "angles)",
-                            step, sums[0], sums[4], sums[1], sums[5]);
+      message = fmt::format(
+          "step {}: the bonded terms do not add up ({} of {} bonds, {} of {} "
+          "angles)",
+          step, sums[0], sums[4], sums[1], sums[5]);
   }
   raise_first_error(comm, std::move(message));
 }
@@ -299,8 +301,8 @@ ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool
         throw std::runtime_error(fmt::format("bond {}-{}: bond type {} has no [[bond.coeff]]",
                                              p.id[i], p.id[j], t.type));
       const BondCoeff& co = prm.bond[t.type - 1];
-      const BondTerms b = prm.bond_style == BondStyle::Fene ? BondFene::eval(rsq, co)
-                                                            : BondHarmonic::eval(rsq, co);
+      const BondTerms b =
+          prm.bond_style == BondStyle::Fene ? BondFene::eval(rsq, co) : BondHarmonic::eval(rsq, co);
       bad = b.bad;
       const Fix3 F = fix({b.fbond * d.x, b.fbond * d.y, b.fbond * d.z});
       if (t.apply & 1u) add(i, F, true);
@@ -312,17 +314,18 @@ ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool
         totals.virial += fixed::to_fixed(b.fbond * rsq, overflow);
       }
       if (bad)
-        throw std::runtime_error(fmt::format(
-            "bad FENE bond between atoms {} and {}: r = {:.6g} >= 2 R0 (R0 = {:g})", p.id[i],
-            p.id[j], std::sqrt(rsq), co.r0));
+        throw std::runtime_error(
+            fmt::format("bad FENE bond between atoms {} and {}: r = {:.6g} >= 2 R0 (R0 = {:g})",
+                        p.id[i], p.id[j], std::sqrt(rsq), co.r0));
     } else {
       const std::uint32_t i = t.at[0], j = t.at[1], k = t.at[2];
       const Vec3 d1 = pair_displacement(p.x[i], p.x[j], L, half);
       const Vec3 d2 = pair_displacement(p.x[k], p.x[j], L, half);
       if (!prm.has_angle_type(static_cast<int>(t.type)))
-        throw std::runtime_error(fmt::format("angle {}-{}-{}: angle type {} has no "
-                                             "[[angle.coeff]]",
-                                             p.id[i], p.id[j], p.id[k], t.type));
+        throw std::runtime_error(
+            fmt::format("angle {}-{}-{}: angle type {} has no "
+                        "[[angle.coeff]]",
+                        p.id[i], p.id[j], p.id[k], t.type));
       const AngleCoeff& co = prm.angle[t.type - 1];
       const AngleTerms a = prm.angle_style == AngleStyle::Harmonic ? AngleHarmonic::eval(d1, d2, co)
                                                                    : AngleCosine::eval(d1, d2, co);
@@ -342,7 +345,8 @@ ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool
     }
     if (overflow) {
       std::string ids = fmt::format("{} and {}", p.id[t.at[0]], p.id[t.at[1]]);
-      if (t.atoms == 3) ids = fmt::format("{}, {} and {}", p.id[t.at[0]], p.id[t.at[1]], p.id[t.at[2]]);
+      if (t.atoms == 3)
+        ids = fmt::format("{}, {} and {}", p.id[t.at[0]], p.id[t.at[1]], p.id[t.at[2]]);
       throw std::overflow_error(fmt::format(
           "the {} of atoms {} does not fit the fixed point (a force or energy beyond 2^22)",
           t.atoms == 2 ? "bond" : "angle", ids));

@@ -75,7 +75,7 @@ class HostBondedCompute final : public HostForceCompute {
   std::shared_ptr<const BondedParams> params_;
   std::vector<Term> terms_;
   std::vector<std::pair<std::uint64_t, std::uint32_t>> by_id_;  // (id, particle), sorted
-  long long step_ = 0;  // of the listing (messages)
+  long long step_ = 0;                                          // of the listing (messages)
   int rank_ = 0, ranks_ = 1;
 };
 

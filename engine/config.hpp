@@ -163,8 +163,8 @@ struct VelocitySection {
 
 // The thermo keywords (LAMMPS `thermo_style custom` names) scanmd knows.
 inline constexpr std::string_view kThermoKeywords[] = {
-    "step",  "time",  "temp", "pe",      "ke",  "etotal",  "press",   "econs",
-    "ebond", "eangle", "evdwl", "vol", "density", "cpu", "pstep/s", "eta"};
+    "step",  "time",   "temp",  "pe",  "ke",      "etotal", "press",   "econs",
+    "ebond", "eangle", "evdwl", "vol", "density", "cpu",    "pstep/s", "eta"};
 
 // Thermo columns (output.thermo, LAMMPS `thermo_style custom` keywords; engine/config.hpp's
 // kThermoKeywords): the run's list, the default one when none was given (step temp pe ke etotal

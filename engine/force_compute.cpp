@@ -29,7 +29,8 @@ void add_bonded(const SimulationConfig& config, std::vector<ForceComputeInfo>& o
   ForceComputeInfo b;
   b.kind = ForceKind::Bonded;
   b.name = "bonded";
-  if (bonds) b.name += fmt::format(" bond {}", name_of<BondStyle>(kBondStyleNames, config.bond.style));
+  if (bonds)
+    b.name += fmt::format(" bond {}", name_of<BondStyle>(kBondStyleNames, config.bond.style));
   if (angles)
     b.name += fmt::format(" angle {}", name_of<AngleStyle>(kAngleStyleNames, config.angle.style));
   b.cutoff = bond_reach(config.bond) * (angles ? 2.0 : 1.0);

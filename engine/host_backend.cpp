@@ -29,9 +29,8 @@ HostBackend::HostBackend(const StepSetup& s)
       rebuild_fields_(halo_fields(s.computes, FieldAccess::RebuildForward)),
       domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
       kernel_(resolve_pair_kernel()) {
-  const bool bonded = std::any_of(s.computes.begin(), s.computes.end(), [](const auto& c) {
-    return c.kind == ForceKind::Bonded;
-  });
+  const bool bonded = std::any_of(s.computes.begin(), s.computes.end(),
+                                  [](const auto& c) { return c.kind == ForceKind::Bonded; });
   list_cutoff_ = bonded ? list_reach(s.computes) + 2.0 * half_skin_ : s.params.import_cutoff;
   force_scratch_.threads = force_threads();
   list_kernel_ = kernel_;
@@ -117,8 +116,8 @@ void HostBackend::tune_kernels() {
   const PairKernel kernels[2] = {vector, PairKernel::Scalar};
   for (int k = 0; k < 2; ++k) {
     neighbors_.set_kernel(kernels[k]);
-    list_time[k] =
-        best_of_two([&] { neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_); });
+    list_time[k] = best_of_two(
+        [&] { neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_); });
     force_time[k] = !any ? (k == 0 ? 0.0 : 1.0) : best_of_two([&] {
       try {
         run_computes(false, kernels[k]);
@@ -151,9 +150,17 @@ void HostBackend::tune_kernels() {
 
 // The computes' own rebuild work (the bonded listing and exclusions), on the final list.
 void HostBackend::after_list(long long step) {
-  HostForceState state{particles_,      neighbors_, domain_.halo(),      box_,
-                       images_,         full_shell_, kernel_,            force_scratch_,
-                       step_now_,       pair_compute_count_, domain_.import_cutoff()};
+  HostForceState state{particles_,
+                       neighbors_,
+                       domain_.halo(),
+                       box_,
+                       images_,
+                       full_shell_,
+                       kernel_,
+                       force_scratch_,
+                       step_now_,
+                       pair_compute_count_,
+                       domain_.import_cutoff()};
   for (const auto& c : computes_) c->on_rebuild(state, neighbors_, rule_, comm_, step);
 }
 
@@ -177,9 +184,17 @@ void HostBackend::compute_forces(bool with_energy) {
 }
 
 ForceTotals HostBackend::run_computes(bool with_energy, PairKernel kernel) {
-  HostForceState state{particles_,  neighbors_, domain_.halo(), box_,
-                       images_,     full_shell_, kernel,        force_scratch_,
-                       step_now_,   pair_compute_count_, domain_.import_cutoff()};
+  HostForceState state{particles_,
+                       neighbors_,
+                       domain_.halo(),
+                       box_,
+                       images_,
+                       full_shell_,
+                       kernel,
+                       force_scratch_,
+                       step_now_,
+                       pair_compute_count_,
+                       domain_.import_cutoff()};
   ForceTotals totals;
   bool first = true;
   for (const auto& c : computes_) {

@@ -12,9 +12,9 @@
 
 #include "base/box.hpp"
 #include "base/communicator.hpp"
-#include "decomposition/import_rule.hpp"
 #include "base/particles.hpp"
 #include "decomposition/halo_exchange.hpp"
+#include "decomposition/import_rule.hpp"
 #include "engine/force_compute.hpp"
 #include "engine/force_totals.hpp"
 #include "engine/neighbor_list.hpp"

@@ -526,7 +526,8 @@ ThermoSample Simulation::thermo() const {
                                     t.virial, tail_, params_.units);
   if (species_.bonded) {
     // The bonded energies and the pair rest, each from its own integer sum.
-    fixed::Wide sums[3] = {t.bond_energy, t.angle_energy, t.energy - t.bond_energy - t.angle_energy};
+    fixed::Wide sums[3] = {t.bond_energy, t.angle_energy,
+                           t.energy - t.bond_energy - t.angle_energy};
     comm_.sum(std::span<fixed::Wide>(sums, 3));
     const double n = params_.units.normalize ? static_cast<double>(n_total_) : 1.0;
     s.ebond = fixed::to_double(sums[0]) / n;

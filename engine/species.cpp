@@ -85,18 +85,20 @@ Species make_species(const SimulationConfig& config) {
 
   if (config.bond.style != BondStyle::None || config.angle.style != AngleStyle::None) {
     if (config.bond.style != BondStyle::None && config.bond.coeffs.empty())
-      throw SpeciesError("bond.style",
-                         fmt::format("bond.style = \"{}\" needs [[bond.coeff]] tables (type, "
-                                     "k, r0{})",
-                                     name_of<BondStyle>(kBondStyleNames, config.bond.style),
-                                     config.bond.style == BondStyle::Fene ? ", epsilon, sigma"
-                                                                          : ""));
+      throw SpeciesError(
+          "bond.style",
+          fmt::format("bond.style = \"{}\" needs [[bond.coeff]] tables (type, "
+                      "k, r0{})",
+                      name_of<BondStyle>(kBondStyleNames, config.bond.style),
+                      config.bond.style == BondStyle::Fene ? ", epsilon, sigma" : ""));
     if (config.angle.style != AngleStyle::None && config.angle.coeffs.empty())
-      throw SpeciesError("angle.style", "angle.style needs [[angle.coeff]] tables (type, k, "
-                                        "theta0)");
+      throw SpeciesError("angle.style",
+                         "angle.style needs [[angle.coeff]] tables (type, k, "
+                         "theta0)");
     if (config.angle.style != AngleStyle::None && config.bond.style == BondStyle::None)
-      throw SpeciesError("angle.style", "angles need a bond style too ([bond] style: the import "
-                                        "region covers twice the longest bond)");
+      throw SpeciesError("angle.style",
+                         "angles need a bond style too ([bond] style: the import "
+                         "region covers twice the longest bond)");
     if (config.bond.style != BondStyle::None &&
         (config.special_bonds.lj[1] != 1.0 || config.special_bonds.lj[2] != 1.0))
       throw SpeciesError(

@@ -45,9 +45,8 @@ std::vector<std::uint64_t> topology_state_words(std::span<const FieldSpec> state
       for (int s = 0; s < kBondSlots; ++s) {
         std::uint64_t& slot = r[at_bond_atom + s];
         if (slot == other)
-          throw std::invalid_argument(
-              fmt::format("atoms {} and {} are bonded twice", std::min(self, other),
-                          std::max(self, other)));
+          throw std::invalid_argument(fmt::format("atoms {} and {} are bonded twice",
+                                                  std::min(self, other), std::max(self, other)));
         if (slot != 0) continue;
         slot = other;
         r[at_bond_type + s] = static_cast<std::uint64_t>(type);
@@ -71,8 +70,8 @@ std::vector<std::uint64_t> topology_state_words(std::span<const FieldSpec> state
       while (s < kAngleSlots && r[at_angle_atom + 2 * s] != 0) ++s;
       if (s == kAngleSlots)
         throw std::invalid_argument(fmt::format(
-            "atom {} is the vertex of more than {} angles (scanmd holds at most {} per atom)",
-            a.b, kAngleSlots, kAngleSlots));
+            "atom {} is the vertex of more than {} angles (scanmd holds at most {} per atom)", a.b,
+            kAngleSlots, kAngleSlots));
       r[at_angle_atom + 2 * s] = a.a;
       r[at_angle_atom + 2 * s + 1] = a.c;
       r[at_angle_type + s] = static_cast<std::uint64_t>(a.type);

@@ -124,7 +124,6 @@ std::string pair_table_lines(const Deck& d) {
   return s;
 }
 
-
 // [[bond.coeff]] / [[angle.coeff]]: an array of tables {type = n, <numbers named in `keys`>};
 // each table's numbers go to `set(row, name, value)`. A type listed twice, a missing type, or an
 // unknown key is an error naming the table.
@@ -135,7 +134,8 @@ std::vector<Row> read_coeff_tables(const KeyReader& r, std::string_view table,
   std::string names;
   for (const std::string_view k : keys) names += fmt::format(", {}", k);
   if (!arr)
-    r.fail(fmt::format("expected [[{}]] tables (type{}), got {}", table, names, describe(r.node())));
+    r.fail(
+        fmt::format("expected [[{}]] tables (type{}), got {}", table, names, describe(r.node())));
   std::vector<Row> out;
   for (std::size_t n = 0; n < arr->size(); ++n) {
     const toml::node& e = *arr->get(n);
@@ -188,7 +188,8 @@ std::string angle_coeff_lines(const Deck& d) {
   std::string s;
   for (const AngleCoeffRow& c : d.angle.coeffs) {
     s += fmt::format("\n[[angle.coeff]]\ntype = {}\nk = {}\n", c.type, toml_float(c.k));
-    if (d.angle.style != AngleStyle::Cosine) s += fmt::format("theta0 = {}\n", toml_float(c.theta0));
+    if (d.angle.style != AngleStyle::Cosine)
+      s += fmt::format("theta0 = {}\n", toml_float(c.theta0));
   }
   return s;
 }

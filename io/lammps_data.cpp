@@ -232,9 +232,10 @@ class Parser {
     if (nangles_ > 0 && !seen_angles_)
       fail(fmt::format("no Angles section (the header declares {} angles)", nangles_));
     if ((nbonds_ > 0 || nangles_ > 0) && !is_molecular_style(data_.atom_style))
-      fail(fmt::format("the file has bonds or angles, but its Atoms section is atom_style {} "
-                       "(no molecule ids): use atom_style bond, angle or molecular",
-                       data_.atom_style));
+      fail(
+          fmt::format("the file has bonds or angles, but its Atoms section is atom_style {} "
+                      "(no molecule ids): use atom_style bond, angle or molecular",
+                      data_.atom_style));
     data_.has_velocities = seen_velocities_;
     return std::move(data_);
   }
@@ -368,13 +369,15 @@ class Parser {
       } else if (what == "dihedrals" || what == "impropers" || what == "ellipsoids" ||
                  what == "lines" || what == "triangles" || what == "bodies") {
         if (integer<std::uint64_t>(tok[0], fmt::format("the number of {}", what)) != 0) {
-          fail(fmt::format("'{}': scanmd reads atom_style atomic, bond, angle and molecular "
-                           "without {}", content_, what));
+          fail(
+              fmt::format("'{}': scanmd reads atom_style atomic, bond, angle and molecular "
+                          "without {}",
+                          content_, what));
         }
-      } else if (what == "dihedral types" ||
-                 what == "improper types" || what == "extra bond per atom" ||
-                 what == "extra angle per atom" || what == "extra dihedral per atom" ||
-                 what == "extra improper per atom" || what == "extra special per atom") {
+      } else if (what == "dihedral types" || what == "improper types" ||
+                 what == "extra bond per atom" || what == "extra angle per atom" ||
+                 what == "extra dihedral per atom" || what == "extra improper per atom" ||
+                 what == "extra special per atom") {
         integer<std::uint64_t>(tok[0], fmt::format("the number of {}", what));  // unused
       } else {
         fail(fmt::format("unrecognised header line '{}'", content_));
@@ -429,9 +432,10 @@ class Parser {
         seen_angles_ = true;
         return read_angles();
       case Kind::Unsupported:
-        fail(fmt::format("a {} section: scanmd reads atom_style atomic, bond, angle and "
-                         "molecular without dihedrals or impropers",
-                         s.name));
+        fail(
+            fmt::format("a {} section: scanmd reads atom_style atomic, bond, angle and "
+                        "molecular without dihedrals or impropers",
+                        s.name));
       case Kind::Skip:
         break;
     }
@@ -571,8 +575,8 @@ class Parser {
       fail(fmt::format(
           "Atoms: atom {}: {} = {} (image flag {}) lies {:.3g} box lengths from the "
           "box [{}, {}): its image flag would not fit 32 bits (|i{}| <= 2147483647)",
-          a.id, c, tok[2 + first + axis], image[axis], std::floor((q[axis] - data_.lo[axis]) / length),
-          data_.lo[axis], data_.hi[axis], c));
+          a.id, c, tok[2 + first + axis], image[axis],
+          std::floor((q[axis] - data_.lo[axis]) / length), data_.lo[axis], data_.hi[axis], c));
     }
   }
 
@@ -779,11 +783,10 @@ void write_lammps_data(const std::string& path, const LammpsData& data, std::str
   std::replace_if(
       line1.begin(), line1.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
   const bool mol = is_molecular_style(data.atom_style);
-  fmt::format_to(out, "{}\n\n{} atoms\n{} atom types\n", line1, data.atoms.size(),
-                 data.atom_types);
+  fmt::format_to(out, "{}\n\n{} atoms\n{} atom types\n", line1, data.atoms.size(), data.atom_types);
   if (mol)
-    fmt::format_to(out, "{} bonds\n{} bond types\n{} angles\n{} angle types\n",
-                   data.bonds.size(), data.bond_types, data.angles.size(), data.angle_types);
+    fmt::format_to(out, "{} bonds\n{} bond types\n{} angles\n{} angle types\n", data.bonds.size(),
+                   data.bond_types, data.angles.size(), data.angle_types);
   fmt::format_to(out, "\n");
   for (int axis = 0; axis < 3; ++axis) {
     const char c = static_cast<char>('x' + axis);

@@ -22,8 +22,8 @@ struct LammpsAtom {
   std::uint64_t id;
   int type;
   double x, y, z;
-  int ix, iy, iz;     // image flags, 0 when the file has none
-  double vx, vy, vz;  // 0 when the file has no Velocities section
+  int ix, iy, iz;             // image flags, 0 when the file has none
+  double vx, vy, vz;          // 0 when the file has no Velocities section
   std::int64_t molecule = 0;  // atom_style bond, angle, molecular (0 for atomic)
 };
 

@@ -13,9 +13,9 @@ namespace scanmd {
 struct BondedParams {
   BondStyle bond_style = BondStyle::None;
   AngleStyle angle_style = AngleStyle::None;
-  std::vector<BondCoeff> bond;               // [type − 1]
-  std::vector<unsigned char> bond_given;     // whether [[bond.coeff]] named the type
-  std::vector<AngleCoeff> angle;             // [type − 1]
+  std::vector<BondCoeff> bond;            // [type − 1]
+  std::vector<unsigned char> bond_given;  // whether [[bond.coeff]] named the type
+  std::vector<AngleCoeff> angle;          // [type − 1]
   std::vector<unsigned char> angle_given;
   std::array<double, 3> special_lj{0.0, 0.0, 0.0};
 
