@@ -62,23 +62,37 @@ void HostBondedCompute::list_terms(HostForceState& s, const PairRule& rule) {
   const ParticleStore& p = s.particles;
   const std::size_t n = p.size();
   terms_.clear();
-  by_id_.resize(n);
-  for (std::size_t i = 0; i < n; ++i) by_id_[i] = {p.id[i], static_cast<std::uint32_t>(i)};
-  std::sort(by_id_.begin(), by_id_.end());
-  const Vec3 L = s.box.length, half = s.box.half_length;
-  // The copy of atom `other` at the minimum image from copy c, or −1 when it is not here.
+  // Copies by id: an open-addressing table of the first copy of each id (a power of two, at
+  // least twice the particles), the other copies chained through next_copy_.
+  std::size_t slots = 16;
+  while (slots < 2 * n) slots <<= 1;
+  const std::size_t mask = slots - 1;
+  constexpr std::uint32_t kEmpty = 0xffffffffu;
+  first_copy_.assign(slots, kEmpty);
+  next_copy_.assign(n, kEmpty);
+  auto slot_of = [&](std::uint64_t id) {
+    return static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::size_t h = slot_of(p.id[i]);
+    while (first_copy_[h] != kEmpty && p.id[first_copy_[h]] != p.id[i]) h = (h + 1) & mask;
+    if (first_copy_[h] != kEmpty) next_copy_[i] = first_copy_[h];
+    first_copy_[h] = i;
+  }
+  const Vec3 half = s.box.half_length;
+  // The copy of atom `other` at the minimum image from copy c, or −1 when it is not here: the
+  // image shift of minimum_image's branch (base/box.hpp), added to c's.
   auto partner = [&](std::uint32_t c, std::uint64_t other) -> long long {
-    auto it = std::lower_bound(by_id_.begin(), by_id_.end(),
-                               std::pair<std::uint64_t, std::uint32_t>{other, 0});
-    if (it == by_id_.end() || it->first != other) return -1;
-    const Vec3 xc = p.x[c], xo = p.x[it->second];
-    const Vec3 d = pair_displacement(xc, xo, L, half);
-    const Int3 m{static_cast<int>(std::rint((xc.x - xo.x - d.x) / L.x)),
-                 static_cast<int>(std::rint((xc.y - xo.y - d.y) / L.y)),
-                 static_cast<int>(std::rint((xc.z - xo.z - d.z) / L.z))};
-    const Int3 want = p.shift[c] + m;
-    for (; it != by_id_.end() && it->first == other; ++it)
-      if (p.shift[it->second] == want) return it->second;
+    std::size_t h = slot_of(other);
+    while (first_copy_[h] != kEmpty && p.id[first_copy_[h]] != other) h = (h + 1) & mask;
+    std::uint32_t k = first_copy_[h];
+    if (k == kEmpty) return -1;
+    const Vec3 xc = p.x[c], xo = p.x[k];
+    auto axis = [](double d, double hl) { return d > hl ? 1 : (d < -hl ? -1 : 0); };
+    const Int3 want = p.shift[c] + Int3{axis(xc.x - xo.x, half.x), axis(xc.y - xo.y, half.y),
+                                        axis(xc.z - xo.z, half.z)};
+    for (; k != kEmpty; k = next_copy_[k])
+      if (p.shift[k] == want) return k;
     return -1;
   };
   auto side = [&](std::uint32_t i) {
@@ -268,90 +282,120 @@ void HostBondedCompute::exclude_bonded_pairs(const ParticleStore& p, NeighborLis
   });
 }
 
+namespace {
+
+// One bond or angle's fixed-point terms, added where the term's mask says (see the header).
+struct TermSums {
+  ParticleStore& p;
+  ForceTotals& totals;
+  bool overflow = false;
+  void add(std::uint32_t i, const Fix3& F, bool plus) {
+    Fix3& a = p.f[i];
+    const std::int64_t s = plus ? 1 : -1;
+    fixed::add_checked(a.x, s * F.x, overflow);
+    fixed::add_checked(a.y, s * F.y, overflow);
+    fixed::add_checked(a.z, s * F.z, overflow);
+  }
+  Fix3 fix(Vec3 v) {
+    return Fix3{fixed::to_fixed(v.x, overflow), fixed::to_fixed(v.y, overflow),
+                fixed::to_fixed(v.z, overflow)};
+  }
+};
+
+[[noreturn]] void term_overflow(const ParticleStore& p, const HostBondedCompute::Term& t) {
+  std::string ids = fmt::format("{} and {}", p.id[t.at[0]], p.id[t.at[1]]);
+  if (t.atoms == 3) ids = fmt::format("{}, {} and {}", p.id[t.at[0]], p.id[t.at[1]], p.id[t.at[2]]);
+  throw std::overflow_error(
+      fmt::format("the {} of atoms {} does not fit the fixed point (a force or energy beyond "
+                  "2^22)",
+                  t.atoms == 2 ? "bond" : "angle", ids));
+}
+
+template <class Bond>
+void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedParams& prm, Vec3 L,
+               Vec3 half, bool with_energy) {
+  const ParticleStore& p = sums.p;
+  const std::uint32_t i = t.at[0], j = t.at[1];
+  const Vec3 d = pair_displacement(p.x[i], p.x[j], L, half);
+  const double rsq = d.x * d.x + d.y * d.y + d.z * d.z;
+  if (!prm.has_bond_type(static_cast<int>(t.type)))
+    throw std::runtime_error(
+        fmt::format("bond {}-{}: bond type {} has no [[bond.coeff]]", p.id[i], p.id[j], t.type));
+  const BondCoeff& co = prm.bond[t.type - 1];
+  const BondTerms b = Bond::eval(rsq, co);
+  const Fix3 F = sums.fix({b.fbond * d.x, b.fbond * d.y, b.fbond * d.z});
+  if (t.apply & 1u) sums.add(i, F, true);
+  if (t.apply & 2u) sums.add(j, F, false);
+  if (with_energy && t.energy) {
+    const std::int64_t e = fixed::to_fixed(b.energy, sums.overflow);
+    sums.totals.energy += e;
+    sums.totals.bond_energy += e;
+    sums.totals.virial += fixed::to_fixed(b.fbond * rsq, sums.overflow);
+  }
+  if (b.bad)
+    throw std::runtime_error(
+        fmt::format("bad FENE bond between atoms {} and {}: r = {:.6g} >= 2 R0 (R0 = {:g})",
+                    p.id[i], p.id[j], std::sqrt(rsq), co.r0));
+  if (sums.overflow) term_overflow(p, t);
+}
+
+template <class Angle>
+void angle_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedParams& prm, Vec3 L,
+                Vec3 half, bool with_energy) {
+  const ParticleStore& p = sums.p;
+  const std::uint32_t i = t.at[0], j = t.at[1], k = t.at[2];
+  const Vec3 d1 = pair_displacement(p.x[i], p.x[j], L, half);
+  const Vec3 d2 = pair_displacement(p.x[k], p.x[j], L, half);
+  if (!prm.has_angle_type(static_cast<int>(t.type)))
+    throw std::runtime_error(fmt::format("angle {}-{}-{}: angle type {} has no [[angle.coeff]]",
+                                         p.id[i], p.id[j], p.id[k], t.type));
+  const AngleTerms a = Angle::eval(d1, d2, prm.angle[t.type - 1]);
+  const Fix3 F1 = sums.fix(a.f1), F3 = sums.fix(a.f3);
+  const Fix3 F2{-(F1.x + F3.x), -(F1.y + F3.y), -(F1.z + F3.z)};
+  if (t.apply & 1u) sums.add(i, F1, true);
+  if (t.apply & 2u) sums.add(j, F2, true);
+  if (t.apply & 4u) sums.add(k, F3, true);
+  if (with_energy && t.energy) {
+    const std::int64_t e = fixed::to_fixed(a.energy, sums.overflow);
+    sums.totals.energy += e;
+    sums.totals.angle_energy += e;
+    const double w = d1.x * a.f1.x + d1.y * a.f1.y + d1.z * a.f1.z + d2.x * a.f3.x + d2.y * a.f3.y +
+                     d2.z * a.f3.z;
+    sums.totals.virial += fixed::to_fixed(w, sums.overflow);
+  }
+  if (sums.overflow) term_overflow(p, t);
+}
+
+template <class Bond, class Angle>
+void all_terms(TermSums& sums, const std::vector<HostBondedCompute::Term>& terms,
+               const BondedParams& prm, Vec3 L, Vec3 half, bool with_energy) {
+  for (const HostBondedCompute::Term& t : terms) {
+    if (t.atoms == 2)
+      bond_term<Bond>(sums, t, prm, L, half, with_energy);
+    else
+      angle_term<Angle>(sums, t, prm, L, half, with_energy);
+  }
+}
+
+}  // namespace
+
 ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool first) {
   ParticleStore& p = s.particles;
   if (first) std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
-  const Vec3 L = s.box.length, half = s.box.half_length;
   ForceTotals totals;
-  bool overflow = false;
-  auto add = [&](std::uint32_t i, Fix3 F, bool plus) {
-    Fix3& a = p.f[i];
-    if (plus) {
-      fixed::add_checked(a.x, F.x, overflow);
-      fixed::add_checked(a.y, F.y, overflow);
-      fixed::add_checked(a.z, F.z, overflow);
-    } else {
-      fixed::add_checked(a.x, -F.x, overflow);
-      fixed::add_checked(a.y, -F.y, overflow);
-      fixed::add_checked(a.z, -F.z, overflow);
-    }
-  };
-  auto fix = [&](Vec3 v) {
-    return Fix3{fixed::to_fixed(v.x, overflow), fixed::to_fixed(v.y, overflow),
-                fixed::to_fixed(v.z, overflow)};
-  };
+  TermSums sums{p, totals};
   const BondedParams& prm = *params_;
-  for (const Term& t : terms_) {
-    bool bad = false;
-    if (t.atoms == 2) {
-      const std::uint32_t i = t.at[0], j = t.at[1];
-      const Vec3 d = pair_displacement(p.x[i], p.x[j], L, half);
-      const double rsq = d.x * d.x + d.y * d.y + d.z * d.z;
-      if (!prm.has_bond_type(static_cast<int>(t.type)))
-        throw std::runtime_error(fmt::format("bond {}-{}: bond type {} has no [[bond.coeff]]",
-                                             p.id[i], p.id[j], t.type));
-      const BondCoeff& co = prm.bond[t.type - 1];
-      const BondTerms b =
-          prm.bond_style == BondStyle::Fene ? BondFene::eval(rsq, co) : BondHarmonic::eval(rsq, co);
-      bad = b.bad;
-      const Fix3 F = fix({b.fbond * d.x, b.fbond * d.y, b.fbond * d.z});
-      if (t.apply & 1u) add(i, F, true);
-      if (t.apply & 2u) add(j, F, false);
-      if (with_energy && t.energy) {
-        const std::int64_t e = fixed::to_fixed(b.energy, overflow);
-        totals.energy += e;
-        totals.bond_energy += e;
-        totals.virial += fixed::to_fixed(b.fbond * rsq, overflow);
-      }
-      if (bad)
-        throw std::runtime_error(
-            fmt::format("bad FENE bond between atoms {} and {}: r = {:.6g} >= 2 R0 (R0 = {:g})",
-                        p.id[i], p.id[j], std::sqrt(rsq), co.r0));
-    } else {
-      const std::uint32_t i = t.at[0], j = t.at[1], k = t.at[2];
-      const Vec3 d1 = pair_displacement(p.x[i], p.x[j], L, half);
-      const Vec3 d2 = pair_displacement(p.x[k], p.x[j], L, half);
-      if (!prm.has_angle_type(static_cast<int>(t.type)))
-        throw std::runtime_error(
-            fmt::format("angle {}-{}-{}: angle type {} has no "
-                        "[[angle.coeff]]",
-                        p.id[i], p.id[j], p.id[k], t.type));
-      const AngleCoeff& co = prm.angle[t.type - 1];
-      const AngleTerms a = prm.angle_style == AngleStyle::Harmonic ? AngleHarmonic::eval(d1, d2, co)
-                                                                   : AngleCosine::eval(d1, d2, co);
-      const Fix3 F1 = fix(a.f1), F3 = fix(a.f3);
-      const Fix3 F2{-(F1.x + F3.x), -(F1.y + F3.y), -(F1.z + F3.z)};
-      if (t.apply & 1u) add(i, F1, true);
-      if (t.apply & 2u) add(j, F2, true);
-      if (t.apply & 4u) add(k, F3, true);
-      if (with_energy && t.energy) {
-        const std::int64_t e = fixed::to_fixed(a.energy, overflow);
-        totals.energy += e;
-        totals.angle_energy += e;
-        const double w = d1.x * a.f1.x + d1.y * a.f1.y + d1.z * a.f1.z + d2.x * a.f3.x +
-                         d2.y * a.f3.y + d2.z * a.f3.z;
-        totals.virial += fixed::to_fixed(w, overflow);
-      }
-    }
-    if (overflow) {
-      std::string ids = fmt::format("{} and {}", p.id[t.at[0]], p.id[t.at[1]]);
-      if (t.atoms == 3)
-        ids = fmt::format("{}, {} and {}", p.id[t.at[0]], p.id[t.at[1]], p.id[t.at[2]]);
-      throw std::overflow_error(fmt::format(
-          "the {} of atoms {} does not fit the fixed point (a force or energy beyond 2^22)",
-          t.atoms == 2 ? "bond" : "angle", ids));
-    }
-  }
+  const Vec3 L = s.box.length, half = s.box.half_length;
+  const bool fene = prm.bond_style == BondStyle::Fene;
+  const bool cosine = prm.angle_style == AngleStyle::Cosine;
+  if (fene && cosine)
+    all_terms<BondFene, AngleCosine>(sums, terms_, prm, L, half, with_energy);
+  else if (fene)
+    all_terms<BondFene, AngleHarmonic>(sums, terms_, prm, L, half, with_energy);
+  else if (cosine)
+    all_terms<BondHarmonic, AngleCosine>(sums, terms_, prm, L, half, with_energy);
+  else
+    all_terms<BondHarmonic, AngleHarmonic>(sums, terms_, prm, L, half, with_energy);
   return totals;
 }
 

@@ -74,8 +74,8 @@ class HostBondedCompute final : public HostForceCompute {
 
   std::shared_ptr<const BondedParams> params_;
   std::vector<Term> terms_;
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> by_id_;  // (id, particle), sorted
-  long long step_ = 0;                                          // of the listing (messages)
+  std::vector<std::uint32_t> first_copy_, next_copy_;  // copies by id (list_terms)
+  long long step_ = 0;                                 // of the listing (messages)
   int rank_ = 0, ranks_ = 1;
 };
 

@@ -85,7 +85,7 @@ ImportCounts HostBackend::rebuild(long long step) {
                                  particles_.n_owned);
   }
   const double R = domain_.import_cutoff();
-  cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, R);
+  cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, list_cutoff_);
   neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_);
   if (tune_) tune_kernels();
   after_list(step);
