@@ -258,6 +258,12 @@ int cores_of_this_rank() {
 // run.backend resolved (collective; see engine/backend_choice.hpp), and the choice logged.
 Backend choose_backend(const Communicator& comm, const SimulationConfig& config) {
   const Backend requested = config.run.backend;
+  // Bonds and angles have no CUDA side yet: auto takes the host for them.
+  if (requested == Backend::Auto &&
+      (config.bond.style != BondStyle::None || config.angle.style != AngleStyle::None)) {
+    spdlog::info("backend: auto -> host (bonds and angles run on the host backend only yet)");
+    return Backend::Host;
+  }
   const BackendChoice choice = resolve_backend(comm, requested, config.cuda.fill);
   const std::string_view arrow = requested == Backend::Auto ? "auto -> " : "";
   if (requested == Backend::Host)
