@@ -342,7 +342,54 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
       throw;
     }
   }
+  if (trajectory_ && !append && sim.particles().fields.find(kBondAtomField) >= 0)
+    write_topology(comm, sim);
   if (trajectory_) trajectory_->begin_run(run_record(comm, deck, sim, first_step_, restart_from));
+}
+
+// The bonds, angles and molecule ids into a new trajectory (H5MD connectivity): each rank its
+// owned atoms' bonds (at the lower id) and angles (at the vertex), and the molecule ids sent to
+// the ranks whose row blocks hold them. Collective.
+void RunOutput::write_topology(const Communicator& comm, const Simulation& sim) {
+  const ParticleStore& p = sim.particles();
+  std::vector<TopologyBond> bonds;
+  std::vector<TopologyAngle> angles;
+  std::vector<std::int64_t> molecule;
+  collect_topology(p.fields, p.id, p.n_owned, bonds, angles, molecule);
+  std::vector<std::int64_t> bond_ids, angle_ids;
+  for (const TopologyBond& b : bonds) {
+    bond_ids.push_back(static_cast<std::int64_t>(b.a));
+    bond_ids.push_back(static_cast<std::int64_t>(b.b));
+  }
+  for (const TopologyAngle& a : angles)
+    for (const std::uint64_t id : {a.a, a.b, a.c})
+      angle_ids.push_back(static_cast<std::int64_t>(id));
+  // (id, molecule) to the rank of the id's row (rows are ids 1..N in order).
+  struct IdMolecule {
+    std::int64_t id, molecule;
+  };
+  const std::int64_t n = sim.total_particles();
+  std::vector<std::int64_t> lo(static_cast<std::size_t>(comm.size()) + 1, n);
+  for (int r = 0; r < comm.size(); ++r)
+    lo[static_cast<std::size_t>(r)] = io::row_block(n, r, comm.size()).lo;
+  std::vector<std::vector<IdMolecule>> to(static_cast<std::size_t>(comm.size()));
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    const auto row = static_cast<std::int64_t>(p.id[i]) - 1;
+    const auto r = std::upper_bound(lo.begin(), lo.end() - 1, row) - lo.begin() - 1;
+    to[static_cast<std::size_t>(r)].push_back({row + 1, molecule[i]});
+  }
+  std::vector<IdMolecule> items;
+  std::vector<std::size_t> offsets{0};
+  for (const auto& v : to) {
+    items.insert(items.end(), v.begin(), v.end());
+    offsets.push_back(items.size());
+  }
+  const std::vector<IdMolecule> got = comm.all_to_allv<IdMolecule>(items, offsets);
+  const io::RowBlock block = io::row_block(n, comm.rank(), comm.size());
+  std::vector<std::int64_t> block_molecules(static_cast<std::size_t>(block.size()), 0);
+  for (const IdMolecule& m : got)
+    block_molecules[static_cast<std::size_t>(m.id - 1 - block.lo)] = m.molecule;
+  trajectory_->write_topology(bond_ids, angle_ids, block_molecules);
 }
 
 RunOutput::~RunOutput() = default;
