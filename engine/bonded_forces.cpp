@@ -54,7 +54,7 @@ void HostBondedCompute::on_rebuild(HostForceState& s, NeighborList& list, const 
   ranks_ = comm.size();
   list_terms(s, rule);
   check_terms(s, comm, step);
-  if (params_->bond_style != BondStyle::None && params_->special_lj[0] == 0.0)
+  if (params_->bond_style != BondStyle::None && params_->special_lj[0] != 1.0)
     exclude_bonded_pairs(s.particles, list);
 }
 
@@ -312,8 +312,8 @@ struct TermSums {
 }
 
 template <class Bond>
-void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedParams& prm, Vec3 L,
-               Vec3 half, bool with_energy) {
+void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedParams& prm,
+               const PairPotential* special, Vec3 L, Vec3 half, bool with_energy) {
   const ParticleStore& p = sums.p;
   const std::uint32_t i = t.at[0], j = t.at[1];
   const Vec3 d = pair_displacement(p.x[i], p.x[j], L, half);
@@ -322,13 +322,27 @@ void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedPar
     throw std::runtime_error(
         fmt::format("bond {}-{}: bond type {} has no [[bond.coeff]]", p.id[i], p.id[j], t.type));
   const BondCoeff& co = prm.bond[t.type - 1];
-  const BondTerms b = Bond::eval(rsq, co);
+  BondTerms b = Bond::eval(rsq, co);
+  double e_pair = 0.0;
+  if (special) {  // w × the pair style's terms of the two atoms (special_bonds 0 < w < 1)
+    const double w = prm.special_lj[0];
+    special->visit([&]<class E>(const StyleTable<E>& table) {
+      if constexpr (!MotionStyle<E>) {  // (refused with the deck: species.cpp)
+        const auto& pp = table.view().of(p.type[i], p.type[j]);
+        if (rsq < pp.cutoff_sq) {
+          const PairTerms<double> t = E::eval(rsq, pp);
+          b.fbond += w * t.fpair;
+          e_pair = w * t.energy;
+        }
+      }
+    });
+  }
   const Fix3 F = sums.fix({b.fbond * d.x, b.fbond * d.y, b.fbond * d.z});
   if (t.apply & 1u) sums.add(i, F, true);
   if (t.apply & 2u) sums.add(j, F, false);
   if (with_energy && t.energy) {
     const std::int64_t e = fixed::to_fixed(b.energy, sums.overflow);
-    sums.totals.energy += e;
+    sums.totals.energy += e + fixed::to_fixed(e_pair, sums.overflow);
     sums.totals.bond_energy += e;
     sums.totals.virial += fixed::to_fixed(b.fbond * rsq, sums.overflow);
   }
@@ -368,10 +382,11 @@ void angle_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedPa
 
 template <class Bond, class Angle>
 void all_terms(TermSums& sums, const std::vector<HostBondedCompute::Term>& terms,
-               const BondedParams& prm, Vec3 L, Vec3 half, bool with_energy) {
+               const BondedParams& prm, const PairPotential* special, Vec3 L, Vec3 half,
+               bool with_energy) {
   for (const HostBondedCompute::Term& t : terms) {
     if (t.atoms == 2)
-      bond_term<Bond>(sums, t, prm, L, half, with_energy);
+      bond_term<Bond>(sums, t, prm, special, L, half, with_energy);
     else
       angle_term<Angle>(sums, t, prm, L, half, with_energy);
   }
@@ -388,14 +403,16 @@ ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool
   const Vec3 L = s.box.length, half = s.box.half_length;
   const bool fene = prm.bond_style == BondStyle::Fene;
   const bool cosine = prm.angle_style == AngleStyle::Cosine;
+  const double w12 = prm.special_lj[0];
+  const PairPotential* special = w12 > 0.0 && w12 < 1.0 ? pair_ : nullptr;
   if (fene && cosine)
-    all_terms<BondFene, AngleCosine>(sums, terms_, prm, L, half, with_energy);
+    all_terms<BondFene, AngleCosine>(sums, terms_, prm, special, L, half, with_energy);
   else if (fene)
-    all_terms<BondFene, AngleHarmonic>(sums, terms_, prm, L, half, with_energy);
+    all_terms<BondFene, AngleHarmonic>(sums, terms_, prm, special, L, half, with_energy);
   else if (cosine)
-    all_terms<BondHarmonic, AngleCosine>(sums, terms_, prm, L, half, with_energy);
+    all_terms<BondHarmonic, AngleCosine>(sums, terms_, prm, special, L, half, with_energy);
   else
-    all_terms<BondHarmonic, AngleHarmonic>(sums, terms_, prm, L, half, with_energy);
+    all_terms<BondHarmonic, AngleHarmonic>(sums, terms_, prm, special, L, half, with_energy);
   return totals;
 }
 

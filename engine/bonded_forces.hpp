@@ -36,9 +36,11 @@
 // of the two ends' fixed-point forces (momentum exact), and energy and virial (r·F) are
 // converted once per term on the one rank that adds them.
 //
-// special_bonds: with lj = [0, 1, 1] the pairs of bond partners are dropped from the neighbour
-// list after it is built (by id: each atom's bond_atom field, forwarded to the ghosts at the
-// rebuild), as LAMMPS leaves pairs of weight 0 out of its lists.
+// special_bonds: with a 1-2 weight w other than 1 the pairs of bond partners are dropped from the
+// neighbour list after it is built (by id: each atom's bond_atom field, forwarded to the ghosts
+// at the rebuild), as LAMMPS leaves pairs of weight 0 out of its lists; with 0 < w < 1 each bond
+// term adds w times the pair style's force and energy of its two atoms (within the pair
+// cutoff), as LAMMPS's factor_lj scales them: the pair energy counts in evdwl, not ebond.
 #pragma once
 
 #include <memory>
@@ -46,13 +48,17 @@
 
 #include "engine/host_force_computes.hpp"
 #include "physics/bonded/bonded_params.hpp"
+#include "physics/pair/pair_potential.hpp"
 
 namespace scanmd {
 
 class HostBondedCompute final : public HostForceCompute {
  public:
-  explicit HostBondedCompute(std::shared_ptr<const BondedParams> params)
-      : params_(std::move(params)) {}
+  // `pair`: the run's pair potential, for special_bonds weights strictly between 0 and 1 (the
+  // bonded pairs' scaled pair terms are computed here; nullptr without such a weight).
+  explicit HostBondedCompute(std::shared_ptr<const BondedParams> params,
+                             const PairPotential* pair = nullptr)
+      : params_(std::move(params)), pair_(pair) {}
   ForceTotals compute(HostForceState& s, bool with_energy, bool first) override;
   bool uses_kernel() const override { return false; }
   void on_rebuild(HostForceState& s, NeighborList& list, const PairRule& rule,
@@ -73,6 +79,7 @@ class HostBondedCompute final : public HostForceCompute {
   void exclude_bonded_pairs(const ParticleStore& p, NeighborList& list) const;
 
   std::shared_ptr<const BondedParams> params_;
+  const PairPotential* pair_;
   std::vector<Term> terms_;
   std::vector<std::uint32_t> first_copy_, next_copy_;  // copies by id (list_terms)
   long long step_ = 0;                                 // of the listing (messages)

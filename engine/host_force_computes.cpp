@@ -44,7 +44,7 @@ std::vector<std::unique_ptr<HostForceCompute>> make_host_computes(
         throw std::logic_error("force compute '" + c.name + "': no host side");
       case ForceKind::Bonded:
         if (!species.bonded) throw std::logic_error("force compute '" + c.name + "': no params");
-        out.push_back(std::make_unique<HostBondedCompute>(species.bonded));
+        out.push_back(std::make_unique<HostBondedCompute>(species.bonded, &species.pair));
         break;
     }
   }

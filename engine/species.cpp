@@ -108,6 +108,15 @@ Species make_species(const SimulationConfig& config) {
                       "1.0] (LAMMPS special_bonds fene) or [1.0, 1.0, 1.0]",
                       config.special_bonds.lj[0], config.special_bonds.lj[1],
                       config.special_bonds.lj[2]));
+    const double w12 = config.special_bonds.lj[0];
+    if (w12 > 0.0 && w12 < 1.0 &&
+        (eam::is_eam_style(config.potential.style) ||
+         pair_style_reads_motion(config.potential.style)))
+      throw SpeciesError("special_bonds.lj",
+                         fmt::format("a 1-2 weight of {} scales the pair style's terms of bonded "
+                                     "pairs: not with potential.style = \"{}\" yet (weights 0 "
+                                     "or 1 work with every style)",
+                                     w12, config.potential.style));
     if (config.angle.style != AngleStyle::None &&
         config.decomposition.method == Method::NeutralTerritory)
       throw SpeciesError("decomposition.method",

@@ -545,21 +545,22 @@ constexpr DeckKey kKeys[] = {
    .lines = angle_coeff_lines},
 
   // [special_bonds]
-  {.section = "special_bonds", .key = "lj", .type = "[float, float, float], each 0 or 1",
+  {.section = "special_bonds", .key = "lj", .type = "[float, float, float], each 0 .. 1",
    .doc = "the weight of the pair force between 1-2, 1-3 and 1-4 neighbours along the bonds, "
-          "as LAMMPS `special_bonds lj` (`fene`: [0, 1, 1]); a weight 0 drops the pair from the "
-          "neighbour list while it is built (by id, from the topology). The default is LAMMPS's, "
-          "but a run with bonds supports only 1-3 and 1-4 weights of 1 yet (`[0, 1, 1]` or "
-          "`[1, 1, 1]`): other weights are an error naming this key",
+          "as LAMMPS `special_bonds lj` (`fene`: [0, 1, 1]); a 1-2 weight other than 1 drops "
+          "the pair from the neighbour list while it is built (by id, from the topology), and "
+          "one between 0 and 1 adds that fraction of the pair style's force and energy to each "
+          "bond (LAMMPS's factor_lj; not with eam or dpd). The default is LAMMPS's, but a run "
+          "with bonds supports only 1-3 and 1-4 weights of 1 yet (e.g. `[0, 1, 1]`, "
+          "`[0.5, 1, 1]`): other weights are an error naming this key",
    .sample = "[0.0, 1.0, 1.0]",
    .read = [](Deck& d, const KeyReader& r) {
      const std::vector<double> w = numbers(r, "3 weights [w12, w13, w14]", false, false);
      if (w.size() != 3)
        r.fail(fmt::format("expected 3 weights [w12, w13, w14], got {}", w.size()));
      for (int n = 0; n < 3; ++n)
-       if (w[n] != 0.0 && w[n] != 1.0)
-         r.fail(fmt::format("weight {} (1-{}) = {}: weights other than 0 and 1 are not "
-                            "supported yet", n + 1, n + 2, w[n]));
+       if (!(w[n] >= 0.0 && w[n] <= 1.0))
+         r.fail(fmt::format("weight {} (1-{}) = {}: weights are 0 .. 1", n + 1, n + 2, w[n]));
      d.special_bonds.lj = {w[0], w[1], w[2]}; },
    .value = [](const Deck& d) {
      return toml_floats({d.special_bonds.lj[0], d.special_bonds.lj[1], d.special_bonds.lj[2]}); }},
