@@ -422,11 +422,14 @@ class Parser {
         seen_velocities_ = true;
         return read_velocities();
       case Kind::Bonds:
+        if (nbonds_ == 0) fail("a Bonds section, but the header declares no bonds ('N bonds')");
         if (!seen_atoms_) fail("the Bonds section comes before the Atoms section");
         if (seen_bonds_) fail("a second Bonds section");
         seen_bonds_ = true;
         return read_bonds();
       case Kind::Angles:
+        if (nangles_ == 0)
+          fail("an Angles section, but the header declares no angles ('N angles')");
         if (!seen_atoms_) fail("the Angles section comes before the Atoms section");
         if (seen_angles_) fail("a second Angles section");
         seen_angles_ = true;
