@@ -15,6 +15,7 @@
 #include "base/units.hpp"
 #include "base/vec3.hpp"
 #include "decomposition/method.hpp"
+#include "physics/bonded/bonded_config.hpp"
 #include "physics/pair/pair_config.hpp"
 
 namespace scanmd {
@@ -60,6 +61,9 @@ struct SystemSection {
   std::uint64_t seed = 87287;  // velocities and types are functions of (seed, particle id) only
   // Mass per type (index type − 1); one value: every type.
   std::vector<double> mass{1.0};
+  // Not a deck key: the atom_style of the data file read (system.data_file), which
+  // output.data_file writes again ("atomic", "bond", "angle", "molecular").
+  std::string data_atom_style = "atomic";
   // Lattice starts: the fraction of each type (types 1..size), summing to 1; the counts are
   // exact (largest remainder) and which sites get which type is a function of (seed, id) only.
   // Empty: every particle is type 1.
@@ -187,8 +191,8 @@ struct MinimizeSection {
 
 // The thermo keywords (LAMMPS `thermo_style custom` names) scanmd knows.
 inline constexpr std::string_view kThermoKeywords[] = {
-    "step",  "time",  "temp", "pe",      "ke",  "etotal",  "press", "econs",
-    "ebond", "evdwl", "vol",  "density", "cpu", "pstep/s", "eta"};
+    "step",  "time",   "temp",  "pe",  "ke",      "etotal", "press",   "econs",
+    "ebond", "eangle", "evdwl", "vol", "density", "cpu",    "pstep/s", "eta"};
 
 // Thermo columns (output.thermo, LAMMPS `thermo_style custom` keywords; engine/config.hpp's
 // kThermoKeywords): the run's list, the default one when none was given (step temp pe ke etotal
@@ -272,6 +276,9 @@ struct SimulationConfig {
   OutputSection output;
   MinimizeSection minimize;
   CudaTuning cuda;
+  BondSection bond;  // bonds, angles and their exclusions (physics/bonded/bonded_config.hpp)
+  AngleSection angle;
+  SpecialBondsSection special_bonds;
 
   // R: the largest reach of the run's force computes (engine/force_compute.hpp) plus the skin.
   double import_cutoff() const;

@@ -12,7 +12,8 @@
 namespace scanmd {
 
 HostBackend::HostBackend(const StepSetup& s)
-    : timers_(s.timers),
+    : comm_(s.comm),
+      timers_(s.timers),
       box_(s.box),
       species_(s.species),
       rule_(s.rule),
@@ -25,8 +26,12 @@ HostBackend::HostBackend(const StepSetup& s)
       pair_compute_count_(pair_compute_count(s.computes)),
       forward_fields_(halo_fields(s.computes, FieldAccess::Forward)),
       reverse_fields_(halo_fields(s.computes, FieldAccess::ReverseSum)),
+      rebuild_fields_(halo_fields(s.computes, FieldAccess::RebuildForward)),
       domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
       kernel_(resolve_pair_kernel()) {
+  const bool bonded = std::any_of(s.computes.begin(), s.computes.end(),
+                                  [](const auto& c) { return c.kind == ForceKind::Bonded; });
+  list_cutoff_ = bonded ? list_reach(s.computes) + 2.0 * half_skin_ : s.params.import_cutoff;
   force_scratch_.threads = force_threads();
   list_kernel_ = kernel_;
   tune_ = kernel_ != PairKernel::Scalar && !pair_kernel_pinned();
@@ -74,10 +79,16 @@ ImportCounts HostBackend::rebuild(long long step) {
   const ImportCounts counts = domain_.redistribute(particles_, step, timers_);
   ScopedTimer t(timers_, Phase::Neigh);
   forward_optional_fields();  // the new ghosts' fields
+  for (const std::string& name : rebuild_fields_) {
+    const auto k = static_cast<std::size_t>(particles_.fields.find(name));
+    domain_.halo().forward_words(particles_.fields.words(k), particles_.fields.width(k),
+                                 particles_.n_owned);
+  }
   const double R = domain_.import_cutoff();
-  cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, R);
-  neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
+  cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, list_cutoff_);
+  neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_);
   if (tune_) tune_kernels();
+  after_list(step);
   return counts;
 }
 
@@ -98,7 +109,6 @@ void HostBackend::tune_kernels() {
     return best;
   };
   const PairKernel vector = kernel_;
-  const double R = domain_.import_cutoff();
   double list_time[2], force_time[2];
   // A list whose computes all ignore the kernel (EAM) has no force pass to time.
   const bool any = std::any_of(computes_.begin(), computes_.end(),
@@ -106,8 +116,8 @@ void HostBackend::tune_kernels() {
   const PairKernel kernels[2] = {vector, PairKernel::Scalar};
   for (int k = 0; k < 2; ++k) {
     neighbors_.set_kernel(kernels[k]);
-    list_time[k] =
-        best_of_two([&] { neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_); });
+    list_time[k] = best_of_two(
+        [&] { neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_); });
     force_time[k] = !any ? (k == 0 ? 0.0 : 1.0) : best_of_two([&] {
       try {
         run_computes(false, kernels[k]);
@@ -118,7 +128,7 @@ void HostBackend::tune_kernels() {
   list_kernel_ = list_time[1] < list_time[0] ? PairKernel::Scalar : vector;
   kernel_ = force_time[1] < force_time[0] ? PairKernel::Scalar : vector;
   neighbors_.set_kernel(list_kernel_);
-  neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
+  neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_);
   auto other = [&](PairKernel k) { return k == vector ? PairKernel::Scalar : vector; };
   auto at = [&](PairKernel k) { return k == vector ? 0 : 1; };
   if (!any) {
@@ -136,6 +146,22 @@ void HostBackend::tune_kernels() {
       1e3 * force_time[at(other(kernel_))], pair_kernel_name(list_kernel_),
       1e3 * list_time[at(list_kernel_)], pair_kernel_name(other(list_kernel_)),
       1e3 * list_time[at(other(list_kernel_))]);
+}
+
+// The computes' own rebuild work (the bonded listing and exclusions), on the final list.
+void HostBackend::after_list(long long step) {
+  HostForceState state{particles_,
+                       neighbors_,
+                       domain_.halo(),
+                       box_,
+                       images_,
+                       full_shell_,
+                       kernel_,
+                       force_scratch_,
+                       step_now_,
+                       pair_compute_count_,
+                       domain_.import_cutoff()};
+  for (const auto& c : computes_) c->on_rebuild(state, neighbors_, rule_, comm_, step);
 }
 
 void HostBackend::forward() {
@@ -158,8 +184,17 @@ void HostBackend::compute_forces(bool with_energy) {
 }
 
 ForceTotals HostBackend::run_computes(bool with_energy, PairKernel kernel) {
-  HostForceState state{particles_,  neighbors_, domain_.halo(), box_,      images_,
-                       full_shell_, kernel,     force_scratch_, step_now_, pair_compute_count_};
+  HostForceState state{particles_,
+                       neighbors_,
+                       domain_.halo(),
+                       box_,
+                       images_,
+                       full_shell_,
+                       kernel,
+                       force_scratch_,
+                       step_now_,
+                       pair_compute_count_,
+                       domain_.import_cutoff()};
   ForceTotals totals;
   bool first = true;
   for (const auto& c : computes_) {

@@ -104,7 +104,8 @@ class Simulation {
              const std::vector<std::uint64_t>& state_words = {});
   // Step 0 from given particles (a data file) with velocities drawn as [velocity] says
   // (config().velocity: create_velocities from (seed, id), whatever the decomposition).
-  void setup_drawing_velocities(const std::vector<InitialParticle>& particles);
+  void setup_drawing_velocities(const std::vector<InitialParticle>& particles,
+                                const std::vector<std::uint64_t>& state_words = {});
   // FIRE energy minimisation of the positions (engine/minimize.hpp), after setup and before
   // run(): config().minimize's parameters; `progress` on every rank at the start, every
   // `every` iterations (0: never) and at the end. The step counter does not advance; the

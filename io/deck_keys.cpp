@@ -124,6 +124,76 @@ std::string pair_table_lines(const Deck& d) {
   return s;
 }
 
+// [[bond.coeff]] / [[angle.coeff]]: an array of tables {type = n, <numbers named in `keys`>};
+// each table's numbers go to `set(row, name, value)`. A type listed twice, a missing type, or an
+// unknown key is an error naming the table.
+template <class Row, class Set>
+std::vector<Row> read_coeff_tables(const KeyReader& r, std::string_view table,
+                                   std::initializer_list<std::string_view> keys, Set&& set) {
+  const auto* arr = r.node().as_array();
+  std::string names;
+  for (const std::string_view k : keys) names += fmt::format(", {}", k);
+  if (!arr)
+    r.fail(
+        fmt::format("expected [[{}]] tables (type{}), got {}", table, names, describe(r.node())));
+  std::vector<Row> out;
+  for (std::size_t n = 0; n < arr->size(); ++n) {
+    const toml::node& e = *arr->get(n);
+    const auto* t = e.as_table();
+    if (!t) r.fail_at(e, fmt::format("entry {}: expected a table, got {}", n, describe(e)));
+    Row row;
+    bool has_type = false;
+    for (const auto& kv : *t) {
+      const toml::key& key = kv.first;
+      const toml::node& v = kv.second;
+      if (key == "type") {
+        const auto ty = v.value<std::int64_t>();
+        if (!v.is_integer() || !ty || *ty < 1 || *ty > kMaxAtomTypes)
+          r.fail_at(v, fmt::format("type: expected an integer 1..{}, got {}", kMaxAtomTypes,
+                                   describe(v)));
+        row.type = static_cast<int>(*ty);
+        has_type = true;
+        continue;
+      }
+      if (std::find(keys.begin(), keys.end(), key.str()) == keys.end())
+        r.fail_at(v, fmt::format("unknown key '{}' in a [[{}]] table (keys: type{})", key.str(),
+                                 table, names));
+      const auto x = v.value<double>();
+      if (!x || !(v.is_floating_point() || v.is_integer()) || !std::isfinite(*x))
+        r.fail_at(v, fmt::format("{}: expected a number, got {}", key.str(), describe(v)));
+      if (!set(row, key.str(), *x))
+        r.fail_at(v, fmt::format("{}: out of range (got {})", key.str(), *x));
+    }
+    if (!has_type) r.fail_at(e, fmt::format("entry {} ({}): needs type = n", n, r.where(e)));
+    for (const Row& o : out)
+      if (o.type == row.type)
+        r.fail_at(e, fmt::format("entry {}: type {} given twice", n, row.type));
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::string bond_coeff_lines(const Deck& d) {
+  std::string s;
+  for (const BondCoeffRow& c : d.bond.coeffs) {
+    s += fmt::format("\n[[bond.coeff]]\ntype = {}\nk = {}\nr0 = {}\n", c.type, toml_float(c.k),
+                     toml_float(c.r0));
+    if (d.bond.style == BondStyle::Fene)
+      s += fmt::format("epsilon = {}\nsigma = {}\n", toml_float(c.epsilon), toml_float(c.sigma));
+  }
+  return s;
+}
+
+std::string angle_coeff_lines(const Deck& d) {
+  std::string s;
+  for (const AngleCoeffRow& c : d.angle.coeffs) {
+    s += fmt::format("\n[[angle.coeff]]\ntype = {}\nk = {}\n", c.type, toml_float(c.k));
+    if (d.angle.style != AngleStyle::Cosine)
+      s += fmt::format("theta0 = {}\n", toml_float(c.theta0));
+  }
+  return s;
+}
+
 // clang-format off
 constexpr DeckKey kKeys[] = {
   // [system]
@@ -389,6 +459,111 @@ constexpr DeckKey kKeys[] = {
    .sample = "[{types = [1, 1], epsilon = 0.5, sigma = 0.88, cutoff = 2.0}]",
    .read = read_pairs,
    .lines = pair_table_lines},
+
+
+  // [bond]
+  {.section = "bond", .key = "style", .choices = names_in<kBondStyleNames>,
+   .doc = "the bond style, as LAMMPS `bond_style`: `fene` (FENE attraction plus the WCA "
+          "repulsion of the bonded pair, Kremer–Grest; coefficients `k`, `r0`, `epsilon`, "
+          "`sigma`) or `harmonic` (U = K (r − r0)²; `k`, `r0`). The bonds come from the data "
+          "file (`atom_style bond`, `angle` or `molecular`: `Bonds` section); a data file with "
+          "bonds needs a style, and every bond type needs a `[[bond.coeff]]`. Each bond is "
+          "computed by exactly one rank under every decomposition method: the import cutoff R "
+          "covers the longest bond (`max_length`) plus the skin; the pair neighbour list stays "
+          "on the pair cutoff + skin",
+   .sample = "\"harmonic\"",
+   .sample_needs = "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]\n"
+                   "special_bonds.lj=[0.0, 1.0, 1.0]",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.bond.style = one_of<BondStyle>(r, kBondStyleNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<BondStyle>(kBondStyleNames, d.bond.style)); }},
+  {.section = "bond", .key = "max_length", .type = "float ≥ 0", .dimension = Dimension::Length,
+   .doc = "the longest a bond may grow; the import cutoff R is at least this plus the skin "
+          "(twice it with angles: an angle's two ends). 0: fene's largest `r0` (its bound), "
+          "harmonic's largest `r0` × 1.5. A bond found longer than the import region allows is "
+          "an error naming its atoms, the step and the rank",
+   .sample = "2.0",
+   .read = [](Deck& d, const KeyReader& r) { d.bond.max_length = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.bond.max_length); }},
+  {.section = "bond", .key = "coeff",
+   .type = "tables `[[bond.coeff]]`: `type = n` and the style's coefficients (float ≥ 0; "
+           "`r0` > 0)",
+   .doc = "the coefficients of one bond type, as LAMMPS `bond_coeff`: fene `k` (ε/σ²), `r0` "
+          "(σ), `epsilon`, `sigma`; harmonic `k` (energy/length², no ½ as LAMMPS), `r0`. A type "
+          "listed twice is an error naming the table",
+   .default_text = "none",
+   .sample = "[{type = 1, k = 30.0, r0 = 1.5, epsilon = 1.0, sigma = 1.0}]",
+   .sample_needs = "bond.style=\"fene\"\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.bond.coeffs = read_coeff_tables<BondCoeffRow>(
+         r, "bond.coeff", {"k", "r0", "epsilon", "sigma"},
+         [](BondCoeffRow& c, std::string_view name, double v) {
+           if (v < 0.0 || (name == "r0" && !(v > 0.0))) return false;
+           (name == "k" ? c.k : name == "r0" ? c.r0 : name == "epsilon" ? c.epsilon : c.sigma) = v;
+           return true;
+         }); },
+   .lines = bond_coeff_lines},
+  // [angle]
+  {.section = "angle", .key = "style", .choices = names_in<kAngleStyleNames>,
+   .doc = "the angle style, as LAMMPS `angle_style`: `harmonic` (U = K (θ − θ0)², θ0 in "
+          "degrees) or `cosine` (U = K (1 + cos θ)). The angles come from the data file's "
+          "`Angles` section (`atom_style angle` or `molecular`); each is computed by one rank "
+          "(full shell: every rank owning one of its atoms, its own atoms' shares); not yet "
+          "under `neutral-territory`, whose import region holds no box with all three atoms of "
+          "a general angle",
+   .sample = "\"cosine\"",
+   .sample_needs = "angle.coeff=[{type = 1, k = 2.0}]\nbond.style=\"harmonic\"\n"
+                   "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.angle.style = one_of<AngleStyle>(r, kAngleStyleNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<AngleStyle>(kAngleStyleNames, d.angle.style)); }},
+  {.section = "angle", .key = "coeff",
+   .type = "tables `[[angle.coeff]]`: `type = n`, `k` (float ≥ 0), `theta0` (degrees, 0 .. 180)",
+   .doc = "the coefficients of one angle type, as LAMMPS `angle_coeff`: harmonic `k` "
+          "(energy/rad², no ½), `theta0` (degrees); cosine `k`",
+   .default_text = "none",
+   .sample = "[{type = 1, k = 25.0, theta0 = 109.5}]",
+   .sample_needs = "angle.style=\"harmonic\"\nbond.style=\"harmonic\"\n"
+                   "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.angle.coeffs = read_coeff_tables<AngleCoeffRow>(
+         r, "angle.coeff", {"k", "theta0"},
+         [](AngleCoeffRow& c, std::string_view name, double v) {
+           if (name == "k") {
+             if (v < 0.0) return false;
+             c.k = v;
+           } else {
+             if (v < 0.0 || v > 180.0) return false;
+             c.theta0 = v;
+           }
+           return true;
+         }); },
+   .lines = angle_coeff_lines},
+
+  // [special_bonds]
+  {.section = "special_bonds", .key = "lj", .type = "[float, float, float], each 0 .. 1",
+   .doc = "the weight of the pair force between 1-2, 1-3 and 1-4 neighbours along the bonds, "
+          "as LAMMPS `special_bonds lj` (`fene`: [0, 1, 1]); a 1-2 weight other than 1 drops "
+          "the pair from the neighbour list while it is built (by id, from the topology), and "
+          "one between 0 and 1 adds that fraction of the pair style's force and energy to each "
+          "bond (LAMMPS's factor_lj; not with eam or dpd). The default is LAMMPS's, but a run "
+          "with bonds supports only 1-3 and 1-4 weights of 1 yet (e.g. `[0, 1, 1]`, "
+          "`[0.5, 1, 1]`): other weights are an error naming this key",
+   .sample = "[0.0, 1.0, 1.0]",
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::vector<double> w = numbers(r, "3 weights [w12, w13, w14]", false, false);
+     if (w.size() != 3)
+       r.fail(fmt::format("expected 3 weights [w12, w13, w14], got {}", w.size()));
+     for (int n = 0; n < 3; ++n)
+       if (!(w[n] >= 0.0 && w[n] <= 1.0))
+         r.fail(fmt::format("weight {} (1-{}) = {}: weights are 0 .. 1", n + 1, n + 2, w[n]));
+     d.special_bonds.lj = {w[0], w[1], w[2]}; },
+   .value = [](const Deck& d) {
+     return toml_floats({d.special_bonds.lj[0], d.special_bonds.lj[1], d.special_bonds.lj[2]}); }},
 
   // [neighbor]
   {.section = "neighbor", .key = "skin", .type = "float ≥ 0", .dimension = Dimension::Length,
@@ -699,7 +874,7 @@ constexpr DeckKey kKeys[] = {
   {.section = "output", .key = "thermo", .type = "[string, …]",
    .doc = "the thermo columns, LAMMPS `thermo_style custom` keywords: `step`, `time`, `temp`, "
           "`pe`, `ke`, `etotal`, `press`, `econs` (etotal + the thermostat's energy; = etotal "
-          "in NVE), `ebond` (0: no bonds), `evdwl` (pair energy, = pe), `vol`, `density` (mass "
+          "in NVE), `ebond` (bond energy; 0: no bonds), `eangle` (angle energy), `evdwl` (pair energy: pe less ebond and eangle), `vol`, `density` (mass "
           "/ volume; g/cm³ in metal and real), `cpu` (seconds since the first step), `pstep/s` "
           "(particle-steps per second since the previous row), `eta` (time left). Default: "
           "`step temp pe ke etotal press`, `econs` with a thermostat, `pstep/s eta`. The "
