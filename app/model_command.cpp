@@ -115,7 +115,12 @@ int model_command(const ModelCommandOptions& options) {
       // 104 s at 24 GB): the exports of every virtual rank are held at once, ρ·V of the method's
       // import volume per rank at about 26 bytes each (measured: 25 at 10^6 ranks of the 32 000
       // melt, 1.25 GB), plus about 40 bytes of counts per virtual rank.
-      const double R = SimulationConfig::max_pair_cutoff(deck.potential) + deck.neighbor.skin;
+      // (With bonds or angles, the run's import cutoff: their reach when longer.)
+      const bool bonded =
+          deck.bond.style != BondStyle::None || deck.angle.style != AngleStyle::None;
+      const double R = bonded
+                           ? deck.import_cutoff()
+                           : SimulationConfig::max_pair_cutoff(deck.potential) + deck.neighbor.skin;
       for (const int P : options.ranks) {
         double bytes = 0, per_rank = 0;
         for (const Method m : methods) {
@@ -165,8 +170,10 @@ int model_command(const ModelCommandOptions& options) {
     }
     // R of the run: the largest pair cutoff + skin (issue 31: potential.cutoff was taken even
     // when a pair table gives other cutoffs); pairs are counted within each pair's own cutoff.
+    // With bonds or angles R is the run's import cutoff, their reach when it is the longer.
     const double cutoff = SimulationConfig::max_pair_cutoff(deck.potential);
-    const double R = cutoff + deck.neighbor.skin;
+    const bool bonded = deck.bond.style != BondStyle::None || deck.angle.style != AngleStyle::None;
+    const double R = bonded ? deck.import_cutoff() : cutoff + deck.neighbor.skin;
     std::vector<double> pair_cutoff_sq;
     int type_count = 1;
     if (!types.empty()) {
@@ -179,10 +186,12 @@ int model_command(const ModelCommandOptions& options) {
                                        : species.pair.cutoff(i, j) * species.pair.cutoff(i, j));
     }
     std::printf(
-        "scanmd model: %zu particles%s, box %.6g x %.6g x %.6g, R = %.6g (largest pair "
-        "cutoff %.6g + skin %.6g), initial configuration of %s\n",
+        "scanmd model: %zu particles%s, box %.6g x %.6g x %.6g, R = %.6g (%s %.6g + skin %.6g), "
+        "initial configuration of %s\n",
         positions.size(), types.empty() ? "" : fmt::format(" of {} types", type_count).c_str(),
-        box.length.x, box.length.y, box.length.z, R, cutoff, deck.neighbor.skin,
+        box.length.x, box.length.y, box.length.z, R,
+        bonded && R - deck.neighbor.skin > cutoff ? "the bonds' reach" : "largest pair cutoff",
+        bonded ? R - deck.neighbor.skin : cutoff, deck.neighbor.skin,
         from_file ? deck.system.data_file.c_str() : deck.path.c_str());
     // The bytes of one ghost record per step (EAM: F' forward and the density back as well).
     const HaloRecordBytes record = halo_record_bytes(force_computes(config));
@@ -251,7 +260,8 @@ int model_command(const ModelCommandOptions& options) {
           mo.forward_bytes = record.forward;
           mo.reverse_bytes = record.reverse;
           const ModelResult r =
-              model_decomposition(positions, box, m, cutoff, deck.neighbor.skin, P, mo);
+              model_decomposition(positions, box, m, bonded ? R - deck.neighbor.skin : cutoff,
+                                  deck.neighbor.skin, P, mo);
           std::printf(
               "%-18s %7d %11s %7.3f %10lld %10.1f %10lld %10.1f %10.1f %8.3f %11.4g %8.2f %s\n",
               std::string(method_name(m)).c_str(), P,

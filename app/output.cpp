@@ -24,6 +24,7 @@
 #include "app/build_info.hpp"
 #include "base/fixed_point.hpp"
 #include "engine/memory_budget.hpp"
+#include "engine/topology.hpp"
 #include "io/backup.hpp"
 #include "io/checkpoint.hpp"
 #include "io/h5md_writer.hpp"
@@ -341,7 +342,54 @@ RunOutput::RunOutput(const Communicator& comm, const io::Deck& deck, const Simul
       throw;
     }
   }
+  if (trajectory_ && !append && sim.particles().fields.find(kBondAtomField) >= 0)
+    write_topology(comm, sim);
   if (trajectory_) trajectory_->begin_run(run_record(comm, deck, sim, first_step_, restart_from));
+}
+
+// The bonds, angles and molecule ids into a new trajectory (H5MD connectivity): each rank its
+// owned atoms' bonds (at the lower id) and angles (at the vertex), and the molecule ids sent to
+// the ranks whose row blocks hold them. Collective.
+void RunOutput::write_topology(const Communicator& comm, const Simulation& sim) {
+  const ParticleStore& p = sim.particles();
+  std::vector<TopologyBond> bonds;
+  std::vector<TopologyAngle> angles;
+  std::vector<std::int64_t> molecule;
+  collect_topology(p.fields, p.id, p.n_owned, bonds, angles, molecule);
+  std::vector<std::int64_t> bond_ids, angle_ids;
+  for (const TopologyBond& b : bonds) {
+    bond_ids.push_back(static_cast<std::int64_t>(b.a));
+    bond_ids.push_back(static_cast<std::int64_t>(b.b));
+  }
+  for (const TopologyAngle& a : angles)
+    for (const std::uint64_t id : {a.a, a.b, a.c})
+      angle_ids.push_back(static_cast<std::int64_t>(id));
+  // (id, molecule) to the rank of the id's row (rows are ids 1..N in order).
+  struct IdMolecule {
+    std::int64_t id, molecule;
+  };
+  const std::int64_t n = sim.total_particles();
+  std::vector<std::int64_t> lo(static_cast<std::size_t>(comm.size()) + 1, n);
+  for (int r = 0; r < comm.size(); ++r)
+    lo[static_cast<std::size_t>(r)] = io::row_block(n, r, comm.size()).lo;
+  std::vector<std::vector<IdMolecule>> to(static_cast<std::size_t>(comm.size()));
+  for (std::size_t i = 0; i < p.n_owned; ++i) {
+    const auto row = static_cast<std::int64_t>(p.id[i]) - 1;
+    const auto r = std::upper_bound(lo.begin(), lo.end() - 1, row) - lo.begin() - 1;
+    to[static_cast<std::size_t>(r)].push_back({row + 1, molecule[i]});
+  }
+  std::vector<IdMolecule> items;
+  std::vector<std::size_t> offsets{0};
+  for (const auto& v : to) {
+    items.insert(items.end(), v.begin(), v.end());
+    offsets.push_back(items.size());
+  }
+  const std::vector<IdMolecule> got = comm.all_to_allv<IdMolecule>(items, offsets);
+  const io::RowBlock block = io::row_block(n, comm.rank(), comm.size());
+  std::vector<std::int64_t> block_molecules(static_cast<std::size_t>(block.size()), 0);
+  for (const IdMolecule& m : got)
+    block_molecules[static_cast<std::size_t>(m.id - 1 - block.lo)] = m.molecule;
+  trajectory_->write_topology(bond_ids, angle_ids, block_molecules);
 }
 
 RunOutput::~RunOutput() = default;
@@ -516,7 +564,52 @@ void RunOutput::write_data_file(const Simulation& sim) {
                      r.v[0], r.v[1], r.v[2]});
   io::LammpsData data{};
   data.atoms = comm_.gatherv<io::LammpsAtom>(block, 0);
+  // The topology (atom_style bond, angle, molecular): each rank's bonds and angles and its
+  // atoms' molecule ids, gathered and ordered on rank 0.
+  const std::string& style = sim.config().system.data_atom_style;
+  const bool molecular = io::is_molecular_style(style);
+  std::vector<TopologyBond> bonds;
+  std::vector<TopologyAngle> angles;
+  struct IdMolecule {
+    std::uint64_t id;
+    std::int64_t molecule;
+  };
+  std::vector<IdMolecule> molecules;
+  if (molecular) {
+    const ParticleStore& p = sim.particles();
+    std::vector<std::int64_t> mol;
+    collect_topology(p.fields, p.id, p.n_owned, bonds, angles, mol);
+    for (std::size_t i = 0; i < p.n_owned; ++i) molecules.push_back({p.id[i], mol[i]});
+    bonds = comm_.gatherv<TopologyBond>(bonds, 0);
+    angles = comm_.gatherv<TopologyAngle>(angles, 0);
+    molecules = comm_.gatherv<IdMolecule>(molecules, 0);
+  }
   on_root(comm_, [&] {
+    if (molecular) {
+      data.atom_style = style;
+      std::sort(molecules.begin(), molecules.end(),
+                [](const IdMolecule& a, const IdMolecule& b) { return a.id < b.id; });
+      for (std::size_t n = 0; n < data.atoms.size() && n < molecules.size(); ++n)
+        data.atoms[n].molecule = molecules[n].molecule;
+      std::sort(bonds.begin(), bonds.end(), [](const TopologyBond& a, const TopologyBond& b) {
+        return a.a != b.a ? a.a < b.a : a.b < b.b;
+      });
+      std::sort(angles.begin(), angles.end(), [](const TopologyAngle& a, const TopologyAngle& b) {
+        return a.b != b.b ? a.b < b.b : a.a != b.a ? a.a < b.a : a.c < b.c;
+      });
+      for (const TopologyBond& b : bonds) {
+        data.bonds.push_back({b.type, b.a, b.b});
+        data.bond_types = std::max(data.bond_types, b.type);
+      }
+      for (const TopologyAngle& a : angles) {
+        data.angles.push_back({a.type, a.a, a.b, a.c});
+        data.angle_types = std::max(data.angle_types, a.type);
+      }
+      for (const BondCoeffRow& c : sim.config().bond.coeffs)
+        data.bond_types = std::max(data.bond_types, c.type);
+      for (const AngleCoeffRow& c : sim.config().angle.coeffs)
+        data.angle_types = std::max(data.angle_types, c.type);
+    }
     const Vec3 L = sim.box().length;
     data.lo = {0.0, 0.0, 0.0};
     data.hi = {L.x, L.y, L.z};

@@ -79,6 +79,7 @@ class RunOutput {
   bool frame_due(long long step) const;
   bool checkpoint_due(long long step) const;
   void write_data_file(const Simulation& sim);
+  void write_topology(const Communicator& comm, const Simulation& sim);
   void write_checkpoint(const Simulation& sim, const io::FrameHeader& header,
                         const std::vector<io::ParticleRow>& block);
   void write_checkpoint(const Simulation& sim);

@@ -28,6 +28,7 @@
 #include "engine/memory_budget.hpp"
 #include "engine/simulation.hpp"
 #include "engine/species.hpp"
+#include "engine/topology.hpp"
 #include "io/backup.hpp"
 #include "io/deck.hpp"
 #include "io/lammps_data.hpp"
@@ -56,10 +57,58 @@ bool agree(const Communicator& comm, F&& f) {
 // system.data_file: reads the LAMMPS data file (on every rank), takes the box, the number of
 // atom types and the masses from it, checks the deck's pairs against its types, and returns its
 // atoms, positions relative to the box corner, as the starting configuration.
+// The data file's bonds and angles against the deck: a topology needs its style, and every type
+// it uses its [[bond.coeff]] / [[angle.coeff]].
+void check_topology(const io::Deck& deck, const io::LammpsData& data, const std::string& file) {
+  auto at = [&](const std::string& key) {
+    const auto w = deck.where.find(key);
+    return w != deck.where.end() ? w->second : deck.path;
+  };
+  if (!data.bonds.empty() && deck.bond.style == BondStyle::None)
+    throw std::runtime_error(fmt::format(
+        "{}: the data file {} has {} bonds, but the deck has no [bond] style (bond.style = "
+        "\"fene\" or \"harmonic\", with [[bond.coeff]] tables)",
+        deck.path, file, data.bonds.size()));
+  if (!data.angles.empty() && deck.angle.style == AngleStyle::None)
+    throw std::runtime_error(fmt::format(
+        "{}: the data file {} has {} angles, but the deck has no [angle] style (angle.style = "
+        "\"harmonic\" or \"cosine\", with [[angle.coeff]] tables)",
+        deck.path, file, data.angles.size()));
+  std::vector<bool> bond_given, angle_given;
+  for (const BondCoeffRow& c : deck.bond.coeffs) {
+    if (bond_given.size() < static_cast<std::size_t>(c.type)) bond_given.resize(c.type, false);
+    bond_given[c.type - 1] = true;
+  }
+  for (const AngleCoeffRow& c : deck.angle.coeffs) {
+    if (angle_given.size() < static_cast<std::size_t>(c.type)) angle_given.resize(c.type, false);
+    angle_given[c.type - 1] = true;
+  }
+  for (const io::LammpsBond& b : data.bonds)
+    if (static_cast<std::size_t>(b.type) > bond_given.size() || !bond_given[b.type - 1])
+      throw std::runtime_error(fmt::format(
+          "{}: bond.coeff: bond type {} (the bond of atoms {} and {} in the data file {}) has no "
+          "[[bond.coeff]] table",
+          at("bond.coeff"), b.type, b.a, b.b, file));
+  for (const io::LammpsAngle& a : data.angles)
+    if (static_cast<std::size_t>(a.type) > angle_given.size() || !angle_given[a.type - 1])
+      throw std::runtime_error(fmt::format(
+          "{}: angle.coeff: angle type {} (the angle {}-{}-{} in the data file {}) has no "
+          "[[angle.coeff]] table",
+          at("angle.coeff"), a.type, a.a, a.b, a.c, file));
+}
+
 std::vector<InitialParticle> read_data_file(const io::Deck& deck, SimulationConfig& config,
-                                            bool comm_rank0) {
+                                            bool comm_rank0, Topology& topology) {
   const std::string& file = deck.system.data_file;
   const io::LammpsData data = io::read_lammps_data(file);
+  check_topology(deck, data, file);
+  config.system.data_atom_style = data.atom_style;
+  if (io::is_molecular_style(data.atom_style)) {
+    topology.molecule.reserve(data.atoms.size());
+    for (const io::LammpsAtom& a : data.atoms) topology.molecule.push_back(a.molecule);
+    for (const io::LammpsBond& b : data.bonds) topology.bonds.push_back({b.type, b.a, b.b});
+    for (const io::LammpsAngle& a : data.angles) topology.angles.push_back({a.type, a.a, a.b, a.c});
+  }
   config.system.types = data.atom_types;
   if (!data.masses.empty()) config.system.mass = data.masses;
   {
@@ -183,6 +232,38 @@ void check_speeds(const Communicator& comm, const io::Deck& deck, const Simulati
   }
 }
 
+// [minimize]: FIRE before the dynamics, its progress and stop reason in the log (as LAMMPS's
+// `minimize` prints its "Minimization stats").
+void run_minimize(const io::Deck& deck, Simulation& sim) {
+  const MinimizeSection& m = deck.minimize;
+  const int digits = deck.output.thermo_digits;
+  spdlog::info(
+      "minimize: FIRE (LAMMPS min_style fire), etol = {}, ftol = {}, max_steps = {}, dt_start = "
+      "{}, dt_max = {}, dt_min = {}, max_move = {}, delay_steps = {}, dt_grow = {}, dt_shrink = "
+      "{}, alpha0 = {}, alpha_shrink = {}, half_step_back = {}",
+      m.etol, m.ftol, m.max_steps, m.dt_start > 0 ? m.dt_start : deck.run.dt,
+      m.dt_max > 0 ? m.dt_max : 10 * (m.dt_start > 0 ? m.dt_start : deck.run.dt),
+      m.dt_min > 0 ? m.dt_min : 0.02 * (m.dt_start > 0 ? m.dt_start : deck.run.dt), m.max_move,
+      m.delay_steps, m.dt_grow, m.dt_shrink, m.alpha0, m.alpha_shrink, m.half_step_back);
+  spdlog::info("minimize: {:>9} {:>{}} {:>{}} {:>{}} {:>12}", "iteration", "pe", digits + 7, "fmax",
+               digits + 7, "fnorm", digits + 7, "dt");
+  auto line = [&](const MinimizeProgress& p) {
+    spdlog::info("minimize: {:>9} {:>{}.{}g} {:>{}.{}g} {:>{}.{}g} {:>12.6g}", p.iteration,
+                 p.energy, digits + 7, digits, p.fmax, digits + 7, digits, p.fnorm, digits + 7,
+                 digits, p.dt);
+  };
+  const long long every = m.progress_every > 0 ? m.progress_every : deck.output.thermo_every;
+  const MinimizeResult r = sim.minimize(line, every);
+  spdlog::info("minimize: stopped by {} after {} iterations, {} force evaluations",
+               stop_reason(r.stop), r.iterations, r.force_calls);
+  spdlog::info("minimize: energy initial, final = {:.{}g} {:.{}g}", r.initial.energy, digits,
+               r.final.energy, digits);
+  spdlog::info("minimize: force two-norm initial, final = {:.{}g} {:.{}g}", r.initial.fnorm, digits,
+               r.final.fnorm, digits);
+  spdlog::info("minimize: force max component initial, final = {:.{}g} {:.{}g}", r.initial.fmax,
+               digits, r.final.fmax, digits);
+}
+
 // A hint when the particles are spread unevenly at setup with decomposition.balance off: the
 // busiest rank sets the pace (max/mean of the particles owned above 1.5).
 void imbalance_hint(const Communicator& comm, const io::Deck& deck, const Simulation& sim) {
@@ -209,6 +290,12 @@ int cores_of_this_rank() {
 // run.backend resolved (collective; see engine/backend_choice.hpp), and the choice logged.
 Backend choose_backend(const Communicator& comm, const SimulationConfig& config) {
   const Backend requested = config.run.backend;
+  // Bonds and angles have no CUDA side yet: auto takes the host for them.
+  if (requested == Backend::Auto &&
+      (config.bond.style != BondStyle::None || config.angle.style != AngleStyle::None)) {
+    spdlog::info("backend: auto -> host (bonds and angles run on the host backend only yet)");
+    return Backend::Host;
+  }
   const BackendChoice choice = resolve_backend(comm, requested, config.cuda.fill);
   const std::string_view arrow = requested == Backend::Auto ? "auto -> " : "";
   if (requested == Backend::Host)
@@ -465,14 +552,27 @@ int run_command(const RunOptions& options) {
   if (comm.rank() == 0) warn_unused_beside_data_file(deck, options.restart);
 
   std::optional<Simulation> sim;
-  std::vector<InitialParticle> initial;  // from system.data_file
+  std::vector<InitialParticle> initial;       // from system.data_file
+  std::vector<std::uint64_t> topology_words;  // its bonds and angles: the particles' State words
   if (!agree(comm, [&] {
         SimulationConfig config = deck;
         config.run.backend = choose_backend(comm, config);
+        Topology topology;
         if (!deck.system.data_file.empty())
-          initial = read_data_file(deck, config, comm.rank() == 0);
+          initial = read_data_file(deck, config, comm.rank() == 0, topology);
         try {
           sim.emplace(comm, config, initial);
+          if (!topology.bonds.empty() || !topology.angles.empty() || !topology.molecule.empty()) {
+            const std::vector<FieldSpec> state = state_fields(sim->force_computes());
+            std::vector<std::uint64_t> ids;
+            ids.reserve(initial.size());
+            for (const InitialParticle& p : initial) ids.push_back(p.id);
+            try {
+              topology_words = topology_state_words(state, ids, topology);
+            } catch (const std::invalid_argument& e) {
+              throw std::runtime_error(fmt::format("{}: {}", deck.system.data_file, e.what()));
+            }
+          }
         } catch (const GridError& e) {
           const auto w = deck.where.find("decomposition.grid");
           throw std::runtime_error(fmt::format("{}: decomposition.grid: {}",
@@ -597,13 +697,20 @@ int run_command(const RunOptions& options) {
       sim->setup();
     } else {
       if (deck.velocity.create)
-        sim->setup_drawing_velocities(initial);
+        sim->setup_drawing_velocities(initial, topology_words);
       else
-        sim->setup(initial);
+        sim->setup(initial, 0, {}, topology_words);
       std::vector<InitialParticle>().swap(initial);
+      std::vector<std::uint64_t>().swap(topology_words);
     }
     if (restart && deck.velocity.create)
       spdlog::info("velocities: from the checkpoint ([velocity] create applies to fresh starts)");
+    if (deck.minimize.style != MinimizeStyle::None) {
+      if (restart)
+        spdlog::info("minimize: skipped on a --restart (the checkpoint continues the dynamics)");
+      else
+        run_minimize(deck, *sim);
+    }
     imbalance_hint(comm, deck, *sim);
     // After setup: the host backend has timed its list build on the first list.
     if (sim->config().run.backend == Backend::Host) spdlog::info("{}", sim->backend_description());

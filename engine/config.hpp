@@ -15,6 +15,7 @@
 #include "base/units.hpp"
 #include "base/vec3.hpp"
 #include "decomposition/method.hpp"
+#include "physics/bonded/bonded_config.hpp"
 #include "physics/pair/pair_config.hpp"
 
 namespace scanmd {
@@ -60,6 +61,9 @@ struct SystemSection {
   std::uint64_t seed = 87287;  // velocities and types are functions of (seed, particle id) only
   // Mass per type (index type − 1); one value: every type.
   std::vector<double> mass{1.0};
+  // Not a deck key: the atom_style of the data file read (system.data_file), which
+  // output.data_file writes again ("atomic", "bond", "angle", "molecular").
+  std::string data_atom_style = "atomic";
   // Lattice starts: the fraction of each type (types 1..size), summing to 1; the counts are
   // exact (largest remainder) and which sites get which type is a function of (seed, id) only.
   // Empty: every particle is type 1.
@@ -157,10 +161,38 @@ struct VelocitySection {
   std::uint64_t seed = 4928459;  // LAMMPS in.melt's seed
 };
 
+// Energy minimisation before the dynamics ([minimize], engine/minimize.hpp): FIRE as LAMMPS
+// `min_style fire` (its 2020 defaults) runs it. The time steps are 0 here when left to their
+// LAMMPS defaults, resolved by the minimiser: dt_start = run.dt, dt_max = 10·dt_start (tmax),
+// dt_min = 0.02·dt_start (tmin).
+enum class MinimizeStyle { None, Fire };
+
+inline constexpr NamedValue<MinimizeStyle> kMinimizeNames[] = {{MinimizeStyle::None, "none"},
+                                                               {MinimizeStyle::Fire, "fire"}};
+
+struct MinimizeSection {
+  MinimizeStyle style = MinimizeStyle::None;
+  double etol = 0.0;              // relative energy change between iterations (0: not checked)
+  double ftol = 1e-6;             // |F| two-norm over all particles (0: not checked)
+  std::int64_t max_steps = 1000;  // iterations (LAMMPS maxiter)
+  double dt_start = 0.0;          // 0: run.dt
+  double dt_max = 0.0;            // 0: 10 · dt_start
+  double dt_min = 0.0;            // 0: 0.02 · dt_start
+  double max_move = 0.1;          // largest move of a coordinate in one iteration (LAMMPS dmax)
+  std::int64_t delay_steps = 20;  // LAMMPS delaystep
+  double dt_grow = 1.1;
+  double dt_shrink = 0.5;
+  double alpha0 = 0.25;
+  double alpha_shrink = 0.99;
+  bool half_step_back = true;
+  std::int64_t max_uphill = 2000;   // stop after this many consecutive P <= 0 (LAMMPS vdfmax)
+  std::int64_t progress_every = 0;  // log line every N iterations (0: output.thermo_every)
+};
+
 // The thermo keywords (LAMMPS `thermo_style custom` names) scanmd knows.
 inline constexpr std::string_view kThermoKeywords[] = {
-    "step",  "time",  "temp", "pe",      "ke",  "etotal",  "press", "econs",
-    "ebond", "evdwl", "vol",  "density", "cpu", "pstep/s", "eta"};
+    "step",  "time",   "temp",  "pe",  "ke",      "etotal", "press",   "econs",
+    "ebond", "eangle", "evdwl", "vol", "density", "cpu",    "pstep/s", "eta"};
 
 // Thermo columns (output.thermo, LAMMPS `thermo_style custom` keywords; engine/config.hpp's
 // kThermoKeywords): the run's list, the default one when none was given (step temp pe ke etotal
@@ -242,7 +274,11 @@ struct SimulationConfig {
   ThermostatSection thermostat;
   VelocitySection velocity;
   OutputSection output;
+  MinimizeSection minimize;
   CudaTuning cuda;
+  BondSection bond;  // bonds, angles and their exclusions (physics/bonded/bonded_config.hpp)
+  AngleSection angle;
+  SpecialBondsSection special_bonds;
 
   // R: the largest reach of the run's force computes (engine/force_compute.hpp) plus the skin.
   double import_cutoff() const;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "base/vec3.hpp"
+#include "engine/topology.hpp"
 #include "physics/manybody/eam_file.hpp"
 #include "physics/pair/pair_potential.hpp"
 
@@ -19,7 +20,45 @@ std::vector<std::string> ForceComputeInfo::halo_fields(FieldAccess access) const
   return out;
 }
 
+namespace {
+
+// The bonded compute of a run with a bond or angle style (appended after the pair computes).
+void add_bonded(const SimulationConfig& config, std::vector<ForceComputeInfo>& out) {
+  const bool bonds = config.bond.style != BondStyle::None;
+  const bool angles = config.angle.style != AngleStyle::None;
+  if (!bonds && !angles) return;
+  ForceComputeInfo b;
+  b.kind = ForceKind::Bonded;
+  b.name = "bonded";
+  if (bonds)
+    b.name += fmt::format(" bond {}", name_of<BondStyle>(kBondStyleNames, config.bond.style));
+  if (angles)
+    b.name += fmt::format(" angle {}", name_of<AngleStyle>(kAngleStyleNames, config.angle.style));
+  b.cutoff = bond_reach(config.bond) * (angles ? 2.0 : 1.0);
+  b.fields = {{std::string(kIdField), FieldAccess::Read},
+              {std::string(kPositionField), FieldAccess::Forward},
+              {std::string(kForceField), FieldAccess::ReverseSum}};
+  std::vector<std::string_view> names{kMoleculeField, kBondAtomField, kBondTypeField};
+  if (angles) {
+    names.push_back(kAngleAtomField);
+    names.push_back(kAngleTypeField);
+  }
+  for (const std::string_view n : names) {
+    b.particle_fields.push_back(topology_field(n));
+    if (n != kMoleculeField) b.fields.push_back({std::string(n), FieldAccess::RebuildForward});
+  }
+  out.push_back(std::move(b));
+}
+
+}  // namespace
+
 std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config) {
+  std::vector<ForceComputeInfo> out = nonbonded_computes(config);
+  add_bonded(config, out);
+  return out;
+}
+
+std::vector<ForceComputeInfo> nonbonded_computes(const SimulationConfig& config) {
   if (eam::is_eam_style(config.potential.style)) {
     ForceComputeInfo eam;
     eam.kind = ForceKind::ManyBody;
@@ -110,6 +149,13 @@ std::vector<std::string> halo_fields(const std::vector<ForceComputeInfo>& comput
 double force_reach(const std::vector<ForceComputeInfo>& computes) {
   double r = 0.0;
   for (const ForceComputeInfo& c : computes) r = std::max(r, c.cutoff);
+  return r;
+}
+
+double list_reach(const std::vector<ForceComputeInfo>& computes) {
+  double r = 0.0;
+  for (const ForceComputeInfo& c : computes)
+    if (c.kind != ForceKind::Bonded) r = std::max(r, c.cutoff);
   return r;
 }
 

@@ -38,6 +38,9 @@ enum class FieldAccess : std::uint8_t {
   // backend does not move these): EAM's density summed into owners, then F'(ρ) forwarded.
   PassReverseSum,
   PassForward,
+  // Owners' values copied to their ghosts at every rebuild only (the topology: it does not
+  // change between rebuilds, and the ghosts of a rebuild stay until the next).
+  RebuildForward,
 };
 
 // The built-in fields every run has (base/particles.hpp); other names are optional fields.
@@ -82,8 +85,13 @@ struct ForceComputeInfo {
 // The computes a configuration calls for, in the order the step runs them: the pair compute of
 // its pair style (with its largest pair cutoff), or the many-body compute of eam, eam/alloy,
 // eam/fs (the files' cutoff; Scratch fields eam_rho, fixed point, and eam_fp); then with
-// thermostat.style = "dpd/tstat" the thermostat's pair compute (its cutoff).
+// thermostat.style = "dpd/tstat" the thermostat's pair compute (its cutoff); then with a bond or
+// angle style the bonded compute (engine/bonded_forces.hpp): its reach is the longest bond
+// (bond_reach), twice that with angles (an angle's two ends), its fields the topology's
+// (engine/topology.hpp: State, forwarded to the ghosts at every rebuild).
 std::vector<ForceComputeInfo> force_computes(const SimulationConfig& config);
+// The same without the bonded compute.
+std::vector<ForceComputeInfo> nonbonded_computes(const SimulationConfig& config);
 
 // The optional per-particle fields of the whole list, in order (each once), and those of them
 // that live with the particle (FieldLife::State: migrated, checkpointed, given at a restart).
@@ -109,6 +117,10 @@ int pair_compute_count(const std::vector<ForceComputeInfo>& computes);
 
 // The largest cutoff over the list (0 for none).
 double force_reach(const std::vector<ForceComputeInfo>& computes);
+// The largest cutoff of the computes that read the neighbour list (all but bonded ones): the
+// list holds the pairs within it plus the skin, whatever the import cutoff (a FENE bond's R0
+// may reach beyond the WCA cutoff; the bonds do not lengthen the pair list).
+double list_reach(const std::vector<ForceComputeInfo>& computes);
 
 // "pair lj (r_c 2.5)": the list for the log.
 std::string describe(const std::vector<ForceComputeInfo>& computes);

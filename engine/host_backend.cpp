@@ -12,7 +12,8 @@
 namespace scanmd {
 
 HostBackend::HostBackend(const StepSetup& s)
-    : timers_(s.timers),
+    : comm_(s.comm),
+      timers_(s.timers),
       box_(s.box),
       species_(s.species),
       rule_(s.rule),
@@ -25,8 +26,12 @@ HostBackend::HostBackend(const StepSetup& s)
       pair_compute_count_(pair_compute_count(s.computes)),
       forward_fields_(halo_fields(s.computes, FieldAccess::Forward)),
       reverse_fields_(halo_fields(s.computes, FieldAccess::ReverseSum)),
+      rebuild_fields_(halo_fields(s.computes, FieldAccess::RebuildForward)),
       domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
       kernel_(resolve_pair_kernel()) {
+  const bool bonded = std::any_of(s.computes.begin(), s.computes.end(),
+                                  [](const auto& c) { return c.kind == ForceKind::Bonded; });
+  list_cutoff_ = bonded ? list_reach(s.computes) + 2.0 * half_skin_ : s.params.import_cutoff;
   force_scratch_.threads = force_threads();
   const HaloRecordBytes record = halo_record_bytes(s.computes);
   domain_.halo().set_record_bytes(record.forward, record.reverse);
@@ -84,10 +89,16 @@ ImportCounts HostBackend::rebuild(long long step) {
   const ImportCounts counts = domain_.redistribute(particles_, step, timers_);
   ScopedTimer t(timers_, Phase::Neigh);
   forward_optional_fields();  // the new ghosts' fields
+  for (const std::string& name : rebuild_fields_) {
+    const auto k = static_cast<std::size_t>(particles_.fields.find(name));
+    domain_.halo().forward_words(particles_.fields.words(k), particles_.fields.width(k),
+                                 particles_.n_owned);
+  }
   const double R = domain_.import_cutoff();
-  cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, R);
-  neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
+  cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, list_cutoff_);
+  neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_);
   if (tune_) tune_kernels();
+  after_list(step);
   return counts;
 }
 
@@ -108,17 +119,16 @@ void HostBackend::tune_kernels() {
     return best;
   };
   const PairKernel vector = kernel_;
-  const double R = domain_.import_cutoff();
   double list_time[2];
   const PairKernel kernels[2] = {vector, PairKernel::Scalar};
   for (int k = 0; k < 2; ++k) {
     neighbors_.set_kernel(kernels[k]);
-    list_time[k] =
-        best_of_two([&] { neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_); });
+    list_time[k] = best_of_two(
+        [&] { neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_); });
   }
   list_kernel_ = list_time[1] < list_time[0] ? PairKernel::Scalar : vector;
   neighbors_.set_kernel(list_kernel_);
-  neighbors_.build(ws_, particles_, cells_, rule_, R, cutoff_);
+  neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_);
   const int at = list_kernel_ == vector ? 0 : 1;
   tuning_ = fmt::format("list build {} ({:.3g} ms; {} {:.3g} ms on the first list)",
                         pair_kernel_name(list_kernel_), 1e3 * list_time[at],
@@ -155,6 +165,22 @@ std::string HostBackend::end_of_run_note() const {
          (tuning_.empty() ? "" : ", " + tuning_);
 }
 
+// The computes' own rebuild work (the bonded listing and exclusions), on the final list.
+void HostBackend::after_list(long long step) {
+  HostForceState state{particles_,
+                       neighbors_,
+                       domain_.halo(),
+                       box_,
+                       images_,
+                       full_shell_,
+                       kernel_,
+                       force_scratch_,
+                       step_now_,
+                       pair_compute_count_,
+                       domain_.import_cutoff()};
+  for (const auto& c : computes_) c->on_rebuild(state, neighbors_, rule_, comm_, step);
+}
+
 void HostBackend::forward() {
   ScopedTimer t(timers_, Phase::Forward);
   domain_.halo().forward(particles_);
@@ -184,8 +210,17 @@ void HostBackend::compute_forces(bool with_energy) {
 }
 
 ForceTotals HostBackend::run_computes(bool with_energy, PairKernel kernel) {
-  HostForceState state{particles_,  neighbors_, domain_.halo(), box_,      images_,
-                       full_shell_, kernel,     force_scratch_, step_now_, pair_compute_count_};
+  HostForceState state{particles_,
+                       neighbors_,
+                       domain_.halo(),
+                       box_,
+                       images_,
+                       full_shell_,
+                       kernel,
+                       force_scratch_,
+                       step_now_,
+                       pair_compute_count_,
+                       domain_.import_cutoff()};
   ForceTotals totals;
   bool first = true;
   for (const auto& c : computes_) {
@@ -226,6 +261,45 @@ NeighborEntries HostBackend::neighbor_entries() {
     for (auto k = offsets[i]; k < offsets[i + 1]; ++k)
       out.emplace_back(static_cast<std::uint32_t>(i), nbr[k]);
   return out;
+}
+
+}  // namespace scanmd
+
+namespace scanmd {
+
+// ---- FIRE minimisation (physics/dynamics/fire.hpp): serial loops over the owned particles
+// (a minimisation is a setup phase; the sums are integer sums, so threads would not change them).
+
+FireMaxima HostBackend::fire_maxima() {
+  FireMaxima m;
+  for (std::size_t i = 0; i < particles_.n_owned; ++i)
+    fire_absorb(m, fire_terms(particles_.v[i], particles_.f[i]));
+  return m;
+}
+
+std::array<fixed::Wide, kFireSums> HostBackend::fire_sums(const FireScales& scales) {
+  std::array<fixed::Wide, kFireSums> sums{0, 0, 0};
+  for (std::size_t i = 0; i < particles_.n_owned; ++i) {
+    const FireTerms t = fire_terms(particles_.v[i], particles_.f[i]);
+    for (int k = 0; k < kFireSums; ++k) sums[k] += fire_quantise(t.t[k], scales.s[k]);
+  }
+  return sums;
+}
+
+bool HostBackend::fire_update(const FireUpdate& u) {
+  std::size_t bad = particles_.n_owned;
+  for (std::size_t i = 0; i < particles_.n_owned; ++i) {
+    fire_update_particle(particles_.x[i], particles_.v[i], particles_.image[i], particles_.f[i],
+                         species_.mass[particles_.type[i]], u, box_.length);
+    if (u.moves() && bad == particles_.n_owned && !inside_box(particles_.x[i], box_.length))
+      bad = i;
+  }
+  if (bad < particles_.n_owned)
+    throw std::runtime_error(
+        bad_position_message(particles_.id[bad], particles_.x[bad], particles_.v[bad]));
+  if (!u.moves()) return false;
+  ScopedTimer t(timers_, Phase::Neigh);
+  return moved_beyond(particles_, box_, half_skin_, images_);
 }
 
 }  // namespace scanmd

@@ -72,17 +72,23 @@ class HostBackend final : public StepBackend {
   const ParticleStore& particles() override { return particles_; }
   NeighborEntries neighbor_entries() override;
   void synchronize() override {}
+  FireMaxima fire_maxima() override;
+  std::array<fixed::Wide, kFireSums> fire_sums(const FireScales& scales) override;
+  bool fire_update(const FireUpdate& u) override;
 
  private:
   void forward_optional_fields();
   ForceTotals run_computes(bool with_energy, PairKernel kernel);
   void tune_kernels();
 
+  void after_list(long long step);
+  const Communicator& comm_;
   Timers& timers_;
   Box box_;
   Species species_;
   PairRule rule_;
   double cutoff_, half_skin_;
+  double list_cutoff_;  // the pair list's reach: R, or without the bonds' reach (list_reach)
   bool full_shell_;
   PairImages images_;
   VelocityVerlet integrator_;
@@ -90,6 +96,7 @@ class HostBackend final : public StepBackend {
   int pair_compute_count_;
   // The optional per-particle fields the computes need on ghosts every step, or summed back.
   std::vector<std::string> forward_fields_, reverse_fields_;
+  std::vector<std::string> rebuild_fields_;  // forwarded at rebuilds only (the topology)
   Domain domain_;
   ParticleStore particles_;
   CellList cells_;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/bonded_forces.hpp"
 #include "engine/eam_forces.hpp"
 
 namespace scanmd {
@@ -40,9 +41,11 @@ std::vector<std::unique_ptr<HostForceCompute>> make_host_computes(
           out.push_back(std::make_unique<HostEamCompute>(species.eam));
           break;
         }
-        [[fallthrough]];
-      case ForceKind::Bonded:
         throw std::logic_error("force compute '" + c.name + "': no host side");
+      case ForceKind::Bonded:
+        if (!species.bonded) throw std::logic_error("force compute '" + c.name + "': no params");
+        out.push_back(std::make_unique<HostBondedCompute>(species.bonded, &species.pair));
+        break;
     }
   }
   return out;

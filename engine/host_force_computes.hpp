@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "base/box.hpp"
+#include "base/communicator.hpp"
 #include "base/particles.hpp"
 #include "decomposition/halo_exchange.hpp"
+#include "decomposition/import_rule.hpp"
 #include "engine/force_compute.hpp"
 #include "engine/force_totals.hpp"
 #include "engine/neighbor_list.hpp"
@@ -36,6 +38,7 @@ struct HostForceState {
   ForceScratch& scratch;   // threads
   std::uint64_t step;      // the counter of the pairs' random numbers (DPD)
   int pair_computes;       // of the list (pair_compute_count): each term's bound is shared
+  double import_cutoff;    // R (messages)
 };
 
 class HostForceCompute {
@@ -48,6 +51,11 @@ class HostForceCompute {
   // Whether s.kernel changes how it runs (a vector kernel): else the backend does not time
   // its force pass against the scalar loop.
   virtual bool uses_kernel() const { return true; }
+  // Called by every rank after each rebuild's neighbour list is final (collective): a compute
+  // that lists its own terms (bonded) does it here, and may drop pairs from the list (the
+  // special_bonds exclusions).
+  virtual void on_rebuild(HostForceState&, NeighborList&, const PairRule&, const Communicator&,
+                          long long) {}
 };
 
 class HostPairCompute final : public HostForceCompute {

@@ -46,6 +46,22 @@ class NeighborList {
   // fixed-point terms one force accumulator can receive.
   std::uint32_t max_terms() const { return max_terms_; }
 
+  // Drops the entries (i, j) for which drop(i, j) holds, each row keeping its order (the
+  // special_bonds exclusions, after a build); max_terms() stays a bound.
+  template <class Drop>
+  void drop_pairs(Drop&& drop) {
+    const std::size_t rows = offsets_.empty() ? 0 : offsets_.size() - 1;
+    std::uint32_t w = 0;
+    for (std::size_t i = 0; i < rows; ++i) {
+      const std::uint32_t begin = offsets_[i], end = offsets_[i + 1];
+      offsets_[i] = w;
+      for (std::uint32_t k = begin; k < end; ++k)
+        if (!drop(static_cast<std::uint32_t>(i), neighbors_[k])) neighbors_[w++] = neighbors_[k];
+    }
+    if (rows > 0) offsets_[rows] = w;
+    neighbors_.resize(w);
+  }
+
   // Build options: the candidate scan's vector version (AVX-512 kernel: candidate_runs.hpp)
   // and threads (rows split by owned particles; each thread collects its rows, the counts are
   // scanned, each thread copies its rows to their offsets). The list is the same either way.

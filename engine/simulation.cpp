@@ -242,13 +242,15 @@ void Simulation::setup(const std::vector<InitialParticle>& particles, long long 
     create_velocities(owned, comm_, config_.velocity.seed, config_.velocity.temperature,
                       species_.mass, n_total, config_.system.constants());
   }
-  if (state_words.empty() || draw_velocities_) fresh_pair_velocities(owned);
+  // (A data file's topology comes as state words too, at step 0: v itself then.)
+  if (state_words.empty() || draw_velocities_ || start_step == 0) fresh_pair_velocities(owned);
   start(std::move(owned), start_step, thermostat_state);
 }
 
-void Simulation::setup_drawing_velocities(const std::vector<InitialParticle>& particles) {
+void Simulation::setup_drawing_velocities(const std::vector<InitialParticle>& particles,
+                                          const std::vector<std::uint64_t>& state_words) {
   draw_velocities_ = true;
-  setup(particles);
+  setup(particles, 0, {}, state_words);
   draw_velocities_ = false;
 }
 
@@ -522,6 +524,16 @@ ThermoSample Simulation::thermo() const {
   if (comm_.size() > 1) raise_first_error(comm_, std::move(error));
   ThermoSample s = thermo_from_sums(step_, comm_, n_total_, box_.volume(), two_ke, t.energy,
                                     t.virial, tail_, params_.units);
+  if (species_.bonded) {
+    // The bonded energies and the pair rest, each from its own integer sum.
+    fixed::Wide sums[3] = {t.bond_energy, t.angle_energy,
+                           t.energy - t.bond_energy - t.angle_energy};
+    comm_.sum(std::span<fixed::Wide>(sums, 3));
+    const double n = params_.units.normalize ? static_cast<double>(n_total_) : 1.0;
+    s.ebond = fixed::to_double(sums[0]) / n;
+    s.eangle = fixed::to_double(sums[1]) / n;
+    s.evdwl = (fixed::to_double(sums[2]) + tail_.energy) / n;
+  }
   if (thermostat_has_econs(config_.thermostat.style))
     s.econs = s.etotal + thermostat_.coupling_energy(*backend_) /
                              (params_.units.normalize ? static_cast<double>(n_total_) : 1.0);

@@ -23,6 +23,7 @@
 #include "decomposition/rank_grid.hpp"
 #include "engine/config.hpp"
 #include "engine/load_balance.hpp"
+#include "engine/minimize.hpp"
 #include "engine/species.hpp"
 #include "engine/step_backend.hpp"
 #include "engine/thermo.hpp"
@@ -103,7 +104,14 @@ class Simulation {
              const std::vector<std::uint64_t>& state_words = {});
   // Step 0 from given particles (a data file) with velocities drawn as [velocity] says
   // (config().velocity: create_velocities from (seed, id), whatever the decomposition).
-  void setup_drawing_velocities(const std::vector<InitialParticle>& particles);
+  void setup_drawing_velocities(const std::vector<InitialParticle>& particles,
+                                const std::vector<std::uint64_t>& state_words = {});
+  // FIRE energy minimisation of the positions (engine/minimize.hpp), after setup and before
+  // run(): config().minimize's parameters; `progress` on every rank at the start, every
+  // `every` iterations (0: never) and at the end. The step counter does not advance; the
+  // particles keep the velocities setup gave them. Collective; errors name the iteration.
+  MinimizeResult minimize(const std::function<void(const MinimizeProgress&)>& progress,
+                          long long every);
   // Runs to run.steps, or until the observer asks to stop (stop_requested() on any rank): then
   // the step in progress is completed and run() returns with stopped() true. The observer sees
   // the starting state, then every step. Errors name the
@@ -162,6 +170,17 @@ class Simulation {
  private:
   void start(ParticleStore owned, long long start_step, const std::vector<double>& thermostat);
   void rebuild();
+  // minimize(): global FIRE sums and maxima (collective), the update of every owned particle
+  // followed by the ghost refresh (rebuild or forward; collective), the velocities of the start
+  // put back by id after the particles migrated (collective).
+  struct FireGlobal {
+    double sum[kFireSums] = {0, 0, 0};
+    double vmax = 0, fmax = 0;
+  };
+  FireGlobal fire_global(bool with_sums);
+  double fire_energy();
+  void fire_move(const FireUpdate& u, const std::string& where);
+  void restore_velocities(const std::vector<std::pair<std::uint64_t, Vec3>>& stash);
   void step(StepObserver& observer);  // one step of run(), step_ already advanced
   // "step N" (one rank) or "step N, rank r": what errors are prefixed with.
   std::string context(int rank) const;

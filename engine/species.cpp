@@ -83,6 +83,53 @@ Species make_species(const SimulationConfig& config) {
                                      "velocities and kinetic energy cannot be computed exactly",
                                      m, std::numeric_limits<double>::min()));
 
+  if (config.bond.style != BondStyle::None || config.angle.style != AngleStyle::None) {
+    if (config.bond.style != BondStyle::None && config.bond.coeffs.empty())
+      throw SpeciesError(
+          "bond.style",
+          fmt::format("bond.style = \"{}\" needs [[bond.coeff]] tables (type, "
+                      "k, r0{})",
+                      name_of<BondStyle>(kBondStyleNames, config.bond.style),
+                      config.bond.style == BondStyle::Fene ? ", epsilon, sigma" : ""));
+    if (config.angle.style != AngleStyle::None && config.angle.coeffs.empty())
+      throw SpeciesError("angle.style",
+                         "angle.style needs [[angle.coeff]] tables (type, k, "
+                         "theta0)");
+    if (config.angle.style != AngleStyle::None && config.bond.style == BondStyle::None)
+      throw SpeciesError("angle.style",
+                         "angles need a bond style too ([bond] style: the import "
+                         "region covers twice the longest bond)");
+    if (config.bond.style != BondStyle::None &&
+        (config.special_bonds.lj[1] != 1.0 || config.special_bonds.lj[2] != 1.0))
+      throw SpeciesError(
+          "special_bonds.lj",
+          fmt::format("special_bonds.lj = [{}, {}, {}]: 1-3 and 1-4 weights other than 1 are "
+                      "not supported yet (only bond partners can be excluded): use [0.0, 1.0, "
+                      "1.0] (LAMMPS special_bonds fene) or [1.0, 1.0, 1.0]",
+                      config.special_bonds.lj[0], config.special_bonds.lj[1],
+                      config.special_bonds.lj[2]));
+    const double w12 = config.special_bonds.lj[0];
+    if (w12 > 0.0 && w12 < 1.0 &&
+        (eam::is_eam_style(config.potential.style) ||
+         pair_style_reads_motion(config.potential.style)))
+      throw SpeciesError("special_bonds.lj",
+                         fmt::format("a 1-2 weight of {} scales the pair style's terms of bonded "
+                                     "pairs: not with potential.style = \"{}\" yet (weights 0 "
+                                     "or 1 work with every style)",
+                                     w12, config.potential.style));
+    if (config.angle.style != AngleStyle::None &&
+        config.decomposition.method == Method::NeutralTerritory)
+      throw SpeciesError("decomposition.method",
+                         "angles are not supported under neutral-territory yet (its import region "
+                         "holds no box with all three atoms of an angle that spans three columns "
+                         "and layers); use half-shell, full-shell, eighth-shell or midpoint");
+    if (config.run.backend == Backend::Cuda)
+      throw SpeciesError("run.backend",
+                         "bonds and angles run on the host backend only yet (backend = \"host\")");
+    s.bonded = std::make_shared<const BondedParams>(
+        BondedParams::from(config.bond, config.angle, config.special_bonds));
+  }
+
   if (eam::is_eam_style(config.potential.style)) {
     if (config.system.units != UnitSystem::Metal)
       throw SpeciesError("system.units",
@@ -108,6 +155,18 @@ Species make_species(const SimulationConfig& config) {
                                      config.potential.style));
     return s;
   }
+  if (config.minimize.style != MinimizeStyle::None &&
+      (config.potential.style == "dpd" || config.thermostat.style == ThermostatStyle::DpdTstat))
+    throw SpeciesError(
+        "minimize.style",
+        fmt::format("minimize.style = \"{}\" relaxes a potential energy, and DPD ({}) has none to "
+                    "minimise: its dissipative and random pair forces depend on velocities and "
+                    "noise. Minimise with a conservative pair style (e.g. \"soft\" or \"lj/cut\") "
+                    "in a run of its own, then start the DPD run from its output",
+                    name_of<MinimizeStyle>(kMinimizeNames, config.minimize.style),
+                    config.thermostat.style == ThermostatStyle::DpdTstat
+                        ? "thermostat.style = \"dpd/tstat\""
+                        : "potential.style = \"dpd\""));
   PotentialSection potential = config.potential;
   potential.dt = config.run.dt;
   potential.boltz = config.system.constants().boltz;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/config.hpp"
+#include "physics/bonded/bonded_params.hpp"
 #include "physics/manybody/eam_file.hpp"
 #include "physics/pair/pair_potential.hpp"
 
@@ -28,6 +29,8 @@ struct Species {
   // thermostat.style = "dpd/tstat": its forces as a second pair potential (style dpd/tstat,
   // every pair of types the thermostat's γ and r_c).
   std::optional<PairPotential> tstat;
+  // Bonds and angles (a bond or angle style): their coefficients by type.
+  std::shared_ptr<const BondedParams> bonded;
 
   double max_cutoff() const { return eam ? eam->cut : pair.max_cutoff(); }
   // The tail correction for `count[t]` particles of each type.

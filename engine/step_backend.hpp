@@ -21,6 +21,7 @@
 // particle) first; synchronize() does only that.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -38,6 +39,7 @@
 #include "engine/force_totals.hpp"
 #include "engine/species.hpp"
 #include "engine/step_params.hpp"
+#include "physics/dynamics/fire.hpp"
 
 namespace scanmd {
 
@@ -99,6 +101,16 @@ class StepBackend {
   virtual void kick(std::uint64_t step) = 0;
   // v ← factor · v for the owned particles (Nosé–Hoover).
   virtual void scale_velocities(double factor) = 0;
+
+  // ---- FIRE minimisation (engine/minimize.cpp, physics/dynamics/fire.hpp)
+  // This rank's maxima of the FIRE terms over its owned particles (fire_terms).
+  virtual FireMaxima fire_maxima() = 0;
+  // This rank's sums of the quantised terms (fire_quantise on the global scales).
+  virtual std::array<fixed::Wide, kFireSums> fire_sums(const FireScales& scales) = 0;
+  // fire_update on every owned particle; true when one of them moved more than skin/2 since the
+  // last build (this rank only), as kick_drift. Throws as kick_drift for a position that cannot
+  // be wrapped.
+  virtual bool fire_update(const FireUpdate& u) = 0;
 
   // ---- state and observables
   // Totals of the last compute_forces().

@@ -61,6 +61,7 @@ ThermoSample thermo_from_sums(long long step, const Communicator& comm, long lon
   s.pe = (pe + tail.energy) / n;
   s.etotal = s.pe + s.ke;
   s.econs = s.etotal;
+  s.evdwl = s.pe;
   s.press = ((two_ke + virial) / (3.0 * volume) + tail.pressure) * units.nktv2p;
   return s;
 }
@@ -69,12 +70,14 @@ double thermo_value(const ThermoSample& s, std::string_view k, const ThermoConte
   if (k == "step") return static_cast<double>(s.step);
   if (k == "time") return static_cast<double>(s.step) * c.dt;
   if (k == "temp") return s.temp;
-  if (k == "pe" || k == "evdwl") return s.pe;
+  if (k == "pe") return s.pe;
+  if (k == "evdwl") return s.evdwl;
+  if (k == "eangle") return s.eangle;
   if (k == "ke") return s.ke;
   if (k == "etotal") return s.etotal;
   if (k == "press") return s.press;
   if (k == "econs") return s.econs;
-  if (k == "ebond") return 0.0;
+  if (k == "ebond") return s.ebond;
   if (k == "vol") return c.volume;
   if (k == "density") {
     // amu/Å³ in g/cm³ (LAMMPS force->mv2d for metal and real)

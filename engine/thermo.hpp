@@ -23,6 +23,9 @@ struct ThermoSample {
   long long step = 0;
   double temp = 0, pe = 0, ke = 0, etotal = 0, press = 0;
   double econs = 0;  // etotal + the thermostat's coupling energy, normalised as etotal (NVE: =)
+  // Bonded energies, normalised as pe (0 without bonds); evdwl = pe less them (the pair part,
+  // tail included, as LAMMPS), from the fixed-point sums.
+  double ebond = 0, eangle = 0, evdwl = 0;
 };
 
 // Local Σ m v² over owned particles, in fixed point; mass[t] per type.
@@ -62,8 +65,8 @@ struct ThermoContext {
   UnitSystem units = UnitSystem::LJ;
 };
 
-// The value of a non-timing column: time = step·dt; ebond = 0 (no bonds); evdwl = pe (pair
-// energy, tail included, as LAMMPS); vol; density = total mass / volume (lj: m σ⁻³; metal and
+// The value of a non-timing column: time = step·dt; ebond, eangle (0 without bonds); evdwl =
+// the pair energy, tail included, as LAMMPS (= pe without bonds); vol; density = total mass / volume (lj: m σ⁻³; metal and
 // real: g/cm³, as LAMMPS).
 double thermo_value(const ThermoSample& s, std::string_view keyword, const ThermoContext& c);
 

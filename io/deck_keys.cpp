@@ -124,6 +124,76 @@ std::string pair_table_lines(const Deck& d) {
   return s;
 }
 
+// [[bond.coeff]] / [[angle.coeff]]: an array of tables {type = n, <numbers named in `keys`>};
+// each table's numbers go to `set(row, name, value)`. A type listed twice, a missing type, or an
+// unknown key is an error naming the table.
+template <class Row, class Set>
+std::vector<Row> read_coeff_tables(const KeyReader& r, std::string_view table,
+                                   std::initializer_list<std::string_view> keys, Set&& set) {
+  const auto* arr = r.node().as_array();
+  std::string names;
+  for (const std::string_view k : keys) names += fmt::format(", {}", k);
+  if (!arr)
+    r.fail(
+        fmt::format("expected [[{}]] tables (type{}), got {}", table, names, describe(r.node())));
+  std::vector<Row> out;
+  for (std::size_t n = 0; n < arr->size(); ++n) {
+    const toml::node& e = *arr->get(n);
+    const auto* t = e.as_table();
+    if (!t) r.fail_at(e, fmt::format("entry {}: expected a table, got {}", n, describe(e)));
+    Row row;
+    bool has_type = false;
+    for (const auto& kv : *t) {
+      const toml::key& key = kv.first;
+      const toml::node& v = kv.second;
+      if (key == "type") {
+        const auto ty = v.value<std::int64_t>();
+        if (!v.is_integer() || !ty || *ty < 1 || *ty > kMaxAtomTypes)
+          r.fail_at(v, fmt::format("type: expected an integer 1..{}, got {}", kMaxAtomTypes,
+                                   describe(v)));
+        row.type = static_cast<int>(*ty);
+        has_type = true;
+        continue;
+      }
+      if (std::find(keys.begin(), keys.end(), key.str()) == keys.end())
+        r.fail_at(v, fmt::format("unknown key '{}' in a [[{}]] table (keys: type{})", key.str(),
+                                 table, names));
+      const auto x = v.value<double>();
+      if (!x || !(v.is_floating_point() || v.is_integer()) || !std::isfinite(*x))
+        r.fail_at(v, fmt::format("{}: expected a number, got {}", key.str(), describe(v)));
+      if (!set(row, key.str(), *x))
+        r.fail_at(v, fmt::format("{}: out of range (got {})", key.str(), *x));
+    }
+    if (!has_type) r.fail_at(e, fmt::format("entry {} ({}): needs type = n", n, r.where(e)));
+    for (const Row& o : out)
+      if (o.type == row.type)
+        r.fail_at(e, fmt::format("entry {}: type {} given twice", n, row.type));
+    out.push_back(row);
+  }
+  return out;
+}
+
+std::string bond_coeff_lines(const Deck& d) {
+  std::string s;
+  for (const BondCoeffRow& c : d.bond.coeffs) {
+    s += fmt::format("\n[[bond.coeff]]\ntype = {}\nk = {}\nr0 = {}\n", c.type, toml_float(c.k),
+                     toml_float(c.r0));
+    if (d.bond.style == BondStyle::Fene)
+      s += fmt::format("epsilon = {}\nsigma = {}\n", toml_float(c.epsilon), toml_float(c.sigma));
+  }
+  return s;
+}
+
+std::string angle_coeff_lines(const Deck& d) {
+  std::string s;
+  for (const AngleCoeffRow& c : d.angle.coeffs) {
+    s += fmt::format("\n[[angle.coeff]]\ntype = {}\nk = {}\n", c.type, toml_float(c.k));
+    if (d.angle.style != AngleStyle::Cosine)
+      s += fmt::format("theta0 = {}\n", toml_float(c.theta0));
+  }
+  return s;
+}
+
 // clang-format off
 constexpr DeckKey kKeys[] = {
   // [system]
@@ -390,6 +460,111 @@ constexpr DeckKey kKeys[] = {
    .read = read_pairs,
    .lines = pair_table_lines},
 
+
+  // [bond]
+  {.section = "bond", .key = "style", .choices = names_in<kBondStyleNames>,
+   .doc = "the bond style, as LAMMPS `bond_style`: `fene` (FENE attraction plus the WCA "
+          "repulsion of the bonded pair, Kremer–Grest; coefficients `k`, `r0`, `epsilon`, "
+          "`sigma`) or `harmonic` (U = K (r − r0)²; `k`, `r0`). The bonds come from the data "
+          "file (`atom_style bond`, `angle` or `molecular`: `Bonds` section); a data file with "
+          "bonds needs a style, and every bond type needs a `[[bond.coeff]]`. Each bond is "
+          "computed by exactly one rank under every decomposition method: the import cutoff R "
+          "covers the longest bond (`max_length`) plus the skin; the pair neighbour list stays "
+          "on the pair cutoff + skin",
+   .sample = "\"harmonic\"",
+   .sample_needs = "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]\n"
+                   "special_bonds.lj=[0.0, 1.0, 1.0]",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.bond.style = one_of<BondStyle>(r, kBondStyleNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<BondStyle>(kBondStyleNames, d.bond.style)); }},
+  {.section = "bond", .key = "max_length", .type = "float ≥ 0", .dimension = Dimension::Length,
+   .doc = "the longest a bond may grow; the import cutoff R is at least this plus the skin "
+          "(twice it with angles: an angle's two ends). 0: fene's largest `r0` (its bound), "
+          "harmonic's largest `r0` × 1.5. A bond found longer than the import region allows is "
+          "an error naming its atoms, the step and the rank",
+   .sample = "2.0",
+   .read = [](Deck& d, const KeyReader& r) { d.bond.max_length = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.bond.max_length); }},
+  {.section = "bond", .key = "coeff",
+   .type = "tables `[[bond.coeff]]`: `type = n` and the style's coefficients (float ≥ 0; "
+           "`r0` > 0)",
+   .doc = "the coefficients of one bond type, as LAMMPS `bond_coeff`: fene `k` (ε/σ²), `r0` "
+          "(σ), `epsilon`, `sigma`; harmonic `k` (energy/length², no ½ as LAMMPS), `r0`. A type "
+          "listed twice is an error naming the table",
+   .default_text = "none",
+   .sample = "[{type = 1, k = 30.0, r0 = 1.5, epsilon = 1.0, sigma = 1.0}]",
+   .sample_needs = "bond.style=\"fene\"\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.bond.coeffs = read_coeff_tables<BondCoeffRow>(
+         r, "bond.coeff", {"k", "r0", "epsilon", "sigma"},
+         [](BondCoeffRow& c, std::string_view name, double v) {
+           if (v < 0.0 || (name == "r0" && !(v > 0.0))) return false;
+           (name == "k" ? c.k : name == "r0" ? c.r0 : name == "epsilon" ? c.epsilon : c.sigma) = v;
+           return true;
+         }); },
+   .lines = bond_coeff_lines},
+  // [angle]
+  {.section = "angle", .key = "style", .choices = names_in<kAngleStyleNames>,
+   .doc = "the angle style, as LAMMPS `angle_style`: `harmonic` (U = K (θ − θ0)², θ0 in "
+          "degrees) or `cosine` (U = K (1 + cos θ)). The angles come from the data file's "
+          "`Angles` section (`atom_style angle` or `molecular`); each is computed by one rank "
+          "(full shell: every rank owning one of its atoms, its own atoms' shares); not yet "
+          "under `neutral-territory`, whose import region holds no box with all three atoms of "
+          "a general angle",
+   .sample = "\"cosine\"",
+   .sample_needs = "angle.coeff=[{type = 1, k = 2.0}]\nbond.style=\"harmonic\"\n"
+                   "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.angle.style = one_of<AngleStyle>(r, kAngleStyleNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<AngleStyle>(kAngleStyleNames, d.angle.style)); }},
+  {.section = "angle", .key = "coeff",
+   .type = "tables `[[angle.coeff]]`: `type = n`, `k` (float ≥ 0), `theta0` (degrees, 0 .. 180)",
+   .doc = "the coefficients of one angle type, as LAMMPS `angle_coeff`: harmonic `k` "
+          "(energy/rad², no ½), `theta0` (degrees); cosine `k`",
+   .default_text = "none",
+   .sample = "[{type = 1, k = 25.0, theta0 = 109.5}]",
+   .sample_needs = "angle.style=\"harmonic\"\nbond.style=\"harmonic\"\n"
+                   "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
+   .read = [](Deck& d, const KeyReader& r) {
+     d.angle.coeffs = read_coeff_tables<AngleCoeffRow>(
+         r, "angle.coeff", {"k", "theta0"},
+         [](AngleCoeffRow& c, std::string_view name, double v) {
+           if (name == "k") {
+             if (v < 0.0) return false;
+             c.k = v;
+           } else {
+             if (v < 0.0 || v > 180.0) return false;
+             c.theta0 = v;
+           }
+           return true;
+         }); },
+   .lines = angle_coeff_lines},
+
+  // [special_bonds]
+  {.section = "special_bonds", .key = "lj", .type = "[float, float, float], each 0 .. 1",
+   .doc = "the weight of the pair force between 1-2, 1-3 and 1-4 neighbours along the bonds, "
+          "as LAMMPS `special_bonds lj` (`fene`: [0, 1, 1]); a 1-2 weight other than 1 drops "
+          "the pair from the neighbour list while it is built (by id, from the topology), and "
+          "one between 0 and 1 adds that fraction of the pair style's force and energy to each "
+          "bond (LAMMPS's factor_lj; not with eam or dpd). The default is LAMMPS's, but a run "
+          "with bonds supports only 1-3 and 1-4 weights of 1 yet (e.g. `[0, 1, 1]`, "
+          "`[0.5, 1, 1]`): other weights are an error naming this key",
+   .sample = "[0.0, 1.0, 1.0]",
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::vector<double> w = numbers(r, "3 weights [w12, w13, w14]", false, false);
+     if (w.size() != 3)
+       r.fail(fmt::format("expected 3 weights [w12, w13, w14], got {}", w.size()));
+     for (int n = 0; n < 3; ++n)
+       if (!(w[n] >= 0.0 && w[n] <= 1.0))
+         r.fail(fmt::format("weight {} (1-{}) = {}: weights are 0 .. 1", n + 1, n + 2, w[n]));
+     d.special_bonds.lj = {w[0], w[1], w[2]}; },
+   .value = [](const Deck& d) {
+     return toml_floats({d.special_bonds.lj[0], d.special_bonds.lj[1], d.special_bonds.lj[2]}); }},
+
   // [neighbor]
   {.section = "neighbor", .key = "skin", .type = "float ≥ 0", .dimension = Dimension::Length,
    .doc = "neighbour-list skin; import cutoff R = r_c + skin; lists are rebuilt when any "
@@ -563,6 +738,133 @@ constexpr DeckKey kKeys[] = {
      d.velocity.seed = static_cast<std::uint64_t>(non_negative_int(r)); },
    .value = [](const Deck& d) { return fmt::format("{}", d.velocity.seed); }},
 
+  // [minimize]
+  {.section = "minimize", .key = "style", .choices = names_in<kMinimizeNames>,
+   .doc = "energy minimisation of the starting positions before the dynamics (not on a "
+          "`--restart`): `fire` is FIRE (Bitzek et al. 2006) as LAMMPS `min_style fire` runs it "
+          "(its 2020 variant and defaults: semi-implicit Euler, half step back, delayed time-step "
+          "growth), with every pair style, EAM, every decomposition and rank count and both "
+          "backends, the same bits on all. Not with DPD (`potential.style = \"dpd\"` or "
+          "`thermostat.style = \"dpd/tstat\"`): their random and dissipative forces have no "
+          "energy to minimise. Progress (iteration, energy, max force, force norm) and the stop "
+          "reason go to the log; the dynamics then start at step 0 from the relaxed positions "
+          "with the velocities of the start. See [Minimisation](minimize.md)",
+   .sample = "\"fire\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.minimize.style = one_of<MinimizeStyle>(r, kMinimizeNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<MinimizeStyle>(kMinimizeNames, d.minimize.style)); }},
+  {.section = "minimize", .key = "etol", .type = "float ≥ 0", .dimension = Dimension::None,
+   .doc = "stop when the potential energy changes by less than etol relative between two iterations (LAMMPS `minimize etol ...`: |ΔE| < etol·½(|E_k| + |E_k−1| + 1e-8), E per particle in lj units); checked only `delay_steps` iterations after the last uphill step; 0: not checked",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "1e-8",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.etol = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.etol); }},
+  {.section = "minimize", .key = "ftol", .type = "float ≥ 0", .dimension = Dimension::Force,
+   .doc = "stop when the two-norm of the global force vector (√Σ|F_i|², all particles) falls below ftol (LAMMPS `minimize ... ftol`, `min_modify norm two`); 0: not checked",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "1e-4",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.ftol = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.ftol); }},
+  {.section = "minimize", .key = "max_steps", .type = "int ≥ 1", .dimension = Dimension::Steps,
+   .doc = "at most this many FIRE iterations (LAMMPS `minimize ... maxiter`); each takes one "
+          "force evaluation, two after an uphill step",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "5000",
+   .read = [](Deck& d, const KeyReader& r) {
+     const std::int64_t n = r.integer();
+     if (n < 1 || n > kMaxSteps) r.fail(fmt::format("must be 1 .. 2^53 (got {})", n));
+     d.minimize.max_steps = n; },
+   .value = [](const Deck& d) { return fmt::format("{}", d.minimize.max_steps); }},
+  {.section = "minimize", .key = "dt_start", .type = "float ≥ 0", .dimension = Dimension::Time,
+   .doc = "FIRE's first time step; 0: `run.dt` (LAMMPS starts from `timestep`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.002",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.dt_start = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.dt_start); }},
+  {.section = "minimize", .key = "dt_max", .type = "float ≥ 0", .dimension = Dimension::Time,
+   .doc = "FIRE's largest time step; 0: 10 × dt_start (LAMMPS `min_modify tmax 10.0`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.05",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.dt_max = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.dt_max); }},
+  {.section = "minimize", .key = "dt_min", .type = "float ≥ 0", .dimension = Dimension::Time,
+   .doc = "the time step is not shrunk below this; 0: 0.02 × dt_start (LAMMPS `tmin 0.02`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.0001",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.dt_min = non_negative(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.dt_min); }},
+  {.section = "minimize", .key = "max_move", .type = "float > 0", .dimension = Dimension::Length,
+   .doc = "no coordinate moves more than this in one iteration: the step is cut to max_move / max|v| (LAMMPS `min_modify dmax 0.1`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.05",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.max_move = positive(r); },
+   .value = [](const Deck& d) { return toml_float(d.minimize.max_move); }},
+  {.section = "minimize", .key = "delay_steps", .type = "int ≥ 0", .dimension = Dimension::Steps,
+   .doc = "iterations after an uphill step (P = F·v ≤ 0) before the time step may grow and α shrink, and at the start before an uphill step may shrink the time step (LAMMPS `delaystep 20`, `initialdelay yes`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "10",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.delay_steps = non_negative_int(r); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.minimize.delay_steps); }},
+  {.section = "minimize", .key = "dt_grow", .type = "float ≥ 1",
+   .doc = "the time step's growth factor after `delay_steps` downhill iterations (LAMMPS "
+          "`dtgrow 1.1`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "1.2",
+   .read = [](Deck& d, const KeyReader& r) {
+     const double v = r.real();
+     if (!(v >= 1.0) || !std::isfinite(v)) r.fail(fmt::format("must be >= 1 (got {})", v));
+     d.minimize.dt_grow = v; },
+   .value = [](const Deck& d) { return toml_float(d.minimize.dt_grow); }},
+  {.section = "minimize", .key = "dt_shrink", .type = "float, 0 < · ≤ 1",
+   .doc = "the time step's factor on an uphill step (LAMMPS `dtshrink 0.5`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.6",
+   .read = [](Deck& d, const KeyReader& r) {
+     const double v = r.real();
+     if (!(v > 0.0 && v <= 1.0)) r.fail(fmt::format("must be in (0, 1] (got {})", v));
+     d.minimize.dt_shrink = v; },
+   .value = [](const Deck& d) { return toml_float(d.minimize.dt_shrink); }},
+  {.section = "minimize", .key = "alpha0", .type = "float, 0 ≤ · ≤ 1",
+   .doc = "FIRE's mixing α at the start and after every uphill step: v ← (1 − α) v + α |v| F/|F| "
+          "(LAMMPS `alpha0 0.25`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.1",
+   .read = [](Deck& d, const KeyReader& r) {
+     const double v = r.real();
+     if (!(v >= 0.0 && v <= 1.0)) r.fail(fmt::format("must be in [0, 1] (got {})", v));
+     d.minimize.alpha0 = v; },
+   .value = [](const Deck& d) { return toml_float(d.minimize.alpha0); }},
+  {.section = "minimize", .key = "alpha_shrink", .type = "float, 0 < · ≤ 1",
+   .doc = "α's factor after `delay_steps` downhill iterations (LAMMPS `alphashrink 0.99`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "0.95",
+   .read = [](Deck& d, const KeyReader& r) {
+     const double v = r.real();
+     if (!(v > 0.0 && v <= 1.0)) r.fail(fmt::format("must be in (0, 1] (got {})", v));
+     d.minimize.alpha_shrink = v; },
+   .value = [](const Deck& d) { return toml_float(d.minimize.alpha_shrink); }},
+  {.section = "minimize", .key = "half_step_back", .type = "bool",
+   .doc = "on an uphill step, move back half a step before zeroing the velocities (LAMMPS "
+          "`halfstepback yes`)",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "false",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.half_step_back = r.boolean(); },
+   .value = [](const Deck& d) { return toml_bool(d.minimize.half_step_back); }},
+  {.section = "minimize", .key = "max_uphill", .type = "int ≥ 0", .dimension = Dimension::Steps,
+   .doc = "stop after this many uphill steps in a row (stuck in a basin; LAMMPS `vdfmax 2000`); 0: never",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "100",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.max_uphill = non_negative_int(r); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.minimize.max_uphill); }},
+  {.section = "minimize", .key = "progress_every", .type = "int ≥ 0", .dimension = Dimension::Steps,
+   .doc = "a progress line in the log every N iterations (iteration, pe, max force component, force two-norm, FIRE's dt); 0: `output.thermo_every`",
+   .when = {"minimize.style", "\"fire\""},
+   .sample = "10",
+   .read = [](Deck& d, const KeyReader& r) { d.minimize.progress_every = non_negative_int(r); },
+   .value = [](const Deck& d) { return fmt::format("{}", d.minimize.progress_every); }},
+
   // [output]
   {.section = "output", .key = "thermo_every", .type = "int ≥ 0", .dimension = Dimension::Steps,
    .doc = "thermo row every N steps (0: only first and last)",
@@ -572,7 +874,7 @@ constexpr DeckKey kKeys[] = {
   {.section = "output", .key = "thermo", .type = "[string, …]",
    .doc = "the thermo columns, LAMMPS `thermo_style custom` keywords: `step`, `time`, `temp`, "
           "`pe`, `ke`, `etotal`, `press`, `econs` (etotal + the thermostat's energy; = etotal "
-          "in NVE), `ebond` (0: no bonds), `evdwl` (pair energy, = pe), `vol`, `density` (mass "
+          "in NVE), `ebond` (bond energy; 0: no bonds), `eangle` (angle energy), `evdwl` (pair energy: pe less ebond and eangle), `vol`, `density` (mass "
           "/ volume; g/cm³ in metal and real), `cpu` (seconds since the first step), `pstep/s` "
           "(particle-steps per second since the previous row), `eta` (time left). Default: "
           "`step temp pe ke etotal press`, `econs` with a thermostat, `pstep/s eta`. The "

@@ -219,6 +219,44 @@ H5mdWriter H5mdWriter::create(const Communicator& comm, const std::string& path,
   return w;
 }
 
+void H5mdWriter::write_topology(std::span<const std::int64_t> bonds,
+                                std::span<const std::int64_t> angles,
+                                std::span<const std::int64_t> molecule_block) {
+  guarded([&] {
+    const hid_t f = file_.get();
+    Group conn = h5::create_group(f, "connectivity");
+    auto write = [&](const std::string& name, std::span<const std::int64_t> rows, int width) {
+      long long mine = static_cast<long long>(rows.size()) / width, before = 0, total = 0;
+      MPI_Exscan(&mine, &before, 1, MPI_LONG_LONG, MPI_SUM, comm_);
+      if (rank_ == 0) before = 0;
+      MPI_Allreduce(&mine, &total, 1, MPI_LONG_LONG, MPI_SUM, comm_);
+      if (total == 0) return;  // none: no dataset (an empty contiguous one cannot be written)
+      const hsize_t dims[2] = {static_cast<hsize_t>(total), static_cast<hsize_t>(width)};
+      Dataset d = h5::create_fixed(conn.get(), name, H5T_STD_I64LE, dims);
+      h5::write_attribute(d.get(), "particles_group", std::string("/particles/trajectory"));
+      h5::write_attribute(d.get(), "ids", std::string("id"));
+      const hsize_t start[2] = {static_cast<hsize_t>(before), 0};
+      const hsize_t count[2] = {static_cast<hsize_t>(mine), static_cast<hsize_t>(width)};
+      h5::write_block(d.get(), H5T_NATIVE_INT64, start, count, rows.data(), io(),
+                      path_ + ": write connectivity/" + name);
+    };
+    write("bonds", bonds, 2);
+    write("angles", angles, 3);
+    const RowBlock block = row_block(layout_.particles, rank_, ranks_);
+    if (molecule_block.size() != static_cast<std::size_t>(block.size()))
+      throw std::logic_error(path_ + ": molecule block does not match the row block");
+    const hsize_t n = static_cast<hsize_t>(layout_.particles);
+    Group traj = h5::open_group(f, "particles/trajectory");
+    Dataset mol =
+        h5::create_fixed(traj.get(), "molecule", H5T_STD_I64LE, std::span<const hsize_t>(&n, 1));
+    const hsize_t start[1] = {static_cast<hsize_t>(block.lo)};
+    const hsize_t count[1] = {static_cast<hsize_t>(block.size())};
+    h5::write_block(mol.get(), H5T_NATIVE_INT64, start, count, molecule_block.data(), io(),
+                    path_ + ": write molecule");
+    flush();
+  });
+}
+
 H5mdWriter H5mdWriter::append(const Communicator& comm, const std::string& path,
                               const H5mdLayout& layout, std::int64_t restart_step) {
   H5mdWriter w;

@@ -10,6 +10,11 @@
 //        unwrapped_position       value (F, N, 3) double, position + image · L (only when asked
 //                                 for: output.trajectory_unwrapped)
 //        id, species              (N) int64 / int32, time-independent (id = row + 1, species 0)
+//   /connectivity/bonds, angles   (with bonds and angles) time-independent (n, 2) / (n, 3) int64:
+//                                 the particle ids of each bond and angle (H5MD 1.1
+//                                 connectivity; attribute particles_group = "/particles/trajectory",
+//                                 ids = "id": values are ids, not row indices); absent when none
+//        molecule                 (N) int64 in particles/trajectory: the data file's molecule ids
 //   /observables/{temperature, potential_energy, kinetic_energy, total_energy, pressure}
 //                                 value (F), sampled on exactly the frames above
 //   /scanmd/thermo                table (step, then the run's thermo columns: output.thermo less
@@ -79,8 +84,8 @@ struct RunRecord {
   std::array<int, 3> grid{1, 1, 1};
   int ranks = 1;
   std::int64_t first_step = 0;
-  std::string restart_from;         // checkpoint the run started from ("" for none)
-  std::string thermostat = "none";  // [thermostat] style (its settings are in `deck`)
+  std::string restart_from;           // checkpoint the run started from ("" for none)
+  std::string thermostat = "none";    // [thermostat] style (its settings are in `deck`)
   UnitSystem units = UnitSystem::LJ;  // system.units: a checkpoint's datasets carry its `unit`s
 };
 
@@ -143,6 +148,10 @@ class H5mdWriter {
   void write_frame(const FrameHeader& frame, std::span<const ParticleRow> block,
                    const Observables* obs);
   void write_thermo(const ThermoRow& row);  // only rank 0's row is written
+  // The topology (see the layout above): this rank's bonds (2 ids each) and angles (3 ids each),
+  // written after those of the lower ranks, and its row block of molecule ids. Collective.
+  void write_topology(std::span<const std::int64_t> bonds, std::span<const std::int64_t> angles,
+                      std::span<const std::int64_t> molecule_block);
   // Opens /scanmd/runs/<k> for this run; end_run() completes it (imports, balance steps,
   // timing).
   void begin_run(const RunRecord& run);

@@ -43,7 +43,7 @@ constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
 
 // Section keywords of LAMMPS read_data. Sections scanmd reads, sections it skips, and sections
 // that only exist for molecular / extended atom styles (an error: atomic only).
-enum class Kind { Masses, Atoms, Velocities, Skip, Unsupported };
+enum class Kind { Masses, Atoms, Velocities, Bonds, Angles, Skip, Unsupported };
 
 struct SectionName {
   std::string_view name;
@@ -68,8 +68,8 @@ constexpr SectionName kSections[] = {
     {"AngleAngleTorsion Coeffs", Kind::Skip},
     {"BondBond13 Coeffs", Kind::Skip},
     {"AngleAngle Coeffs", Kind::Skip},
-    {"Bonds", Kind::Unsupported},
-    {"Angles", Kind::Unsupported},
+    {"Bonds", Kind::Bonds},
+    {"Angles", Kind::Angles},
     {"Dihedrals", Kind::Unsupported},
     {"Impropers", Kind::Unsupported},
     {"Ellipsoids", Kind::Unsupported},
@@ -227,6 +227,15 @@ class Parser {
     if (!seen_atoms_) {
       fail(fmt::format("no Atoms section (the header declares {} atoms)", natoms_));
     }
+    if (nbonds_ > 0 && !seen_bonds_)
+      fail(fmt::format("no Bonds section (the header declares {} bonds)", nbonds_));
+    if (nangles_ > 0 && !seen_angles_)
+      fail(fmt::format("no Angles section (the header declares {} angles)", nangles_));
+    if ((nbonds_ > 0 || nangles_ > 0) && !is_molecular_style(data_.atom_style))
+      fail(
+          fmt::format("the file has bonds or angles, but its Atoms section is atom_style {} "
+                      "(no molecule ids): use atom_style bond, angle or molecular",
+                      data_.atom_style));
     data_.has_velocities = seen_velocities_;
     return std::move(data_);
   }
@@ -349,16 +358,26 @@ class Parser {
         }
         data_.atom_types = static_cast<int>(t);
         have_types = true;
-      } else if (what == "bonds" || what == "angles" || what == "dihedrals" ||
-                 what == "impropers" || what == "ellipsoids" || what == "lines" ||
-                 what == "triangles" || what == "bodies") {
+      } else if (what == "bonds" || what == "angles") {
+        (what == "bonds" ? nbonds_ : nangles_) =
+            integer<std::uint64_t>(tok[0], fmt::format("the number of {}", what));
+      } else if (what == "bond types" || what == "angle types") {
+        const long long t = integer<long long>(tok[0], fmt::format("the number of {}", what));
+        if (t < 0 || t > kMaxAtomTypes)
+          fail(fmt::format("the number of {} must be 0..{} (got {})", what, kMaxAtomTypes, t));
+        (what == "bond types" ? data_.bond_types : data_.angle_types) = static_cast<int>(t);
+      } else if (what == "dihedrals" || what == "impropers" || what == "ellipsoids" ||
+                 what == "lines" || what == "triangles" || what == "bodies") {
         if (integer<std::uint64_t>(tok[0], fmt::format("the number of {}", what)) != 0) {
-          fail(fmt::format("'{}': scanmd reads atom_style atomic only (no {})", content_, what));
+          fail(
+              fmt::format("'{}': scanmd reads atom_style atomic, bond, angle and molecular "
+                          "without {}",
+                          content_, what));
         }
-      } else if (what == "bond types" || what == "angle types" || what == "dihedral types" ||
-                 what == "improper types" || what == "extra bond per atom" ||
-                 what == "extra angle per atom" || what == "extra dihedral per atom" ||
-                 what == "extra improper per atom" || what == "extra special per atom") {
+      } else if (what == "dihedral types" || what == "improper types" ||
+                 what == "extra bond per atom" || what == "extra angle per atom" ||
+                 what == "extra dihedral per atom" || what == "extra improper per atom" ||
+                 what == "extra special per atom") {
         integer<std::uint64_t>(tok[0], fmt::format("the number of {}", what));  // unused
       } else {
         fail(fmt::format("unrecognised header line '{}'", content_));
@@ -402,8 +421,24 @@ class Parser {
         if (seen_velocities_) fail("a second Velocities section");
         seen_velocities_ = true;
         return read_velocities();
+      case Kind::Bonds:
+        if (nbonds_ == 0) fail("a Bonds section, but the header declares no bonds ('N bonds')");
+        if (!seen_atoms_) fail("the Bonds section comes before the Atoms section");
+        if (seen_bonds_) fail("a second Bonds section");
+        seen_bonds_ = true;
+        return read_bonds();
+      case Kind::Angles:
+        if (nangles_ == 0)
+          fail("an Angles section, but the header declares no angles ('N angles')");
+        if (!seen_atoms_) fail("the Angles section comes before the Atoms section");
+        if (seen_angles_) fail("a second Angles section");
+        seen_angles_ = true;
+        return read_angles();
       case Kind::Unsupported:
-        fail(fmt::format("a {} section: scanmd reads atom_style atomic only", s.name));
+        fail(
+            fmt::format("a {} section: scanmd reads atom_style atomic, bond, angle and "
+                        "molecular without dihedrals or impropers",
+                        s.name));
       case Kind::Skip:
         break;
     }
@@ -448,13 +483,19 @@ class Parser {
   bool read_atoms() {
     if (!comment_.empty()) {
       const auto style = split(comment_).front();
-      if (style != "atomic") {
+      if (style != "atomic" && !is_molecular_style(style)) {
         fail(
             fmt::format("the Atoms section is for atom_style {}; scanmd reads atom_style "
-                        "atomic only (id type x y z [ix iy iz])",
+                        "atomic (id type x y z [ix iy iz]), bond, angle and molecular (id "
+                        "molecule type x y z [ix iy iz])",
                         style));
       }
+      data_.atom_style = std::string(style);
+    } else if (nbonds_ > 0 || nangles_ > 0 || data_.bond_types > 0 || data_.angle_types > 0) {
+      data_.atom_style = "molecular";  // no style comment, but a topology: id molecule type ...
     }
+    const bool mol = is_molecular_style(data_.atom_style);
+    const std::size_t first = mol ? 1 : 0;  // the molecule id's column
     // Every atom takes a line of at least 10 bytes ("1 1 0 0 0\n"): a count the file cannot
     // hold is refused here, before memory for it is set aside.
     if (natoms_ > source_.bytes() / 10)
@@ -474,11 +515,13 @@ class Parser {
     return counted(
         natoms_,
         [&](const std::vector<std::string_view>& tok) {
-          if (tok.size() != 5 && tok.size() != 8) {
-            fail(
-                fmt::format("Atoms: expected 5 or 8 fields (atom_style atomic: id type x y z "
-                            "[ix iy iz]), got {}",
-                            tok.size()));
+          if (tok.size() != 5 + first && tok.size() != 8 + first) {
+            fail(mol ? fmt::format("Atoms: expected 6 or 9 fields (atom_style {}: id molecule "
+                                   "type x y z [ix iy iz]), got {}",
+                                   data_.atom_style, tok.size())
+                     : fmt::format("Atoms: expected 5 or 8 fields (atom_style atomic: id type x "
+                                   "y z [ix iy iz]), got {}",
+                                   tok.size()));
           }
           LammpsAtom a{};
           a.id = integer<std::uint64_t>(tok[0], "Atoms: atom id");
@@ -492,21 +535,22 @@ class Parser {
           if (const std::size_t prev = index_of_[a.id]; prev != kNone) {
             fail(fmt::format("duplicate atom id {} (also on line {})", a.id, atom_line_[prev]));
           }
-          const long long type = integer<long long>(tok[1], "Atoms: atom type");
+          if (mol) a.molecule = integer<std::int64_t>(tok[1], "Atoms: molecule id");
+          const long long type = integer<long long>(tok[1 + first], "Atoms: atom type");
           if (type < 1 || type > data_.atom_types) {
             fail(fmt::format("Atoms: atom type {} is outside 1..{} (the header's atom types)", type,
                              data_.atom_types));
           }
           a.type = static_cast<int>(type);
-          a.x = real(tok[2], "Atoms: x");
-          a.y = real(tok[3], "Atoms: y");
-          a.z = real(tok[4], "Atoms: z");
-          if (tok.size() == 8) {
-            a.ix = integer<int>(tok[5], "Atoms: image flag ix");
-            a.iy = integer<int>(tok[6], "Atoms: image flag iy");
-            a.iz = integer<int>(tok[7], "Atoms: image flag iz");
+          a.x = real(tok[2 + first], "Atoms: x");
+          a.y = real(tok[3 + first], "Atoms: y");
+          a.z = real(tok[4 + first], "Atoms: z");
+          if (tok.size() == 8 + first) {
+            a.ix = integer<int>(tok[5 + first], "Atoms: image flag ix");
+            a.iy = integer<int>(tok[6 + first], "Atoms: image flag iy");
+            a.iz = integer<int>(tok[7 + first], "Atoms: image flag iz");
           }
-          check_wrappable(a, tok);
+          check_wrappable(a, tok, first);
           index_of_[a.id] = data_.atoms.size();
           atom_line_.push_back(line_);
           data_.atoms.push_back(a);
@@ -521,7 +565,8 @@ class Parser {
   // count to the image flag (base/box.hpp). A coordinate whose image flag would then leave the
   // 32-bit range (or whose distance to the box is not even finite) is an error here, naming the
   // line, rather than a wrong image flag later.
-  void check_wrappable(const LammpsAtom& a, const std::vector<std::string_view>& tok) const {
+  void check_wrappable(const LammpsAtom& a, const std::vector<std::string_view>& tok,
+                       std::size_t first) const {
     const double q[3] = {a.x, a.y, a.z};
     const int image[3] = {a.ix, a.iy, a.iz};
     for (int axis = 0; axis < 3; ++axis) {
@@ -533,9 +578,74 @@ class Parser {
       fail(fmt::format(
           "Atoms: atom {}: {} = {} (image flag {}) lies {:.3g} box lengths from the "
           "box [{}, {}): its image flag would not fit 32 bits (|i{}| <= 2147483647)",
-          a.id, c, tok[2 + axis], image[axis], std::floor((q[axis] - data_.lo[axis]) / length),
-          data_.lo[axis], data_.hi[axis], c));
+          a.id, c, tok[2 + first + axis], image[axis],
+          std::floor((q[axis] - data_.lo[axis]) / length), data_.lo[axis], data_.hi[axis], c));
     }
+  }
+
+  // An atom id of a Bonds or Angles line: one of the Atoms section's.
+  std::uint64_t atom_of(std::string_view tok, std::string_view section, std::uint64_t n) {
+    const auto id = integer<std::uint64_t>(tok, fmt::format("{}: atom id", section));
+    if (id < 1 || id > natoms_ || index_of_[id] == kNone)
+      fail(fmt::format("{}: {} {} names atom {}, which is not in the Atoms section", section,
+                       section == "Bonds" ? "bond" : "angle", n, id));
+    return id;
+  }
+
+  int topology_type(std::string_view tok, std::string_view section, int types) {
+    const long long t = integer<long long>(tok, fmt::format("{}: type", section));
+    if (t < 1 || t > types)
+      fail(fmt::format("{}: {} type {} is outside 1..{} (the header's {} types)", section,
+                       section == "Bonds" ? "bond" : "angle", t, types,
+                       section == "Bonds" ? "bond" : "angle"));
+    return static_cast<int>(t);
+  }
+
+  // Each line 'n type a b' (n ignored: LAMMPS numbers them 1..N).
+  bool read_bonds() {
+    if (nbonds_ > source_.bytes() / 8)
+      fail(fmt::format("the header declares {} bonds, more than the file can hold", nbonds_));
+    data_.bonds.reserve(static_cast<std::size_t>(nbonds_));
+    return counted(
+        nbonds_,
+        [&](const std::vector<std::string_view>& tok) {
+          if (tok.size() != 4)
+            fail(fmt::format("Bonds: expected 4 fields (n type atom1 atom2), got {}", tok.size()));
+          const auto n = integer<std::uint64_t>(tok[0], "Bonds: bond number");
+          LammpsBond b{topology_type(tok[1], "Bonds", data_.bond_types), 0, 0};
+          b.a = atom_of(tok[2], "Bonds", n);
+          b.b = atom_of(tok[3], "Bonds", n);
+          if (b.a == b.b) fail(fmt::format("Bonds: bond {} joins atom {} to itself", n, b.a));
+          data_.bonds.push_back(b);
+        },
+        [&](std::uint64_t k) {
+          fail(fmt::format("the Bonds section ends after {} of {} lines", k, nbonds_));
+        });
+  }
+
+  bool read_angles() {
+    if (nangles_ > source_.bytes() / 10)
+      fail(fmt::format("the header declares {} angles, more than the file can hold", nangles_));
+    data_.angles.reserve(static_cast<std::size_t>(nangles_));
+    return counted(
+        nangles_,
+        [&](const std::vector<std::string_view>& tok) {
+          if (tok.size() != 5)
+            fail(fmt::format("Angles: expected 5 fields (n type atom1 atom2 atom3), got {}",
+                             tok.size()));
+          const auto n = integer<std::uint64_t>(tok[0], "Angles: angle number");
+          LammpsAngle a{topology_type(tok[1], "Angles", data_.angle_types), 0, 0, 0};
+          a.a = atom_of(tok[2], "Angles", n);
+          a.b = atom_of(tok[3], "Angles", n);
+          a.c = atom_of(tok[4], "Angles", n);
+          if (a.a == a.b || a.b == a.c || a.a == a.c)
+            fail(fmt::format("Angles: angle {} names atom {} twice", n,
+                             a.a == a.b || a.a == a.c ? a.a : a.b));
+          data_.angles.push_back(a);
+        },
+        [&](std::uint64_t k) {
+          fail(fmt::format("the Angles section ends after {} of {} lines", k, nangles_));
+        });
   }
 
   bool read_velocities() {
@@ -581,6 +691,8 @@ class Parser {
   LammpsData data_{};
   std::uint64_t natoms_ = 0;
   bool seen_masses_ = false, seen_atoms_ = false, seen_velocities_ = false;
+  bool seen_bonds_ = false, seen_angles_ = false;
+  std::uint64_t nbonds_ = 0, nangles_ = 0;
   std::vector<std::size_t> index_of_;   // atom id -> index into data_.atoms (kNone: not seen)
   std::vector<std::size_t> atom_line_;  // line of each atom, in file order
 };
@@ -673,8 +785,12 @@ void write_lammps_data(const std::string& path, const LammpsData& data, std::str
   std::string line1(title);
   std::replace_if(
       line1.begin(), line1.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
-  fmt::format_to(out, "{}\n\n{} atoms\n{} atom types\n\n", line1, data.atoms.size(),
-                 data.atom_types);
+  const bool mol = is_molecular_style(data.atom_style);
+  fmt::format_to(out, "{}\n\n{} atoms\n{} atom types\n", line1, data.atoms.size(), data.atom_types);
+  if (mol)
+    fmt::format_to(out, "{} bonds\n{} bond types\n{} angles\n{} angle types\n", data.bonds.size(),
+                   data.bond_types, data.angles.size(), data.angle_types);
+  fmt::format_to(out, "\n");
   for (int axis = 0; axis < 3; ++axis) {
     const char c = static_cast<char>('x' + axis);
     fmt::format_to(out, "{:.17g} {:.17g} {}lo {}hi\n", data.lo[axis], data.hi[axis], c, c);
@@ -684,16 +800,36 @@ void write_lammps_data(const std::string& path, const LammpsData& data, std::str
     for (std::size_t t = 0; t < data.masses.size(); ++t)
       fmt::format_to(out, "{} {:.17g}\n", t + 1, data.masses[t]);
   }
-  fmt::format_to(out, "\nAtoms # atomic\n\n");
+  fmt::format_to(out, "\nAtoms # {}\n\n", mol ? data.atom_style : std::string("atomic"));
   for (const LammpsAtom& a : data.atoms) {
-    fmt::format_to(out, "{} {} {:.17g} {:.17g} {:.17g} {} {} {}\n", a.id, a.type, a.x, a.y, a.z,
-                   a.ix, a.iy, a.iz);
+    if (mol)
+      fmt::format_to(out, "{} {} {} {:.17g} {:.17g} {:.17g} {} {} {}\n", a.id, a.molecule, a.type,
+                     a.x, a.y, a.z, a.ix, a.iy, a.iz);
+    else
+      fmt::format_to(out, "{} {} {:.17g} {:.17g} {:.17g} {} {} {}\n", a.id, a.type, a.x, a.y, a.z,
+                     a.ix, a.iy, a.iz);
     flush_if_full();
   }
   if (data.has_velocities) {
     fmt::format_to(out, "\nVelocities\n\n");
     for (const LammpsAtom& a : data.atoms) {
       fmt::format_to(out, "{} {:.17g} {:.17g} {:.17g}\n", a.id, a.vx, a.vy, a.vz);
+      flush_if_full();
+    }
+  }
+  if (mol && !data.bonds.empty()) {
+    fmt::format_to(out, "\nBonds\n\n");
+    std::size_t n = 0;
+    for (const LammpsBond& b : data.bonds) {
+      fmt::format_to(out, "{} {} {} {}\n", ++n, b.type, b.a, b.b);
+      flush_if_full();
+    }
+  }
+  if (mol && !data.angles.empty()) {
+    fmt::format_to(out, "\nAngles\n\n");
+    std::size_t n = 0;
+    for (const LammpsAngle& a : data.angles) {
+      fmt::format_to(out, "{} {} {} {} {}\n", ++n, a.type, a.a, a.b, a.c);
       flush_if_full();
     }
   }

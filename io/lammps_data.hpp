@@ -1,7 +1,9 @@
 // LAMMPS data files in (`system.data_file`) and out (`output.data_file`): read_lammps_data()
 // parses what LAMMPS `write_data` writes for `atom_style atomic` — header counts and orthogonal
-// box, Masses, `Atoms # atomic` (id type x y z [ix iy iz]), Velocities — and skips the other
-// sections (Pair Coeffs, ...). Every problem is a DataFileError naming the file and line
+// box, Masses, `Atoms # atomic` (id type x y z [ix iy iz]), Velocities — and for the molecular
+// styles `bond`, `angle` and `molecular` (`Atoms # bond`: id molecule type x y z [ix iy iz]) its
+// Bonds and Angles too; it skips the other sections (Pair Coeffs, Bond Coeffs, ...: the deck
+// gives the coefficients). Dihedrals and impropers are refused. Every problem is a DataFileError naming the file and line
 // (`melt.data:17: ...`). write_lammps_data() writes the same layout back, every double with 17
 // significant digits so that reading the file gives the same bits. No MPI here: the caller
 // decides who reads (every rank, in `scanmd run`) and who writes (rank 0, after a gather).
@@ -20,8 +22,21 @@ struct LammpsAtom {
   std::uint64_t id;
   int type;
   double x, y, z;
-  int ix, iy, iz;     // image flags, 0 when the file has none
-  double vx, vy, vz;  // 0 when the file has no Velocities section
+  int ix, iy, iz;             // image flags, 0 when the file has none
+  double vx, vy, vz;          // 0 when the file has no Velocities section
+  std::int64_t molecule = 0;  // atom_style bond, angle, molecular (0 for atomic)
+};
+
+// One line of the Bonds section (its own number dropped): type, then the two atom ids.
+struct LammpsBond {
+  int type;
+  std::uint64_t a, b;
+};
+
+// One line of the Angles section: type, then the three atom ids (b the vertex).
+struct LammpsAngle {
+  int type;
+  std::uint64_t a, b, c;
 };
 
 struct LammpsData {
@@ -30,7 +45,18 @@ struct LammpsData {
   std::vector<double> masses;     // index type-1; empty when the file has no Masses section
   std::vector<LammpsAtom> atoms;  // in file order; ids are 1..N, each once
   bool has_velocities;
+  // The Atoms section's style: "atomic" (id type x y z), or "bond", "angle", "molecular"
+  // (id molecule type x y z); the writer writes the same.
+  std::string atom_style = "atomic";
+  int bond_types = 0, angle_types = 0;  // the header's counts (0 when it has none)
+  std::vector<LammpsBond> bonds;        // in file order
+  std::vector<LammpsAngle> angles;
 };
+
+// Whether the style's Atoms lines carry a molecule id (bond, angle, molecular).
+inline bool is_molecular_style(std::string_view style) {
+  return style == "bond" || style == "angle" || style == "molecular";
+}
 
 class DataFileError : public std::runtime_error {
  public:

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string_view>
 #include <variant>
@@ -250,6 +251,36 @@ class CudaBackend final : public StepBackend {
     host_current_ = false;
   }
 
+  FireMaxima fire_maxima() override {
+    flags_.reset(flags_.device()->fire_max, 5, stream());
+    launch_fire_maxima(fire_args(), stream());
+    check_errors();
+    FireMaxima m;
+    const DeviceFlags& h = flags_.host();
+    for (int k = 0; k < kFireSums; ++k) std::memcpy(&m.t[k], &h.fire_max[k], sizeof(double));
+    std::memcpy(&m.vmax, &h.fire_max[3], sizeof(double));
+    std::memcpy(&m.fmax, &h.fire_max[4], sizeof(double));
+    return m;
+  }
+
+  std::array<fixed::Wide, kFireSums> fire_sums(const FireScales& scales) override {
+    flags_.reset(flags_.device()->fire_sum[0], 2 * kFireSums, stream());
+    launch_fire_sums(fire_args(), scales, stream());
+    check_errors();
+    const DeviceFlags& h = flags_.host();
+    return {wide(h.fire_sum[0]), wide(h.fire_sum[1]), wide(h.fire_sum[2])};
+  }
+
+  bool fire_update(const FireUpdate& u) override {
+    if (!moved_zero_) flags_.reset(&flags_.device()->moved, 1, stream());
+    launch_fire_update(fire_args(), u, stream());
+    moved_zero_ = false;
+    owned_f_zero_ = false;
+    host_current_ = false;
+    synchronize();
+    return u.moves() && flags_.host().moved != 0;
+  }
+
   fixed::Wide thermostat_work() override {
     check_errors();
     return wide(flags_.host().work);
@@ -295,6 +326,20 @@ class CudaBackend final : public StepBackend {
 
  private:
   cudaStream_t stream() const { return stream_.get(); }
+
+  FireArgs fire_args() {
+    return {particles_.x.data(),
+            particles_.v.data(),
+            particles_.image.data(),
+            particles_.f.data(),
+            particles_.x_build.data(),
+            particles_.n_owned,
+            per_type(mass_, mass_of_),
+            half_skin_ * half_skin_,
+            box_,
+            images_,
+            flags_.device()};
+  }
 
   // A per-type factor: the one species' value, or the device table by type.
   PerType per_type(double one, const DeviceBuffer<double>& table) const {

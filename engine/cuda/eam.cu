@@ -18,9 +18,8 @@
 // flags->pair_overflow with a list entry of the row (lowest wins).
 #include <cuda_runtime.h>
 
-#include "engine/cuda/device_math.cuh"
+#include "engine/cuda/force_rows.cuh"
 #include "engine/cuda/launch.hpp"
-#include "engine/fixed_terms.hpp"
 #include "kernels/cuda/api.hpp"
 #include "physics/manybody/eam.hpp"
 
@@ -28,20 +27,10 @@ namespace scanmd::cuda_step {
 
 namespace {
 
-constexpr int kThreads = 128;
-constexpr int kRowLanes = 4;
-
-template <bool kExplicit>
-__device__ __forceinline__ Vec3 eam_displacement(const EamArgs& a, std::uint32_t j, Vec3 xi,
-                                                 Int3 si) {
-  if constexpr (kExplicit) return image_displacement(xi, a.x[j], si, a.shift[j], a.length);
-  return pair_displacement(xi, a.x[j], a.length, a.half_length);
-}
-
 // kSingle: one atom type, whose two density contributions are the same function (one lookup).
 template <bool kExplicit, bool kSingle>
-__global__ void __launch_bounds__(kThreads) eam_density_kernel(EamArgs a) {
-  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+__global__ void __launch_bounds__(kRowThreads) eam_density_kernel(EamArgs a) {
+  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kRowThreads + threadIdx.x;
   const std::uint64_t i = t / kRowLanes;
   const unsigned lane = static_cast<unsigned>(t % kRowLanes);
   if (i >= a.n) return;
@@ -55,7 +44,7 @@ __global__ void __launch_bounds__(kThreads) eam_density_kernel(EamArgs a) {
   bool sum_overflow = false;
   for (std::uint64_t k = begin; k < end; k += kRowLanes) {
     const std::uint32_t j = a.neighbors[k];
-    const Vec3 d = eam_displacement<kExplicit>(a, j, xi, si);
+    const Vec3 d = row_displacement<kExplicit>(a, j, xi, si);
     const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
     if (r2 >= v.cutoff_sq) continue;
     const std::uint32_t tj = a.type[j];
@@ -76,8 +65,8 @@ __global__ void __launch_bounds__(kThreads) eam_density_kernel(EamArgs a) {
     atomic_min_index(&a.flags->pair_overflow, begin);
 }
 
-__global__ void __launch_bounds__(kThreads) eam_embedding_kernel(EamArgs a, bool with_energy) {
-  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+__global__ void __launch_bounds__(kRowThreads) eam_embedding_kernel(EamArgs a, bool with_energy) {
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kRowThreads + threadIdx.x;
   __int128 energy = 0;
   if (i < a.n_owned) {
     const double rho = fixed::to_double(a.rho[i]);
@@ -91,90 +80,42 @@ __global__ void __launch_bounds__(kThreads) eam_embedding_kernel(EamArgs a, bool
     }
   }
   if (with_energy) {  // uniform over the grid: every thread reaches the barriers
-    energy = block_sum_wide<kThreads>(energy);
+    energy = block_sum_wide<kRowThreads>(energy);
     if (threadIdx.x == 0) atomic_add_wide(a.flags->energy, energy);
   }
 }
 
 template <bool kExplicit, bool kSingle, bool kEnergy, bool kOwnedShares>
-__global__ void __launch_bounds__(kThreads) eam_force_kernel(EamArgs a) {
-  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  const std::uint64_t i = t / kRowLanes;
-  const unsigned lane = static_cast<unsigned>(t % kRowLanes);
-  __int128 energy = 0, virial = 0;
-  unsigned long long pairs = 0;
-  if (i < a.n) {
-    const std::uint64_t begin = a.offsets[i] + lane, end = a.offsets[i + 1];
-    if (begin < end) {
-      const EamView& v = a.view;
-      const double* fp = reinterpret_cast<const double*>(a.fp);
-      const Vec3 xi = a.x[i];
-      const Int3 si = kExplicit ? a.shift[i] : Int3{0, 0, 0};
-      const std::uint32_t ti = a.type[i];
-      const double fp_i = fp[i];
-      unsigned long long fx = 0, fy = 0, fz = 0;
-      for (std::uint64_t k = begin; k < end; k += kRowLanes) {
-        const std::uint32_t j = a.neighbors[k];
-        const Vec3 d = eam_displacement<kExplicit>(a, j, xi, si);
-        const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
-        if (r2 >= v.cutoff_sq) continue;
-        ++pairs;
-        const std::uint32_t tj = a.type[j];
-        const double r = ::sqrt(r2);
-        const EamPairTerms e = kSingle ? eam_pair_single(v, r, eam_r_point(v, r), fp_i, fp[j])
-                                       : eam_pair(v, ti, tj, r, eam_r_point(v, r), fp_i, fp[j]);
-        const PairTerms<double> terms{e.fpair, e.phi};
-        bool overflow = false;
-        const Fix3 F = pair_force_fixed(d, r2, terms, a.limit_sq, overflow);
-        fx += static_cast<unsigned long long>(F.x);
-        fy += static_cast<unsigned long long>(F.y);
-        fz += static_cast<unsigned long long>(F.z);
-        atomic_add_fixed(&a.f[j].x,
-                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(F.x)));
-        atomic_add_fixed(&a.f[j].y,
-                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(F.y)));
-        atomic_add_fixed(&a.f[j].z,
-                         static_cast<std::int64_t>(0ull - static_cast<unsigned long long>(F.z)));
-        if constexpr (kEnergy) {
-          const std::int64_t u = pair_energy_fixed(terms, overflow);
-          const std::int64_t w = pair_virial_fixed(terms, r2, overflow);
-          const bool shared = kOwnedShares && j >= a.n_owned;
-          const bool i_lower = shared && takes_lower_share(a.id[i], a.id[j], si,
-                                                           kExplicit ? a.shift[j] : Int3{0, 0, 0});
-          add_pair_energy(energy, virial, u, w, shared, i_lower);
-        }
-        if (overflow) atomic_min_index(&a.flags->pair_overflow, k);
-      }
-      atomic_add_fixed(&a.f[i].x, static_cast<std::int64_t>(fx));
-      atomic_add_fixed(&a.f[i].y, static_cast<std::int64_t>(fy));
-      atomic_add_fixed(&a.f[i].z, static_cast<std::int64_t>(fz));
-    }
-  }
-  pairs = warp_sum_u64(pairs);
-  if ((threadIdx.x & 31u) == 0 && pairs != 0) atomicAdd(&a.flags->pairs, pairs);
-  if constexpr (kEnergy) {
-    energy = block_sum_wide<kThreads>(energy);
-    virial = block_sum_wide<kThreads>(virial);
-    if (threadIdx.x == 0) {
-      atomic_add_wide(a.flags->energy, energy);
-      atomic_add_wide(a.flags->virial, virial);
-    }
-  }
-}
-
-unsigned row_blocks(std::uint32_t n) {
-  return static_cast<unsigned>((std::uint64_t{n} * kRowLanes + kThreads - 1) / kThreads);
+__global__ void __launch_bounds__(kRowThreads) eam_force_kernel(EamArgs a) {
+  struct Row {
+    std::uint32_t type;
+    double fp;
+  };
+  const double* fp = reinterpret_cast<const double*>(a.fp);
+  const auto row_of = [&a, fp](std::uint64_t i) { return Row{a.type[i], fp[i]}; };
+  const auto terms_of = [&a, fp](const Row& row, std::uint64_t, std::uint32_t j, Vec3, double r2,
+                                 PairTerms<double>& terms) {
+    const EamView& v = a.view;
+    if (r2 >= v.cutoff_sq) return false;
+    const std::uint32_t tj = a.type[j];
+    const double r = ::sqrt(r2);
+    const EamPairTerms e = kSingle ? eam_pair_single(v, r, eam_r_point(v, r), row.fp, fp[j])
+                                   : eam_pair(v, row.type, tj, r, eam_r_point(v, r), row.fp, fp[j]);
+    terms = PairTerms<double>{e.fpair, e.phi};
+    return true;
+  };
+  pair_force_rows<kEnergy, kOwnedShares, kExplicit>(a, row_of, terms_of);
 }
 
 template <bool kExplicit, bool kSingle>
 void launch_forces_variant(const EamArgs& a, bool with_energy, cudaStream_t stream) {
   const unsigned blocks = row_blocks(a.n);
   if (with_energy && a.owned_shares_only)
-    eam_force_kernel<kExplicit, kSingle, true, true><<<blocks, kThreads, 0, stream>>>(a);
+    eam_force_kernel<kExplicit, kSingle, true, true><<<blocks, kRowThreads, 0, stream>>>(a);
   else if (with_energy)
-    eam_force_kernel<kExplicit, kSingle, true, false><<<blocks, kThreads, 0, stream>>>(a);
+    eam_force_kernel<kExplicit, kSingle, true, false><<<blocks, kRowThreads, 0, stream>>>(a);
   else
-    eam_force_kernel<kExplicit, kSingle, false, false><<<blocks, kThreads, 0, stream>>>(a);
+    eam_force_kernel<kExplicit, kSingle, false, false><<<blocks, kRowThreads, 0, stream>>>(a);
 }
 
 }  // namespace
@@ -184,20 +125,20 @@ void launch_eam_density(const EamArgs& a, cudaStream_t stream) {
   const unsigned blocks = row_blocks(a.n);
   const bool single = a.view.types == 1, explicit_images = a.images == PairImages::Explicit;
   if (explicit_images && single)
-    eam_density_kernel<true, true><<<blocks, kThreads, 0, stream>>>(a);
+    eam_density_kernel<true, true><<<blocks, kRowThreads, 0, stream>>>(a);
   else if (explicit_images)
-    eam_density_kernel<true, false><<<blocks, kThreads, 0, stream>>>(a);
+    eam_density_kernel<true, false><<<blocks, kRowThreads, 0, stream>>>(a);
   else if (single)
-    eam_density_kernel<false, true><<<blocks, kThreads, 0, stream>>>(a);
+    eam_density_kernel<false, true><<<blocks, kRowThreads, 0, stream>>>(a);
   else
-    eam_density_kernel<false, false><<<blocks, kThreads, 0, stream>>>(a);
+    eam_density_kernel<false, false><<<blocks, kRowThreads, 0, stream>>>(a);
   kernels::cuda::check(cudaGetLastError(), "eam_density_kernel launch");
 }
 
 void launch_eam_embedding(const EamArgs& a, bool with_energy, cudaStream_t stream) {
   if (a.n_owned == 0) return;
-  const unsigned blocks = (a.n_owned + kThreads - 1) / kThreads;
-  eam_embedding_kernel<<<blocks, kThreads, 0, stream>>>(a, with_energy);
+  const unsigned blocks = (a.n_owned + kRowThreads - 1) / kRowThreads;
+  eam_embedding_kernel<<<blocks, kRowThreads, 0, stream>>>(a, with_energy);
   kernels::cuda::check(cudaGetLastError(), "eam_embedding_kernel launch");
 }
 

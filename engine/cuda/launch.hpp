@@ -19,6 +19,7 @@
 #include "decomposition/import_rule.hpp"
 #include "engine/cell_list.hpp"
 #include "engine/cuda/neighbor_runs.hpp"
+#include "physics/dynamics/fire.hpp"
 #include "physics/dynamics/langevin.hpp"
 #include "physics/manybody/eam.hpp"
 #include "physics/pair/pair_style.hpp"
@@ -48,6 +49,10 @@ struct DeviceFlags {
   unsigned long long sum_overflow;      // export entry whose reverse force sum overflowed
   unsigned long long kinetic_overflow;  // owned index whose m v² does not fit
   unsigned long long work[2];           // Langevin work since the start, units 2^-40 (never reset)
+  // FIRE minimisation (fire.cu): the maxima of fire_terms as the bit patterns of non-negative
+  // doubles (t[0..2], vmax, fmax), and the quantised sums (reset per call).
+  unsigned long long fire_max[5];
+  unsigned long long fire_sum[3][2];
 };
 
 // ---- integrate.cu ------------------------------------------------------------------------------
@@ -102,6 +107,28 @@ void launch_velocity_planes(const Vec3* v, std::uint32_t n_owned, std::uint64_t*
 // flags->kinetic += Σ m v² (fixed point) over the owned particles.
 void launch_twice_kinetic(const Vec3* v, std::uint32_t n_owned, PerType mass, DeviceFlags* flags,
                           cudaStream_t stream);
+
+// ---- fire.cu -----------------------------------------------------------------------------------
+// FIRE minimisation (physics/dynamics/fire.hpp) over the owned particles: flags->fire_max (reset
+// by the caller) gets the maxima of fire_terms; flags->fire_sum the quantised sums (reset by the
+// caller); the update is fire_update_particle with the position check (flags->bad_position) and
+// the skin/2 test (flags->moved, reset by the caller).
+struct FireArgs {
+  Vec3* x;
+  Vec3* v;
+  Int3* image;
+  const Fix3* f;
+  const Vec3* x_build;
+  std::uint32_t n_owned;
+  PerType mass;
+  double moved_sq;  // (skin/2)²
+  Box box;
+  PairImages images;
+  DeviceFlags* flags;
+};
+void launch_fire_maxima(const FireArgs& a, cudaStream_t stream);
+void launch_fire_sums(const FireArgs& a, const FireScales& scales, cudaStream_t stream);
+void launch_fire_update(const FireArgs& a, const FireUpdate& u, cudaStream_t stream);
 
 // ---- neighbors.cu ------------------------------------------------------------------------------
 // Cell binning: q = x + shift·L, cell = grid.cell_of(q), key = flat cell index.

@@ -159,29 +159,6 @@ Grid read_grid(Reader& in, std::size_t values_per_point_rho, std::size_t values_
 
 }  // namespace
 
-std::string read_text(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st))
-    throw FileError(fmt::format("cannot open EAM potential file {}: {}", path,
-                                ec ? ec.message() : std::strerror(ENOENT)));
-  if (!fs::is_regular_file(st))
-    throw FileError(fmt::format("cannot read EAM potential file {}: not a regular file", path));
-  constexpr std::uintmax_t kMaxBytes = std::uintmax_t{1} << 30;
-  const std::uintmax_t size = fs::file_size(path, ec);
-  if (!ec && size > kMaxBytes)
-    throw FileError(fmt::format("EAM potential file {}: {} bytes, more than 1 GiB", path, size));
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw FileError(
-        fmt::format("cannot open EAM potential file {}: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw FileError(fmt::format("cannot read EAM potential file {}", path));
-  return text.str();
-}
-
 Funcfl parse_funcfl(std::string_view text, const std::string& name) {
   Reader in(text, name);
   Funcfl f;
@@ -506,7 +483,7 @@ std::shared_ptr<const Tables> load(const PotentialSection& pot, int types) {
         continue;
       }
       const std::string path = resolve_path(name, pot.base_dir);
-      files.push_back(parse_funcfl(read_text(path), path));
+      files.push_back(parse_funcfl(read_potential_file(path, "EAM potential file"), path));
       names.push_back(name);
       map.push_back(static_cast<int>(files.size()) - 1);
     }
@@ -523,7 +500,7 @@ std::shared_ptr<const Tables> load(const PotentialSection& pot, int types) {
                    fmt::format("{} needs potential.file (a {} file) and potential.elements", style,
                                fs ? "Finnis-Sinclair setfl" : "DYNAMO setfl"));
   const std::string path = resolve_path(f->second, pot.base_dir);
-  const Setfl s = parse_setfl(read_text(path), path, fs);
+  const Setfl s = parse_setfl(read_potential_file(path, "EAM potential file"), path, fs);
   if (pot.elements.size() != static_cast<std::size_t>(types))
     throw KeyError("potential.elements",
                    fmt::format("{} element{} for {} atom type{}: give the element of every type "

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "physics/manybody/eam.hpp"
+#include "physics/potential_file.hpp"
 
 namespace scanmd {
 struct PotentialSection;
@@ -32,10 +33,7 @@ struct PotentialSection;
 
 namespace scanmd::eam {
 
-class FileError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using FileError = PotentialFileError;
 
 enum class Format { Funcfl, Setfl, FinnisSinclair };
 
@@ -64,8 +62,6 @@ struct Setfl {
 
 Funcfl parse_funcfl(std::string_view text, const std::string& name);
 Setfl parse_setfl(std::string_view text, const std::string& name, bool fs);
-// The text of the file at `path` (a regular file of at most 1 GiB); FileError otherwise.
-std::string read_text(const std::string& path);
 
 // LAMMPS's spline of f[1..n] with spacing delta: 7 coefficients per point (eam.hpp), written to
 // spline[(m)·7 + k] for m = 1..n (row 0 unused).

@@ -34,6 +34,14 @@ template <int kA, int kGamma, int kT, int kSeed>
 struct DPDTerms : NoStringKeys {
   static constexpr bool kMixing = false, kShift = false, kTail = false, kVector = false;
   static constexpr bool kPairMotion = true;
+  // Both styles' style-level keys: the thermostat's temperature and the random numbers' seed.
+  static constexpr std::array<std::string_view, 2> kGlobals{"temperature", "seed"};
+  static constexpr std::array<double, 2> kGlobalDefaults{kRequired, kRequired};
+  static constexpr std::array<CoefficientDomain, 2> kGlobalDomains{CoefficientDomain::NonNegative,
+                                                                   CoefficientDomain::NonNegative};
+  static constexpr std::array<Dimension, 2> kGlobalDimensions{Dimension::Temperature,
+                                                              Dimension::None};
+  static constexpr std::array<double, 2> kGlobalExample{1.0, 8761.0};
 
   struct Params {
     double a;  // 0 for dpd/tstat
@@ -123,13 +131,6 @@ struct DPD : DPDTerms<0, 1, 2, 3> {
                                                              CoefficientDomain::NonNegative};
   static constexpr std::array<Dimension, 2> kDimensions{Dimension::Force, Dimension::Friction};
   static constexpr std::array<double, 2> kExample{25.0, 4.5};
-  static constexpr std::array<std::string_view, 2> kGlobals{"temperature", "seed"};
-  static constexpr std::array<double, 2> kGlobalDefaults{kRequired, kRequired};
-  static constexpr std::array<CoefficientDomain, 2> kGlobalDomains{CoefficientDomain::NonNegative,
-                                                                   CoefficientDomain::NonNegative};
-  static constexpr std::array<Dimension, 2> kGlobalDimensions{Dimension::Temperature,
-                                                              Dimension::None};
-  static constexpr std::array<double, 2> kGlobalExample{1.0, 8761.0};
   static constexpr std::string_view kDoc =
       "Dissipative particle dynamics (LAMMPS `dpd`: `pair_style dpd T rc seed`, `pair_coeff i j "
       "a gamma`), Groot–Warren: with w = 1 − r/r_c, F = [a w − γ w² (r̂·v_ij) + σ w θ_ij/√dt] r̂, "
@@ -148,13 +149,6 @@ struct DPDTstat : DPDTerms<-1, 0, 1, 2> {
   static constexpr std::array<CoefficientDomain, 1> kDomains{CoefficientDomain::NonNegative};
   static constexpr std::array<Dimension, 1> kDimensions{Dimension::Friction};
   static constexpr std::array<double, 1> kExample{4.5};
-  static constexpr std::array<std::string_view, 2> kGlobals{"temperature", "seed"};
-  static constexpr std::array<double, 2> kGlobalDefaults{kRequired, kRequired};
-  static constexpr std::array<CoefficientDomain, 2> kGlobalDomains{CoefficientDomain::NonNegative,
-                                                                   CoefficientDomain::NonNegative};
-  static constexpr std::array<Dimension, 2> kGlobalDimensions{Dimension::Temperature,
-                                                              Dimension::None};
-  static constexpr std::array<double, 2> kGlobalExample{1.0, 8761.0};
   static constexpr std::string_view kDoc =
       "The dissipative and random forces of `dpd` alone (LAMMPS `dpd/tstat`, `pair_coeff i j "
       "gamma`): a pairwise, momentum-conserving thermostat at `temperature`. Usually not a "

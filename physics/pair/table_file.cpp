@@ -253,26 +253,7 @@ Section parse_section(std::string_view text, const std::string& name, const std:
 }
 
 Section read_section(const std::string& path, const std::string& keyword) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st))
-    throw FileError(fmt::format("cannot open table file {}: {}", path,
-                                ec ? ec.message() : std::strerror(ENOENT)));
-  if (!fs::is_regular_file(st))
-    throw FileError(fmt::format("cannot read table file {}: not a regular file", path));
-  constexpr std::uintmax_t kMaxBytes = std::uintmax_t{1} << 30;
-  const std::uintmax_t size = fs::file_size(path, ec);
-  if (!ec && size > kMaxBytes)
-    throw FileError(
-        fmt::format("table file {}: {} bytes, more than the 1 GiB a table may have", path, size));
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw FileError(fmt::format("cannot open table file {}: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw FileError(fmt::format("cannot read table file {}", path));
-  return parse_section(text.str(), path, keyword);
+  return parse_section(read_potential_file(path, "table file"), path, keyword);
 }
 
 std::string cutoff_problem(const Section& s, double cutoff) {

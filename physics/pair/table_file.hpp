@@ -21,13 +21,12 @@
 #include <string_view>
 #include <vector>
 
+#include "physics/potential_file.hpp"
+
 namespace scanmd::table {
 
 // A problem in a table file: the words name the file and the line.
-class FileError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using FileError = PotentialFileError;
 // The file holds no section of that keyword.
 class KeywordError : public FileError {
  public:

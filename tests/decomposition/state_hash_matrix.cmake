@@ -6,17 +6,26 @@
 # whose product is the rank count.
 # Usage: cmake -DEXE=<scanmd> -DMPIEXEC=<mpiexec> -DNP_FLAG=-n "-DPRE_FLAGS=--oversubscribe ..."
 #              -DDECK=<deck.toml> -DRANKS=<P> -P state_hash_matrix.cmake
+# Optional: "-DMETHODS=half-shell;full-shell" (the methods on RANKS ranks; default all five) and
+# "-DSETS=key=value;..." (--set overrides of every run, e.g. a data file's absolute path).
 foreach(var EXE MPIEXEC NP_FLAG DECK RANKS)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "state_hash_matrix.cmake: -D${var}=... is required")
   endif()
 endforeach()
 separate_arguments(_pre UNIX_COMMAND "${PRE_FLAGS}")
+if(NOT DEFINED METHODS OR "${METHODS}" STREQUAL "")
+  set(METHODS half-shell neutral-territory full-shell eighth-shell midpoint)
+endif()
+set(_sets "")
+foreach(s IN LISTS SETS)
+  list(APPEND _sets --set "${s}")
+endforeach()
 
 function(scanmd_hash np method out_var)
   execute_process(
     COMMAND "${MPIEXEC}" ${NP_FLAG} ${np} ${_pre} "${EXE}" run "${DECK}"
-            --set decomposition.method=${method}
+            --set decomposition.method=${method} ${_sets}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 200)
   set(all "${out}${err}")
   if(NOT rc EQUAL 0)
@@ -44,7 +53,7 @@ endfunction()
 
 scanmd_hash(1 half-shell reference)
 set(bad "")
-foreach(method half-shell neutral-territory full-shell eighth-shell midpoint)
+foreach(method IN LISTS METHODS)
   if(RANKS EQUAL 1 AND method STREQUAL "half-shell")
     continue()
   endif()

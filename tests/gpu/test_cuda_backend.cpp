@@ -476,6 +476,74 @@ TEST(CudaBackend, HashEqualsHostFromParticles) {
   expect_same_run(run_from(Backend::Host), run_from(Backend::Cuda));
 }
 
+// FIRE minimisation ([minimize], engine/minimize.cpp) of random positions, then 10 steps: the
+// device's FIRE maxima, quantised sums and updates give the host's bits — every progress line's
+// pe, max force and force norm, the iteration and force-call counts, then the run — with neutral
+// territory and midpoint (and, on one rank, every rebuild through the host once).
+TEST(CudaBackend, FireEqualsHost) {
+  if (const std::string why = no_gpu_reason(); !why.empty())
+    GTEST_SKIP() << "no CUDA device: " << why;
+  Communicator comm(MPI_COMM_WORLD);
+  const Vec3 L{6.0, 7.5, 11.3};
+  const std::vector<InitialParticle> particles =
+      test::make_particles(test::random_positions(400, L, 0.8, 1717), 1.0, 5);
+  SimulationConfig cfg;
+  cfg.system.box = L;
+  cfg.neighbor.skin = 0.3;
+  cfg.run.steps = 10;
+  cfg.output.thermo_every = 5;
+  cfg.minimize.style = MinimizeStyle::Fire;
+  cfg.minimize.ftol = 0.0;  // all 60 iterations
+  cfg.minimize.max_steps = 60;
+  struct FireRun {
+    RunResult run;
+    std::vector<MinimizeProgress> progress;
+    MinimizeResult result;
+  };
+  auto run_from = [&](const SimulationConfig& base, Backend b) {
+    SimulationConfig c = base;
+    c.run.backend = b;
+    Simulation sim(comm, c);
+    sim.setup(particles, 0);
+    FireRun r;
+    r.result = sim.minimize([&](const MinimizeProgress& p) { r.progress.push_back(p); }, 10);
+    sim.run([&](const ThermoSample& s) { r.run.thermo.push_back(s); });
+    r.run.hash = sim.state_hash();
+    r.run.forces = force_checksum(comm, sim);
+    r.run.rebuilds = sim.rebuilds();
+    r.run.pairs = comm.sum(sim.local_pairs());
+    r.run.imports = import_record(comm, sim);
+    return r;
+  };
+  auto expect_same = [](const FireRun& host, const FireRun& cuda) {
+    EXPECT_EQ(cuda.result.iterations, host.result.iterations);
+    EXPECT_EQ(cuda.result.force_calls, host.result.force_calls);
+    ASSERT_EQ(cuda.progress.size(), host.progress.size());
+    for (std::size_t k = 0; k < host.progress.size(); ++k) {
+      const MinimizeProgress &h = host.progress[k], &c = cuda.progress[k];
+      EXPECT_EQ(c.iteration, h.iteration);
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(c.energy), std::bit_cast<std::uint64_t>(h.energy))
+          << "iteration " << h.iteration << ": pe " << c.energy << " vs " << h.energy;
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(c.fmax), std::bit_cast<std::uint64_t>(h.fmax));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(c.fnorm), std::bit_cast<std::uint64_t>(h.fnorm));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(c.dt), std::bit_cast<std::uint64_t>(h.dt));
+    }
+    expect_same_run(host.run, cuda.run);
+  };
+  for (Method m : {Method::NeutralTerritory, Method::Midpoint}) {
+    SCOPED_TRACE(method_name(m));
+    cfg.decomposition.method = m;
+    const FireRun host = run_from(cfg, Backend::Host);
+    EXPECT_LT(host.progress.back().energy, host.progress.front().energy);
+    expect_same(host, run_from(cfg, Backend::Cuda));
+    if (comm.size() == 1 && m == Method::NeutralTerritory) {
+      SimulationConfig via_host = cfg;
+      via_host.cuda.device_rebuild = false;
+      expect_same(host, run_from(via_host, Backend::Cuda));
+    }
+  }
+}
+
 // Every method with each thermostat (Langevin on the two-species mixture, a Nosé–Hoover chain):
 // on several ranks the device rebuilds migrate, check the census and make the halo, and the
 // thermostat's kicks see the particles in the order the device left them.

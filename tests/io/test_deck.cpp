@@ -735,8 +735,9 @@ TEST(DeckErrors, UnknownSection) {
   EXPECT_EQ(error_of("[system]\n[rnu]\nsteps = 1\n"),
             "d.toml:2:2: unknown section 'rnu'; did you mean 'run'?");
   EXPECT_EQ(error_of("[barostat]\nt = 1\n"),
-            "d.toml:1:2: unknown section 'barostat' (sections: system, region, potential, "
-            "neighbor, run, decomposition, thermostat, velocity, output)");
+            "d.toml:1:2: unknown section 'barostat' (sections: system, region, potential, bond, "
+            "angle, special_bonds, neighbor, run, decomposition, thermostat, velocity, minimize, "
+            "output)");
   EXPECT_EQ(error_of("[thermostat]\nt = 1\n"),
             "d.toml:2:1: unknown key 'thermostat.t' (keys of [thermostat]: style, temperature, "
             "damping, seed, chain, gamma, cutoff)");

@@ -104,9 +104,9 @@ TEST(DeckKeys, TheTableIsWellFormed) {
   // Sections in the order of the resolved deck.
   std::vector<std::string> sections(scanmd::io::deck_sections().begin(),
                                     scanmd::io::deck_sections().end());
-  EXPECT_EQ(sections,
-            (std::vector<std::string>{"system", "region", "potential", "neighbor", "run",
-                                      "decomposition", "thermostat", "velocity", "output"}));
+  EXPECT_EQ(sections, (std::vector<std::string>{"system", "region", "potential", "bond", "angle",
+                                                "special_bonds", "neighbor", "run", "decomposition",
+                                                "thermostat", "velocity", "minimize", "output"}));
 }
 
 // Each key set to its sample, in a file and by --set: the value is not the default, the resolved

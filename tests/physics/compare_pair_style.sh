@@ -28,6 +28,7 @@
 #                     --expect-mismatch, which succeeds only when the comparison fails
 # LAMMPS: $SCANMD_LMP, else `lmp` on PATH; missing LAMMPS is a failure, not a skip.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../support/thermo_compare.sh"
 
 scanmd="" name="" potential="" types=1 density=0.8442 temperature=1.5 dt=0.005
 units=lj mass=1.0 skin=0.3 damp=0.1 fix_line="fix 1 all nve" cells=10
@@ -136,52 +137,15 @@ scanmd_thermo() {
   awk '/^ *step +temp +pe +ke +etotal +press/ {on = 1; next} /^Loop time/ {on = 0}
        on && NF >= 6 && $1 ~ /^[0-9]+$/ && $1 <= 100 {print $1, $3, $4, $5, $6}' "$1"
 }
-state_hash() { sed -n 's/.*state hash: \([0-9a-f]\{16\}\).*/\1/p' "$1" | tail -n 1; }
 if ! "$scanmd" run deck.toml "${sets[@]}" > scanmd1.log 2>&1; then
   echo "FAIL: scanmd run deck.toml exited non-zero:" >&2; cat scanmd1.log >&2; exit 1
 fi
 scanmd_thermo scanmd1.log > scanmd1.thermo
 
 # 4. Compare steps 0..100.
-set +e
-paste -d ' ' lammps.thermo scanmd1.thermo | awk -v tol="$tol" '
-  function abs(x) { return x < 0 ? -x : x }
-  BEGIN { split("pe ke etotal press", name, " "); n = 0; bad = 0 }
-  {
-    n++
-    if (NF != 10 || $1 != $6 || $1 != (n - 1) * 10) {
-      printf "row %d: steps do not line up (lammps: %s | scanmd: %s)\n", n, $1, $6; bad = 1; next
-    }
-    for (q = 1; q <= 4; q++) {
-      l = $(q + 1); s = $(q + 6)
-      scale = (q == 4) ? (abs(l) > 1 ? abs(l) : 1) : abs(l)
-      rel = abs(s - l) / scale
-      if (rel > maxrel[q]) maxrel[q] = rel
-      if (rel > tol) { bad = 1; printf "step %4d %-6s lammps %22.15g scanmd %22.15g rel %.3e  <-- exceeds %s\n", $1, name[q], l, s, rel, tol }
-    }
-  }
-  END {
-    if (n != 11) { printf "expected 11 thermo rows (steps 0..100 every 10), got %d\n", n; bad = 1 }
-    for (q = 1; q <= 4; q++) printf "max relative difference %-6s %.3e\n", name[q], maxrel[q]
-    exit bad
-  }' | tee compare.txt
-match=${PIPESTATUS[1]}
-set -e
-
-if ((expect_mismatch)); then
-  if ((match == 0)); then
-    echo "FAIL: --expect-mismatch ($name ${sets[*]}): the comparison passed, it should not" >&2
-    exit 1
-  fi
-  echo "ok: the comparison detects the mismatch ($name ${sets[*]})"
-  keep=0
-  exit 0
-fi
-if ((match != 0)); then
-  echo "FAIL: scanmd and LAMMPS thermo differ ($name; above). LAMMPS: $work/run.log," \
-       "scanmd: $work/scanmd1.log" >&2
-  exit 1
-fi
+status=0
+compare_thermo lammps.thermo scanmd1.thermo "$tol" 10 11 pe ke etotal press || status=$?
+judge_comparison "$status" "$expect_mismatch" "$name ${sets[*]}" "$work"
 
 # 5. The same state on 2 ranks (neutral territory) as on 1 rank.
 if [[ -n "$mpiexec" ]]; then

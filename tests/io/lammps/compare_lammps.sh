@@ -17,6 +17,7 @@
 #                      the 2-rank run is then skipped
 # LAMMPS: $SCANMD_LMP, else `lmp` on PATH. Missing LAMMPS is a failure, not a skip.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../../support/thermo_compare.sh"
 
 scanmd="" mpiexec="" mpi_flags="" expect_mismatch=0 shifted=0 small=0
 sets=()
@@ -121,7 +122,6 @@ scanmd_thermo() {
   awk '/^ *step +temp +pe +ke +etotal +press/ {on = 1; next} /^Loop time/ {on = 0}
        on && NF >= 6 && $1 ~ /^[0-9]+$/ {print $1, $3, $4, $5, $6}' "$1"
 }
-state_hash() { sed -n 's/.*state hash: \([0-9a-f]\{16\}\).*/\1/p' "$1" | tail -n 1; }
 
 if ! "$scanmd" run deck.toml "${sets[@]}" > scanmd1.log 2>&1; then
   echo "FAIL: scanmd run deck.toml exited non-zero:" >&2; cat scanmd1.log >&2; exit 1
@@ -133,47 +133,9 @@ scanmd_thermo scanmd1.log > scanmd1.thermo
 # melt, so a relative bound on press itself would demand absurd accuracy near 0; the error
 # is bounded relative to the scale of its terms instead: |Δp| <= 1e-7 max(|p|, 1).
 # (scanmd prints 12 significant digits, LAMMPS 15; the differences seen are ~1e-11.)
-set +e
-paste -d ' ' lammps.thermo scanmd1.thermo | awk -v tol=1e-7 '
-  function abs(x) { return x < 0 ? -x : x }
-  BEGIN { split("pe ke etotal press", name, " "); n = 0; bad = 0 }
-  {
-    n++
-    if (NF != 10 || $1 != $6 || $1 != (n - 1) * 50) {
-      printf "row %d: steps do not line up (lammps: %s | scanmd: %s)\n", n, $1, $6; bad = 1; next
-    }
-    for (q = 1; q <= 4; q++) {
-      l = $(q + 1); s = $(q + 6)
-      scale = (q == 4) ? (abs(l) > 1 ? abs(l) : 1) : abs(l)
-      rel = abs(s - l) / scale
-      if (rel > maxrel[q]) maxrel[q] = rel
-      flag = rel > tol ? "  <-- exceeds " tol : ""
-      if (rel > tol) bad = 1
-      printf "step %4d %-6s lammps %22.15g scanmd %22.15g rel %.3e%s\n", $1, name[q], l, s, rel, flag
-    }
-  }
-  END {
-    if (n != 7) { printf "expected 7 thermo rows (steps 0..300 every 50), got %d\n", n; bad = 1 }
-    for (q = 1; q <= 4; q++) printf "max relative difference %-6s %.3e\n", name[q], maxrel[q]
-    exit bad
-  }' | tee compare.txt
-match=${PIPESTATUS[1]}
-set -e
-
-if ((expect_mismatch)); then
-  if ((match == 0)); then
-    echo "FAIL: --expect-mismatch (scanmd ${sets[*]}): the comparison passed, it should not" >&2
-    exit 1
-  fi
-  echo "ok: the comparison detects the mismatch (scanmd ${sets[*]})"
-  keep=0
-  exit 0
-fi
-if ((match != 0)); then
-  echo "FAIL: scanmd and LAMMPS thermo differ (above); LAMMPS log: $work/run.log," \
-       "scanmd log: $work/scanmd1.log" >&2
-  exit 1
-fi
+status=0
+compare_thermo lammps.thermo scanmd1.thermo 1e-7 50 7 pe ke etotal press || status=$?
+judge_comparison "$status" "$expect_mismatch" "scanmd ${sets[*]}" "$work"
 
 # 5. Same state on 2 ranks as on 1.
 if [[ -n "$mpiexec" ]]; then

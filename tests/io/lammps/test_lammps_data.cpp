@@ -189,7 +189,8 @@ TEST(LammpsDataErrors, WrongAtomStyle) {
   const std::string p =
       write_file("full.data", kHeader + "Atoms # full\n\n1 1 1 0.0 1 1 1 0 0 0\n");
   EXPECT_EQ(error_of(p), p + ":14: the Atoms section is for atom_style full; scanmd reads "
-                             "atom_style atomic only (id type x y z [ix iy iz])");
+                             "atom_style atomic (id type x y z [ix iy iz]), bond, angle and "
+                             "molecular (id molecule type x y z [ix iy iz])");
 }
 
 TEST(LammpsDataErrors, WrongColumnCount) {
@@ -319,8 +320,9 @@ TEST(LammpsDataErrors, HeaderProblems) {
   EXPECT_EQ(error_of(a), a + ":7: the header has no 'ylo yhi' line");
   const std::string b = write_file("unk.data", "title\n4 atoms\n4 widgets\n");
   EXPECT_EQ(error_of(b), b + ":3: unrecognised header line '4 widgets'");
-  const std::string c = write_file("bonds.data", "title\n4 atoms\n3 bonds\n");
-  EXPECT_THAT(error_of(c), StartsWith(c + ":3: '3 bonds': scanmd reads atom_style atomic only"));
+  const std::string c = write_file("dihedrals.data", "title\n4 atoms\n3 dihedrals\n");
+  EXPECT_THAT(error_of(c), StartsWith(c + ":3: '3 dihedrals': scanmd reads atom_style atomic, "
+                                          "bond, angle and molecular without dihedrals"));
   const std::string d = write_file("flat.data", "title\n4 atoms\n1 atom types\n5 5 xlo xhi\n");
   EXPECT_EQ(error_of(d), d + ":4: xhi must be > xlo (got 5 5)");
   const std::string e = write_file("noatoms.data",
@@ -341,7 +343,7 @@ TEST(LammpsDataErrors, SectionProblems) {
   const std::string c = write_file("twice.data", kHeader + kAtoms + "\n" + kAtoms);
   EXPECT_EQ(error_of(c), c + ":21: a second Atoms section");
   const std::string d = write_file("bondsec.data", kHeader + kAtoms + "\nBonds\n\n1 1 1 2\n");
-  EXPECT_EQ(error_of(d), d + ":21: a Bonds section: scanmd reads atom_style atomic only");
+  EXPECT_EQ(error_of(d), d + ":21: a Bonds section, but the header declares no bonds ('N bonds')");
   const std::string e = write_file("velfirst.data", kHeader + "Velocities\n\n1 0 0 0\n");
   EXPECT_EQ(error_of(e), e + ":14: the Velocities section comes before the Atoms section");
   const std::string f = write_file("type.data", kHeader + "Atoms # atomic\n\n1 2 1 1 1\n");
@@ -386,6 +388,80 @@ LammpsData awkward_data() {
       LammpsAtom{4, 1, 5.0, 0.25, 6.0, 0, 0, 0, 0.0, 0.0, 0.0},
   };
   return d;
+}
+
+// atom_style bond / angle: molecule ids, Bonds and Angles (the order of each line kept), and the
+// writer giving them back (LAMMPS write_data's layout: "Atoms # angle", the header's counts).
+const std::string kMolecular =
+    "chain\n\n4 atoms\n3 bonds\n2 angles\n1 atom types\n2 bond types\n1 angle types\n\n"
+    "0 9 xlo xhi\n0 9 ylo yhi\n0 9 zlo zhi\n\nAtoms # angle\n\n"
+    "3 7 1 3 1 1 0 0 0\n1 7 1 1 1 1 0 0 0\n2 7 1 2 1 1 0 0 0\n4 8 1 4 1 1 0 0 -1\n\n"
+    "Bond Coeffs # fene\n\n1 30 1.5 1 1\n2 30 1.5 1 1\n\n"
+    "Bonds\n\n1 1 1 2\n2 2 3 2\n3 1 3 4\n\nAngles\n\n1 1 1 2 3\n2 1 2 3 4\n";
+
+TEST(LammpsData, ReadsBondAndAngleStyles) {
+  const LammpsData d = read_lammps_data(write_file("chain.data", kMolecular));
+  EXPECT_EQ(d.atom_style, "angle");
+  EXPECT_EQ(d.bond_types, 2);
+  EXPECT_EQ(d.angle_types, 1);
+  ASSERT_EQ(d.atoms.size(), 4u);
+  EXPECT_EQ(d.atoms[0].id, 3u);
+  EXPECT_EQ(d.atoms[0].molecule, 7);
+  EXPECT_EQ(d.atoms[3].molecule, 8);
+  EXPECT_EQ(d.atoms[3].iz, -1);
+  EXPECT_EQ(d.atoms[0].x, 3.0);
+  ASSERT_EQ(d.bonds.size(), 3u);
+  EXPECT_EQ(d.bonds[1].type, 2);
+  EXPECT_EQ(d.bonds[1].a, 3u);
+  EXPECT_EQ(d.bonds[1].b, 2u);
+  ASSERT_EQ(d.angles.size(), 2u);
+  EXPECT_EQ(d.angles[1].a, 2u);
+  EXPECT_EQ(d.angles[1].b, 3u);
+  EXPECT_EQ(d.angles[1].c, 4u);
+  // LAMMPS's bench/data.chain has no style comment: a file with bonds reads as molecular.
+  std::string plain = kMolecular;
+  plain.replace(plain.find("Atoms # angle"), 13, "Atoms");
+  EXPECT_EQ(read_lammps_data(write_file("plain.data", plain)).atom_style, "molecular");
+}
+
+TEST(LammpsDataWriter, BondAndAngleStylesReadBack) {
+  const LammpsData d = read_lammps_data(write_file("chain2.data", kMolecular));
+  const std::string p = write_file("chain_out.data", "");
+  write_lammps_data(p, d, "scanmd test");
+  const std::string text = slurp(p);
+  EXPECT_THAT(text, HasSubstr("4 atoms\n1 atom types\n3 bonds\n2 bond types\n2 angles\n"
+                              "1 angle types\n"));
+  EXPECT_THAT(text, HasSubstr("\nAtoms # angle\n\n3 7 1 3 1 1 0 0 0\n"));
+  EXPECT_THAT(text, HasSubstr("\nBonds\n\n1 1 1 2\n2 2 3 2\n3 1 3 4\n"));
+  EXPECT_THAT(text, HasSubstr("\nAngles\n\n1 1 1 2 3\n2 1 2 3 4\n"));
+  const LammpsData r = read_lammps_data(p);
+  EXPECT_EQ(r.atom_style, "angle");
+  ASSERT_EQ(r.atoms.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(r.atoms[i].molecule, d.atoms[i].molecule) << i;
+  ASSERT_EQ(r.bonds.size(), 3u);
+  ASSERT_EQ(r.angles.size(), 2u);
+  EXPECT_EQ(r.bonds[2].a, 3u);
+  EXPECT_EQ(r.angles[0].c, 3u);
+}
+
+TEST(LammpsDataErrors, BondsAndAngles) {
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = kMolecular;
+    t.replace(t.find(from), from.size(), to);
+    return t;
+  };
+  const std::string a = write_file("b1.data", with("3 1 3 4\n", "3 1 3 9\n"));
+  EXPECT_EQ(error_of(a), a + ":30: Bonds: bond 3 names atom 9, which is not in the Atoms section");
+  const std::string b = write_file("b2.data", with("2 2 3 2\n", "2 3 3 2\n"));
+  EXPECT_EQ(error_of(b), b + ":29: Bonds: bond type 3 is outside 1..2 (the header's bond types)");
+  const std::string c = write_file("b3.data", with("2 1 2 3 4\n", "2 1 2 2 4\n"));
+  EXPECT_EQ(error_of(c), c + ":35: Angles: angle 2 names atom 2 twice");
+  const std::string e = write_file("b4.data", with("\nAngles\n\n1 1 1 2 3\n2 1 2 3 4\n", "\n"));
+  EXPECT_THAT(error_of(e), HasSubstr("no Angles section (the header declares 2 angles)"));
+  const std::string f = write_file("b5.data", with("Atoms # angle", "Atoms # atomic"));
+  EXPECT_THAT(error_of(f), HasSubstr("Atoms: expected 5 or 8 fields"));
+  const std::string g = write_file("b6.data", with("1 1 1 2\n2 2", "1 1 1 1\n2 2"));
+  EXPECT_EQ(error_of(g), g + ":28: Bonds: bond 1 joins atom 1 to itself");
 }
 
 TEST(LammpsDataWriter, ReadsBackBitForBit) {

@@ -1,0 +1,419 @@
+// The host bonded compute (see bonded_forces.hpp).
+#include "engine/bonded_forces.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "base/box.hpp"
+#include "engine/topology.hpp"
+#include "physics/bonded/angle_cosine.hpp"
+#include "physics/bonded/angle_harmonic.hpp"
+#include "physics/bonded/bond_fene.hpp"
+#include "physics/bonded/bond_harmonic.hpp"
+
+namespace scanmd {
+
+namespace {
+
+// a lexicographically below b (x, then y, then z)?
+bool lex_less(Int3 a, Int3 b) {
+  return lex_sign(b - a) > 0;
+}
+
+// What a rank's sums of the listing must add up to, and what they do.
+struct TermCounts {
+  long long bonds = 0, angles = 0;              // terms whose energy is added here
+  long long bond_shares = 0, angle_shares = 0;  // atoms' forces applied here
+};
+
+// A term's atoms, for messages and the check: its kind and ids (bond: a < b; angle: a, b the
+// vertex, c), and the rank that owns its first atom (its holder).
+struct TermKey {
+  std::uint64_t a, b, c;
+  int kind;  // 0 bond, 1 angle
+  int rank;
+  bool operator<(const TermKey& o) const {
+    if (kind != o.kind) return kind < o.kind;
+    if (a != o.a) return a < o.a;
+    if (b != o.b) return b < o.b;
+    return c < o.c;
+  }
+  bool same(const TermKey& o) const { return kind == o.kind && a == o.a && b == o.b && c == o.c; }
+};
+
+}  // namespace
+
+void HostBondedCompute::on_rebuild(HostForceState& s, NeighborList& list, const PairRule& rule,
+                                   const Communicator& comm, long long step) {
+  step_ = step;
+  rank_ = comm.rank();
+  ranks_ = comm.size();
+  list_terms(s, rule);
+  check_terms(s, comm, step);
+  if (params_->bond_style != BondStyle::None && params_->special_lj[0] != 1.0)
+    exclude_bonded_pairs(s.particles, list);
+}
+
+void HostBondedCompute::list_terms(HostForceState& s, const PairRule& rule) {
+  const ParticleStore& p = s.particles;
+  const std::size_t n = p.size();
+  terms_.clear();
+  // Copies by id: an open-addressing table of the first copy of each id (a power of two, at
+  // least twice the particles), the other copies chained through next_copy_.
+  std::size_t slots = 16;
+  while (slots < 2 * n) slots <<= 1;
+  const std::size_t mask = slots - 1;
+  constexpr std::uint32_t kEmpty = 0xffffffffu;
+  first_copy_.assign(slots, kEmpty);
+  next_copy_.assign(n, kEmpty);
+  auto slot_of = [&](std::uint64_t id) {
+    return static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    std::size_t h = slot_of(p.id[i]);
+    while (first_copy_[h] != kEmpty && p.id[first_copy_[h]] != p.id[i]) h = (h + 1) & mask;
+    if (first_copy_[h] != kEmpty) next_copy_[i] = first_copy_[h];
+    first_copy_[h] = i;
+  }
+  const Vec3 half = s.box.half_length;
+  // The copy of atom `other` at the minimum image from copy c, or −1 when it is not here: the
+  // image shift of minimum_image's branch (base/box.hpp), added to c's.
+  auto partner = [&](std::uint32_t c, std::uint64_t other) -> long long {
+    std::size_t h = slot_of(other);
+    while (first_copy_[h] != kEmpty && p.id[first_copy_[h]] != other) h = (h + 1) & mask;
+    std::uint32_t k = first_copy_[h];
+    if (k == kEmpty) return -1;
+    const Vec3 xc = p.x[c], xo = p.x[k];
+    auto axis = [](double d, double hl) { return d > hl ? 1 : (d < -hl ? -1 : 0); };
+    const Int3 want = p.shift[c] + Int3{axis(xc.x - xo.x, half.x), axis(xc.y - xo.y, half.y),
+                                        axis(xc.z - xo.z, half.z)};
+    for (; k != kEmpty; k = next_copy_[k])
+      if (p.shift[k] == want) return k;
+    return -1;
+  };
+  auto side = [&](std::uint32_t i) {
+    return PairSide{i < p.n_owned, p.home[i], p.id[i], p.id[i], p.x[i]};
+  };
+  const bool full = rule.method == Method::FullShell;
+  const ParticleFields& f = p.fields;
+  const int kb = f.find(kBondAtomField), kbt = f.find(kBondTypeField);
+  const int ka = f.find(kAngleAtomField), kat = f.find(kAngleTypeField);
+  const bool bonds = params_->bond_style != BondStyle::None && kb >= 0 && kbt >= 0;
+  const bool angles = params_->angle_style != AngleStyle::None && ka >= 0 && kat >= 0;
+  for (std::uint32_t c = 0; c < n; ++c) {
+    if (bonds) {
+      const auto atom = f.integers(static_cast<std::size_t>(kb));
+      const auto type = f.integers(static_cast<std::size_t>(kbt));
+      for (int slot = 0; slot < kBondSlots; ++slot) {
+        const auto other = static_cast<std::uint64_t>(atom[c * kBondSlots + slot]);
+        if (other == 0 || other < p.id[c]) continue;  // each bond from its lower id
+        const long long j = partner(c, other);
+        if (j < 0) continue;
+        const auto u = static_cast<std::uint32_t>(j);
+        const PairSide a = side(c), b = side(u);
+        if (!rule.lists_pair(a, b) && !rule.lists_pair(b, a)) continue;
+        Term t{{c, u, 0}, static_cast<std::uint32_t>(type[c * kBondSlots + slot]), 2, 3, true};
+        if (full) {
+          t.apply = static_cast<std::uint8_t>((a.owned ? 1 : 0) | (b.owned ? 2 : 0));
+          t.energy = a.owned;  // the lower id's copy
+        }
+        terms_.push_back(t);
+      }
+    }
+    if (angles) {
+      const auto atom = f.integers(static_cast<std::size_t>(ka));
+      const auto type = f.integers(static_cast<std::size_t>(kat));
+      for (int slot = 0; slot < kAngleSlots; ++slot) {
+        const auto e1 = static_cast<std::uint64_t>(atom[c * 2 * kAngleSlots + 2 * slot]);
+        const auto e2 = static_cast<std::uint64_t>(atom[c * 2 * kAngleSlots + 2 * slot + 1]);
+        if (e1 == 0) continue;
+        const long long i1 = partner(c, e1), i3 = partner(c, e2);
+        if (i1 < 0 || i3 < 0) continue;
+        const std::uint32_t at[3] = {static_cast<std::uint32_t>(i1), c,
+                                     static_cast<std::uint32_t>(i3)};
+        bool here = false;
+        Term t{{at[0], at[1], at[2]},
+               static_cast<std::uint32_t>(type[c * kAngleSlots + slot]),
+               3,
+               7,
+               true};
+        switch (rule.method) {
+          case Method::FullShell: {
+            std::uint8_t mask = 0;
+            std::uint32_t lowest = 0;
+            for (std::uint32_t m = 0; m < 3; ++m) {
+              if (at[m] < p.n_owned) mask |= static_cast<std::uint8_t>(1u << m);
+              if (p.id[at[m]] < p.id[at[lowest]]) lowest = m;
+            }
+            here = mask != 0;
+            t.apply = mask;
+            t.energy = (mask >> lowest) & 1u;
+            break;
+          }
+          case Method::HalfShell: {
+            Int3 low = p.home[at[0]];
+            for (int m = 1; m < 3; ++m)
+              if (lex_less(p.home[at[m]], low)) low = p.home[at[m]];
+            here = low == rule.coord;
+            break;
+          }
+          case Method::EighthShell: {
+            Int3 low = p.home[at[0]];
+            for (int m = 1; m < 3; ++m) {
+              low.x = std::min(low.x, p.home[at[m]].x);
+              low.y = std::min(low.y, p.home[at[m]].y);
+              low.z = std::min(low.z, p.home[at[m]].z);
+            }
+            here = low == rule.coord;
+            break;
+          }
+          case Method::Midpoint:
+            here = c < p.n_owned;
+            break;
+          case Method::NeutralTerritory:
+            throw std::logic_error("angles under neutral territory: refused with the deck");
+        }
+        if (here) terms_.push_back(t);
+      }
+    }
+  }
+}
+
+void HostBondedCompute::check_terms(HostForceState& s, const Communicator& comm,
+                                    long long step) const {
+  const ParticleStore& p = s.particles;
+  const ParticleFields& f = p.fields;
+  const int kb = f.find(kBondAtomField), ka = f.find(kAngleAtomField);
+  const bool bonds = params_->bond_style != BondStyle::None && kb >= 0;
+  const bool angles = params_->angle_style != AngleStyle::None && ka >= 0;
+  // [0..3]: what the listing gives; [4..5]: the terms the owned particles hold.
+  long long sums[6] = {0, 0, 0, 0, 0, 0};
+  for (const Term& t : terms_) {
+    const int k = t.atoms == 2 ? 0 : 1;
+    sums[k] += t.energy ? 1 : 0;
+    sums[2 + k] += std::popcount(static_cast<unsigned>(t.apply));
+  }
+  auto held = [&](auto&& each) {
+    for (std::uint32_t i = 0; i < p.n_owned; ++i) {
+      if (bonds) {
+        const auto atom = f.integers(static_cast<std::size_t>(kb));
+        for (int slot = 0; slot < kBondSlots; ++slot) {
+          const auto other = static_cast<std::uint64_t>(atom[i * kBondSlots + slot]);
+          if (other != 0 && other > p.id[i]) each(TermKey{p.id[i], other, 0, 0, comm.rank()});
+        }
+      }
+      if (angles) {
+        const auto atom = f.integers(static_cast<std::size_t>(ka));
+        for (int slot = 0; slot < kAngleSlots; ++slot) {
+          const auto e1 = static_cast<std::uint64_t>(atom[i * 2 * kAngleSlots + 2 * slot]);
+          if (e1 != 0)
+            each(TermKey{e1, p.id[i],
+                         static_cast<std::uint64_t>(atom[i * 2 * kAngleSlots + 2 * slot + 1]), 1,
+                         comm.rank()});
+        }
+      }
+    }
+  };
+  held([&](const TermKey& k) { ++sums[4 + k.kind]; });
+  comm.sum(std::span<long long>(sums, 6));
+  if (sums[0] == sums[4] && sums[1] == sums[5] && sums[2] == 2 * sums[4] && sums[3] == 3 * sums[5])
+    return;
+  // Some term is computed by no rank (or twice): find one, on rank 0, from every rank's lists.
+  std::vector<TermKey> mine, expected;
+  for (const Term& t : terms_) {
+    if (!t.energy) continue;
+    if (t.atoms == 2)
+      mine.push_back({p.id[t.at[0]], p.id[t.at[1]], 0, 0, comm.rank()});
+    else
+      mine.push_back({p.id[t.at[0]], p.id[t.at[1]], p.id[t.at[2]], 1, comm.rank()});
+  }
+  held([&](const TermKey& k) { expected.push_back(k); });
+  std::vector<TermKey> all_mine = comm.gatherv<TermKey>(mine, 0);
+  std::vector<TermKey> all_expected = comm.gatherv<TermKey>(expected, 0);
+  std::string message;
+  if (comm.rank() == 0) {
+    std::sort(all_mine.begin(), all_mine.end());
+    std::sort(all_expected.begin(), all_expected.end());
+    const std::string where = fmt::format("step {}", step);
+    for (const TermKey& e : all_expected) {
+      const auto it = std::lower_bound(all_mine.begin(), all_mine.end(), e);
+      const bool found = it != all_mine.end() && it->same(e);
+      const bool twice = found && std::next(it) != all_mine.end() && std::next(it)->same(e);
+      if (found && !twice) continue;
+      const std::string what =
+          e.kind == 0 ? fmt::format("the bond between atoms {} and {}", e.a, e.b)
+                      : fmt::format("the angle {}-{}-{} (vertex {})", e.a, e.b, e.c, e.b);
+      if (twice) {
+        message = fmt::format("{}, rank {}: {} is computed twice (a bonded listing error)", where,
+                              e.rank, what);
+      } else {
+        message = fmt::format(
+            "{}, rank {} (the owner of atom {}): {} is computed by no rank: its atoms are not all "
+            "present where the decomposition sends it: the {} is longer than the import cutoff "
+            "R = {:.6g} covers (the longer of the pair cutoff and bond.max_length, twice that "
+            "with angles, plus the skin)",
+            where, e.rank, e.kind == 0 ? e.a : e.b, what, e.kind == 0 ? "bond" : "angle",
+            s.import_cutoff);
+      }
+      break;
+    }
+    if (message.empty())
+      message = fmt::format(
+          "step {}: the bonded terms do not add up ({} of {} bonds, {} of {} "
+          "angles)",
+          step, sums[0], sums[4], sums[1], sums[5]);
+  }
+  raise_first_error(comm, std::move(message));
+}
+
+void HostBondedCompute::exclude_bonded_pairs(const ParticleStore& p, NeighborList& list) const {
+  const int kb = p.fields.find(kBondAtomField);
+  if (kb < 0) return;
+  const auto atom = p.fields.integers(static_cast<std::size_t>(kb));
+  list.drop_pairs([&](std::uint32_t i, std::uint32_t j) {
+    const auto other = static_cast<std::int64_t>(p.id[j]);
+    for (int slot = 0; slot < kBondSlots; ++slot)
+      if (atom[i * kBondSlots + slot] == other) return true;
+    return false;
+  });
+}
+
+namespace {
+
+// One bond or angle's fixed-point terms, added where the term's mask says (see the header).
+struct TermSums {
+  ParticleStore& p;
+  ForceTotals& totals;
+  bool overflow = false;
+  void add(std::uint32_t i, const Fix3& F, bool plus) {
+    Fix3& a = p.f[i];
+    const std::int64_t s = plus ? 1 : -1;
+    fixed::add_checked(a.x, s * F.x, overflow);
+    fixed::add_checked(a.y, s * F.y, overflow);
+    fixed::add_checked(a.z, s * F.z, overflow);
+  }
+  Fix3 fix(Vec3 v) {
+    return Fix3{fixed::to_fixed(v.x, overflow), fixed::to_fixed(v.y, overflow),
+                fixed::to_fixed(v.z, overflow)};
+  }
+};
+
+[[noreturn]] void term_overflow(const ParticleStore& p, const HostBondedCompute::Term& t) {
+  std::string ids = fmt::format("{} and {}", p.id[t.at[0]], p.id[t.at[1]]);
+  if (t.atoms == 3) ids = fmt::format("{}, {} and {}", p.id[t.at[0]], p.id[t.at[1]], p.id[t.at[2]]);
+  throw std::overflow_error(
+      fmt::format("the {} of atoms {} does not fit the fixed point (a force or energy beyond "
+                  "2^22)",
+                  t.atoms == 2 ? "bond" : "angle", ids));
+}
+
+template <class Bond>
+void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedParams& prm,
+               const PairPotential* special, Vec3 L, Vec3 half, bool with_energy) {
+  const ParticleStore& p = sums.p;
+  const std::uint32_t i = t.at[0], j = t.at[1];
+  const Vec3 d = pair_displacement(p.x[i], p.x[j], L, half);
+  const double rsq = d.x * d.x + d.y * d.y + d.z * d.z;
+  if (!prm.has_bond_type(static_cast<int>(t.type)))
+    throw std::runtime_error(
+        fmt::format("bond {}-{}: bond type {} has no [[bond.coeff]]", p.id[i], p.id[j], t.type));
+  const BondCoeff& co = prm.bond[t.type - 1];
+  BondTerms b = Bond::eval(rsq, co);
+  double e_pair = 0.0;
+  if (special) {  // w × the pair style's terms of the two atoms (special_bonds 0 < w < 1)
+    const double w = prm.special_lj[0];
+    special->visit([&]<class E>(const StyleTable<E>& table) {
+      if constexpr (!MotionStyle<E>) {  // (refused with the deck: species.cpp)
+        const auto& pp = table.view().of(p.type[i], p.type[j]);
+        if (rsq < pp.cutoff_sq) {
+          const PairTerms<double> t = E::eval(rsq, pp);
+          b.fbond += w * t.fpair;
+          e_pair = w * t.energy;
+        }
+      }
+    });
+  }
+  const Fix3 F = sums.fix({b.fbond * d.x, b.fbond * d.y, b.fbond * d.z});
+  if (t.apply & 1u) sums.add(i, F, true);
+  if (t.apply & 2u) sums.add(j, F, false);
+  if (with_energy && t.energy) {
+    const std::int64_t e = fixed::to_fixed(b.energy, sums.overflow);
+    sums.totals.energy += e + fixed::to_fixed(e_pair, sums.overflow);
+    sums.totals.bond_energy += e;
+    sums.totals.virial += fixed::to_fixed(b.fbond * rsq, sums.overflow);
+  }
+  if (b.bad)
+    throw std::runtime_error(
+        fmt::format("bad FENE bond between atoms {} and {}: r = {:.6g} >= 2 R0 (R0 = {:g})",
+                    p.id[i], p.id[j], std::sqrt(rsq), co.r0));
+  if (sums.overflow) term_overflow(p, t);
+}
+
+template <class Angle>
+void angle_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedParams& prm, Vec3 L,
+                Vec3 half, bool with_energy) {
+  const ParticleStore& p = sums.p;
+  const std::uint32_t i = t.at[0], j = t.at[1], k = t.at[2];
+  const Vec3 d1 = pair_displacement(p.x[i], p.x[j], L, half);
+  const Vec3 d2 = pair_displacement(p.x[k], p.x[j], L, half);
+  if (!prm.has_angle_type(static_cast<int>(t.type)))
+    throw std::runtime_error(fmt::format("angle {}-{}-{}: angle type {} has no [[angle.coeff]]",
+                                         p.id[i], p.id[j], p.id[k], t.type));
+  const AngleTerms a = Angle::eval(d1, d2, prm.angle[t.type - 1]);
+  const Fix3 F1 = sums.fix(a.f1), F3 = sums.fix(a.f3);
+  const Fix3 F2{-(F1.x + F3.x), -(F1.y + F3.y), -(F1.z + F3.z)};
+  if (t.apply & 1u) sums.add(i, F1, true);
+  if (t.apply & 2u) sums.add(j, F2, true);
+  if (t.apply & 4u) sums.add(k, F3, true);
+  if (with_energy && t.energy) {
+    const std::int64_t e = fixed::to_fixed(a.energy, sums.overflow);
+    sums.totals.energy += e;
+    sums.totals.angle_energy += e;
+    const double w = d1.x * a.f1.x + d1.y * a.f1.y + d1.z * a.f1.z + d2.x * a.f3.x + d2.y * a.f3.y +
+                     d2.z * a.f3.z;
+    sums.totals.virial += fixed::to_fixed(w, sums.overflow);
+  }
+  if (sums.overflow) term_overflow(p, t);
+}
+
+template <class Bond, class Angle>
+void all_terms(TermSums& sums, const std::vector<HostBondedCompute::Term>& terms,
+               const BondedParams& prm, const PairPotential* special, Vec3 L, Vec3 half,
+               bool with_energy) {
+  for (const HostBondedCompute::Term& t : terms) {
+    if (t.atoms == 2)
+      bond_term<Bond>(sums, t, prm, special, L, half, with_energy);
+    else
+      angle_term<Angle>(sums, t, prm, L, half, with_energy);
+  }
+}
+
+}  // namespace
+
+ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool first) {
+  ParticleStore& p = s.particles;
+  if (first) std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
+  ForceTotals totals;
+  TermSums sums{p, totals};
+  const BondedParams& prm = *params_;
+  const Vec3 L = s.box.length, half = s.box.half_length;
+  const bool fene = prm.bond_style == BondStyle::Fene;
+  const bool cosine = prm.angle_style == AngleStyle::Cosine;
+  const double w12 = prm.special_lj[0];
+  const PairPotential* special = w12 > 0.0 && w12 < 1.0 ? pair_ : nullptr;
+  if (fene && cosine)
+    all_terms<BondFene, AngleCosine>(sums, terms_, prm, special, L, half, with_energy);
+  else if (fene)
+    all_terms<BondFene, AngleHarmonic>(sums, terms_, prm, special, L, half, with_energy);
+  else if (cosine)
+    all_terms<BondHarmonic, AngleCosine>(sums, terms_, prm, special, L, half, with_energy);
+  else
+    all_terms<BondHarmonic, AngleHarmonic>(sums, terms_, prm, special, L, half, with_energy);
+  return totals;
+}
+
+}  // namespace scanmd
