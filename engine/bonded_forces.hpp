@@ -48,6 +48,7 @@
 
 #include "engine/host_force_computes.hpp"
 #include "physics/bonded/bonded_params.hpp"
+#include "physics/bonded/bonded_terms.hpp"
 #include "physics/pair/pair_potential.hpp"
 
 namespace scanmd {
@@ -64,18 +65,20 @@ class HostBondedCompute final : public HostForceCompute {
   void on_rebuild(HostForceState& s, NeighborList& list, const PairRule& rule,
                   const Communicator& comm, long long step) override;
 
-  struct Term {
-    std::uint32_t at[3];  // bond: lower id first; angle: end, vertex, end
-    std::uint32_t type;   // 1-based
-    std::uint8_t atoms;   // 2 or 3
-    std::uint8_t apply;   // bit n: add the force of atom n here
-    bool energy;          // add its energy and virial here
-  };
+  using Term = BondedTerm;
   const std::vector<Term>& terms() const { return terms_; }
 
+  // The listing of a rebuild without the exclusions (the CUDA compute lists its terms with it,
+  // from a host copy of its particles and ghosts): the terms of this rank (terms()), then the
+  // global count check (collective; an error naming the term's atoms, `step` and the rank).
+  // `import_cutoff`: R, for the messages.
+  void list_and_check(const ParticleStore& p, const Box& box, const PairRule& rule,
+                      const Communicator& comm, long long step, double import_cutoff);
+
  private:
-  void list_terms(HostForceState& s, const PairRule& rule);
-  void check_terms(HostForceState& s, const Communicator& comm, long long step) const;
+  void list_terms(const ParticleStore& p, const Box& box, const PairRule& rule);
+  void check_terms(const ParticleStore& p, double import_cutoff, const Communicator& comm,
+                   long long step) const;
   void exclude_bonded_pairs(const ParticleStore& p, NeighborList& list) const;
 
   std::shared_ptr<const BondedParams> params_;
