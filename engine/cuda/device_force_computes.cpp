@@ -275,7 +275,7 @@ class DeviceBondedCompute final : public DeviceForceCompute {
       const Vec3 xj = read_one(p.x.data() + t.at[1], stream);
       const BondGeometry g = bond_geometry(xi, xj, host_box_.length, host_box_.half_length);
       throw std::runtime_error(fmt::format(
-          "bad FENE bond between atoms {} and {}: r = {:.6g} >= 2 R0 (R0 = {:g})",
+          "{}: bad FENE bond between atoms {} and {}: r = {:.6g} >= 2 R0 (R0 = {:g})", context,
           host_.id[t.at[0]], host_.id[t.at[1]], std::sqrt(g.rsq), params_->bond[t.type - 1].r0));
     }
     if (h.bonded_overflow != kNone && h.bonded_overflow < terms.size()) {
