@@ -36,6 +36,10 @@
 // of the two ends' fixed-point forces (momentum exact), and energy and virial (r·F) are
 // converted once per term on the one rank that adds them.
 //
+// The CUDA backend (engine/cuda/device_force_computes.hpp, DeviceBondedCompute) runs the same
+// listing and check (list_and_check) on a host copy of its particles and ghosts at each rebuild
+// and computes the terms on the device with the evaluation of physics/bonded/bonded_terms.hpp.
+//
 // special_bonds: with a 1-2 weight w other than 1 the pairs of bond partners are dropped from the
 // neighbour list after it is built (by id: each atom's bond_atom field, forwarded to the ghosts
 // at the rebuild), as LAMMPS leaves pairs of weight 0 out of its lists; with 0 < w < 1 each bond
