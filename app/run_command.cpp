@@ -290,10 +290,11 @@ int cores_of_this_rank() {
 // run.backend resolved (collective; see engine/backend_choice.hpp), and the choice logged.
 Backend choose_backend(const Communicator& comm, const SimulationConfig& config) {
   const Backend requested = config.run.backend;
-  // Bonds and angles have no CUDA side yet: auto takes the host for them.
-  if (requested == Backend::Auto &&
-      (config.bond.style != BondStyle::None || config.angle.style != AngleStyle::None)) {
-    spdlog::info("backend: auto -> host (bonds and angles run on the host backend only yet)");
+  // A special_bonds 1-2 weight between 0 and 1 has no CUDA side yet: auto takes the host.
+  if (requested == Backend::Auto && cuda_lacks(config)) {
+    spdlog::info(
+        "backend: auto -> host (a special_bonds 1-2 weight between 0 and 1 runs on the host "
+        "backend only yet)");
     return Backend::Host;
   }
   const BackendChoice choice = resolve_backend(comm, requested, config.cuda.fill);

@@ -7,6 +7,11 @@
 
 namespace scanmd {
 
+bool cuda_lacks(const SimulationConfig& config) {
+  const double w12 = config.special_bonds.lj[0];
+  return config.bond.style != BondStyle::None && w12 > 0.0 && w12 < 1.0;
+}
+
 BackendChoice resolve_backend(const Communicator& comm, Backend requested, NeighborFill fill) {
   if (requested == Backend::Host) return {Backend::Host, "requested"};
   std::string why;

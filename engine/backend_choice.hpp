@@ -17,6 +17,10 @@ struct BackendChoice {
   std::string reason;  // for the log: the device in use, or why there is none
 };
 
+// Whether the deck uses something the CUDA backend lacks (a special_bonds 1-2 weight strictly
+// between 0 and 1: the pair terms of bonded pairs scaled); `auto` then takes the host.
+bool cuda_lacks(const SimulationConfig& config);
+
 // Throws std::runtime_error (on every rank) when `cuda` is requested and some rank has no GPU.
 BackendChoice resolve_backend(const Communicator& comm, Backend requested, NeighborFill fill);
 

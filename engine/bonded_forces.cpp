@@ -49,17 +49,22 @@ struct TermKey {
 
 void HostBondedCompute::on_rebuild(HostForceState& s, NeighborList& list, const PairRule& rule,
                                    const Communicator& comm, long long step) {
-  step_ = step;
-  rank_ = comm.rank();
-  ranks_ = comm.size();
-  list_terms(s, rule);
-  check_terms(s, comm, step);
+  list_and_check(s.particles, s.box, rule, comm, step, s.import_cutoff);
   if (params_->bond_style != BondStyle::None && params_->special_lj[0] != 1.0)
     exclude_bonded_pairs(s.particles, list);
 }
 
-void HostBondedCompute::list_terms(HostForceState& s, const PairRule& rule) {
-  const ParticleStore& p = s.particles;
+void HostBondedCompute::list_and_check(const ParticleStore& p, const Box& box, const PairRule& rule,
+                                       const Communicator& comm, long long step,
+                                       double import_cutoff) {
+  step_ = step;
+  rank_ = comm.rank();
+  ranks_ = comm.size();
+  list_terms(p, box, rule);
+  check_terms(p, import_cutoff, comm, step);
+}
+
+void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const PairRule& rule) {
   const std::size_t n = p.size();
   terms_.clear();
   // Copies by id: an open-addressing table of the first copy of each id (a power of two, at
@@ -79,7 +84,7 @@ void HostBondedCompute::list_terms(HostForceState& s, const PairRule& rule) {
     if (first_copy_[h] != kEmpty) next_copy_[i] = first_copy_[h];
     first_copy_[h] = i;
   }
-  const Vec3 half = s.box.half_length;
+  const Vec3 half = box.half_length;
   // The copy of atom `other` at the minimum image from copy c, or −1 when it is not here: the
   // image shift of minimum_image's branch (base/box.hpp), added to c's.
   auto partner = [&](std::uint32_t c, std::uint64_t other) -> long long {
@@ -183,9 +188,8 @@ void HostBondedCompute::list_terms(HostForceState& s, const PairRule& rule) {
   }
 }
 
-void HostBondedCompute::check_terms(HostForceState& s, const Communicator& comm,
-                                    long long step) const {
-  const ParticleStore& p = s.particles;
+void HostBondedCompute::check_terms(const ParticleStore& p, double import_cutoff,
+                                    const Communicator& comm, long long step) const {
   const ParticleFields& f = p.fields;
   const int kb = f.find(kBondAtomField), ka = f.find(kAngleAtomField);
   const bool bonds = params_->bond_style != BondStyle::None && kb >= 0;
@@ -257,7 +261,7 @@ void HostBondedCompute::check_terms(HostForceState& s, const Communicator& comm,
             "R = {:.6g} covers (the longer of the pair cutoff and bond.max_length, twice that "
             "with angles, plus the skin)",
             where, e.rank, e.kind == 0 ? e.a : e.b, what, e.kind == 0 ? "bond" : "angle",
-            s.import_cutoff);
+            import_cutoff);
       }
       break;
     }
@@ -296,10 +300,6 @@ struct TermSums {
     fixed::add_checked(a.y, s * F.y, overflow);
     fixed::add_checked(a.z, s * F.z, overflow);
   }
-  Fix3 fix(Vec3 v) {
-    return Fix3{fixed::to_fixed(v.x, overflow), fixed::to_fixed(v.y, overflow),
-                fixed::to_fixed(v.z, overflow)};
-  }
 };
 
 [[noreturn]] void term_overflow(const ParticleStore& p, const HostBondedCompute::Term& t) {
@@ -316,8 +316,8 @@ void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedPar
                const PairPotential* special, Vec3 L, Vec3 half, bool with_energy) {
   const ParticleStore& p = sums.p;
   const std::uint32_t i = t.at[0], j = t.at[1];
-  const Vec3 d = pair_displacement(p.x[i], p.x[j], L, half);
-  const double rsq = d.x * d.x + d.y * d.y + d.z * d.z;
+  const BondGeometry g = bond_geometry(p.x[i], p.x[j], L, half);
+  const double rsq = g.rsq;
   if (!prm.has_bond_type(static_cast<int>(t.type)))
     throw std::runtime_error(
         fmt::format("bond {}-{}: bond type {} has no [[bond.coeff]]", p.id[i], p.id[j], t.type));
@@ -337,14 +337,14 @@ void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedPar
       }
     });
   }
-  const Fix3 F = sums.fix({b.fbond * d.x, b.fbond * d.y, b.fbond * d.z});
-  if (t.apply & 1u) sums.add(i, F, true);
-  if (t.apply & 2u) sums.add(j, F, false);
-  if (with_energy && t.energy) {
-    const std::int64_t e = fixed::to_fixed(b.energy, sums.overflow);
-    sums.totals.energy += e + fixed::to_fixed(e_pair, sums.overflow);
-    sums.totals.bond_energy += e;
-    sums.totals.virial += fixed::to_fixed(b.fbond * rsq, sums.overflow);
+  const bool energy = with_energy && t.energy;
+  const BondFixed r = bond_fixed(g, b, energy, sums.overflow);
+  if (t.apply & 1u) sums.add(i, r.f, true);
+  if (t.apply & 2u) sums.add(j, r.f, false);
+  if (energy) {
+    sums.totals.energy += r.energy + fixed::to_fixed(e_pair, sums.overflow);
+    sums.totals.bond_energy += r.energy;
+    sums.totals.virial += r.virial;
   }
   if (b.bad)
     throw std::runtime_error(
@@ -358,24 +358,19 @@ void angle_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedPa
                 Vec3 half, bool with_energy) {
   const ParticleStore& p = sums.p;
   const std::uint32_t i = t.at[0], j = t.at[1], k = t.at[2];
-  const Vec3 d1 = pair_displacement(p.x[i], p.x[j], L, half);
-  const Vec3 d2 = pair_displacement(p.x[k], p.x[j], L, half);
   if (!prm.has_angle_type(static_cast<int>(t.type)))
     throw std::runtime_error(fmt::format("angle {}-{}-{}: angle type {} has no [[angle.coeff]]",
                                          p.id[i], p.id[j], p.id[k], t.type));
-  const AngleTerms a = Angle::eval(d1, d2, prm.angle[t.type - 1]);
-  const Fix3 F1 = sums.fix(a.f1), F3 = sums.fix(a.f3);
-  const Fix3 F2{-(F1.x + F3.x), -(F1.y + F3.y), -(F1.z + F3.z)};
-  if (t.apply & 1u) sums.add(i, F1, true);
-  if (t.apply & 2u) sums.add(j, F2, true);
-  if (t.apply & 4u) sums.add(k, F3, true);
-  if (with_energy && t.energy) {
-    const std::int64_t e = fixed::to_fixed(a.energy, sums.overflow);
-    sums.totals.energy += e;
-    sums.totals.angle_energy += e;
-    const double w = d1.x * a.f1.x + d1.y * a.f1.y + d1.z * a.f1.z + d2.x * a.f3.x + d2.y * a.f3.y +
-                     d2.z * a.f3.z;
-    sums.totals.virial += fixed::to_fixed(w, sums.overflow);
+  const bool energy = with_energy && t.energy;
+  const AngleFixed a = angle_fixed<Angle>(p.x[i], p.x[j], p.x[k], L, half, prm.angle[t.type - 1],
+                                          energy, sums.overflow);
+  if (t.apply & 1u) sums.add(i, a.f1, true);
+  if (t.apply & 2u) sums.add(j, a.f2, true);
+  if (t.apply & 4u) sums.add(k, a.f3, true);
+  if (energy) {
+    sums.totals.energy += a.energy;
+    sums.totals.angle_energy += a.energy;
+    sums.totals.virial += a.virial;
   }
   if (sums.overflow) term_overflow(p, t);
 }

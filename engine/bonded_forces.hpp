@@ -36,6 +36,10 @@
 // of the two ends' fixed-point forces (momentum exact), and energy and virial (r·F) are
 // converted once per term on the one rank that adds them.
 //
+// The CUDA backend (engine/cuda/device_force_computes.hpp, DeviceBondedCompute) runs the same
+// listing and check (list_and_check) on a host copy of its particles and ghosts at each rebuild
+// and computes the terms on the device with the evaluation of physics/bonded/bonded_terms.hpp.
+//
 // special_bonds: with a 1-2 weight w other than 1 the pairs of bond partners are dropped from the
 // neighbour list after it is built (by id: each atom's bond_atom field, forwarded to the ghosts
 // at the rebuild), as LAMMPS leaves pairs of weight 0 out of its lists; with 0 < w < 1 each bond
@@ -48,6 +52,7 @@
 
 #include "engine/host_force_computes.hpp"
 #include "physics/bonded/bonded_params.hpp"
+#include "physics/bonded/bonded_terms.hpp"
 #include "physics/pair/pair_potential.hpp"
 
 namespace scanmd {
@@ -64,18 +69,20 @@ class HostBondedCompute final : public HostForceCompute {
   void on_rebuild(HostForceState& s, NeighborList& list, const PairRule& rule,
                   const Communicator& comm, long long step) override;
 
-  struct Term {
-    std::uint32_t at[3];  // bond: lower id first; angle: end, vertex, end
-    std::uint32_t type;   // 1-based
-    std::uint8_t atoms;   // 2 or 3
-    std::uint8_t apply;   // bit n: add the force of atom n here
-    bool energy;          // add its energy and virial here
-  };
+  using Term = BondedTerm;
   const std::vector<Term>& terms() const { return terms_; }
 
+  // The listing of a rebuild without the exclusions (the CUDA compute lists its terms with it,
+  // from a host copy of its particles and ghosts): the terms of this rank (terms()), then the
+  // global count check (collective; an error naming the term's atoms, `step` and the rank).
+  // `import_cutoff`: R, for the messages.
+  void list_and_check(const ParticleStore& p, const Box& box, const PairRule& rule,
+                      const Communicator& comm, long long step, double import_cutoff);
+
  private:
-  void list_terms(HostForceState& s, const PairRule& rule);
-  void check_terms(HostForceState& s, const Communicator& comm, long long step) const;
+  void list_terms(const ParticleStore& p, const Box& box, const PairRule& rule);
+  void check_terms(const ParticleStore& p, double import_cutoff, const Communicator& comm,
+                   long long step) const;
   void exclude_bonded_pairs(const ParticleStore& p, NeighborList& list) const;
 
   std::shared_ptr<const BondedParams> params_;

@@ -136,7 +136,8 @@ BalancedGridChoice pick_grid(const Communicator& comm, const SimulationConfig& c
 // run.backend with `auto` resolved (collective when it is auto).
 SimulationConfig resolved(const Communicator& comm, SimulationConfig c) {
   if (c.run.backend == Backend::Auto)
-    c.run.backend = resolve_backend(comm, Backend::Auto, c.cuda.fill).backend;
+    c.run.backend =
+        cuda_lacks(c) ? Backend::Host : resolve_backend(comm, Backend::Auto, c.cuda.fill).backend;
   return c;
 }
 

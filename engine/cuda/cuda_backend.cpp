@@ -93,6 +93,7 @@ class CudaBackend final : public StepBackend {
     }
     computes_ = make_device_computes(s.computes, s.species, stream());
     forward_fields_ = halo_fields(s.computes, FieldAccess::Forward);
+    rebuild_fields_ = halo_fields(s.computes, FieldAccess::RebuildForward);
     pair_computes_ = pair_compute_count(s.computes);
     reverse_fields_ = halo_fields(s.computes, FieldAccess::ReverseSum);
     const HaloRecordBytes record = halo_record_bytes(s.computes);
@@ -199,7 +200,8 @@ class CudaBackend final : public StepBackend {
     // Zeroed already when the step's kernels did it (fused: kick_drift the owned forces, forward
     // the ghost forces and the totals); else here.
     if (!(owned_f_zero_ && ghost_f_zero_)) particles_.zero_forces(stream());
-    if (!totals_zero_) flags_.reset(&flags_.device()->pairs, 5, stream());  // pairs, energy, virial
+    if (!totals_zero_)  // pairs, energy, virial, bond and angle energies
+      flags_.reset(&flags_.device()->pairs, kForceTotalWords, stream());
     owned_f_zero_ = ghost_f_zero_ = totals_zero_ = false;
     DeviceForceState state{particles_,      halo_,    list_,
                            flags_.device(), box_,     images_,
@@ -289,7 +291,8 @@ class CudaBackend final : public StepBackend {
   ForceTotals force_totals() override {
     check_errors();
     const DeviceFlags& h = flags_.host();
-    return {wide(h.energy), wide(h.virial), static_cast<long long>(h.pairs)};
+    return {wide(h.energy), wide(h.virial), static_cast<long long>(h.pairs), wide(h.bond_energy),
+            wide(h.angle_energy)};
   }
 
   fixed::Wide twice_kinetic() override {
@@ -348,8 +351,14 @@ class CudaBackend final : public StepBackend {
 
   // The per-particle fields the computes declared Forward: owners' values into their ghosts
   // (after the positions, and for the new ghosts of a rebuild), as HostBackend does.
-  void forward_optional_fields() {
+  void forward_optional_fields(bool rebuild = false) {
     for (const std::string& name : forward_fields_) {
+      const auto k = static_cast<std::size_t>(particles_.fields.find(name));
+      for (std::uint64_t* plane : particles_.fields.planes_of(k))
+        halo_.forward_field(forward_words_, plane, particles_.n_owned, stream());
+    }
+    if (!rebuild) return;
+    for (const std::string& name : rebuild_fields_) {
       const auto k = static_cast<std::size_t>(particles_.fields.find(name));
       for (std::uint64_t* plane : particles_.fields.planes_of(k))
         halo_.forward_field(forward_words_, plane, particles_.n_owned, stream());
@@ -375,6 +384,11 @@ class CudaBackend final : public StepBackend {
                         {particles_, list_, halo_.export_index(), box_, images_, comm_.rank(),
                          comm_.size(), force_step_, potential_, many_body_},
                         stream());
+    const DeviceFlags& h = flags_.host();
+    if (h.bond_bad == kNone && h.bonded_overflow == kNone) return;  // the computes' own errors
+    for (const auto& c : computes_)
+      c->raise_errors(flags_.host(), particles_,
+                      step_context(force_step_, comm_.rank(), comm_.size()), stream());
   }
 
   // The host copy of the owned particles brought up to date.
@@ -412,10 +426,11 @@ class CudaBackend final : public StepBackend {
       counts = halo_.make_plan(particles_, geometry_, domain_.coord(), scratch_, flags_.device(),
                                stream());
       particles_.mark_built(stream());
-      forward_optional_fields();  // the new ghosts' fields
+      forward_optional_fields(true);  // the new ghosts' fields
     }
     ScopedTimer t(timers_, Phase::Neigh);
     build_lists();  // synchronises: the tallies are in the mirror
+    computes_rebuilt(step);
     counts.tower = static_cast<long long>(flags_.host().tower);
     counts.plate = static_cast<long long>(flags_.host().plate);
     host_current_ = false;
@@ -452,11 +467,19 @@ class CudaBackend final : public StepBackend {
     ScopedTimer t(timers_, Phase::Neigh);
     particles_.upload(host_, stream());
     halo_.set_plan(domain_.halo(), particles_, stream());
-    forward_optional_fields();  // the new ghosts' fields
+    forward_optional_fields(true);  // the new ghosts' fields
     build_lists();
+    computes_rebuilt(step);
     on_device_ = true;
     host_current_ = true;  // owned particles as on the device (ghosts too)
     return counts;
+  }
+
+  // The computes' own listings after the list build (collective), e.g. the bonded terms.
+  void computes_rebuilt(long long step) {
+    DeviceRebuildState state{
+        particles_, list_, scratch_, box_, rule_, comm_, step, domain_.import_cutoff(), stream()};
+    for (const auto& c : computes_) c->on_rebuild(state);
   }
 
   // Binning and list build; raises errors; books their device times.
@@ -481,7 +504,8 @@ class CudaBackend final : public StepBackend {
   // The optional per-particle fields the computes forward and reverse-sum (none for pair runs),
   // and the buffers of their exchanges.
   std::vector<std::string> forward_fields_, reverse_fields_;
-  int pair_computes_ = 1;  // of the list: each pair term's bound is shared
+  std::vector<std::string> rebuild_fields_;  // forwarded at rebuilds only (bonded topology)
+  int pair_computes_ = 1;                    // of the list: each pair term's bound is shared
   DeviceFieldHalo<std::uint64_t> forward_words_;
   DeviceFieldHalo<std::int64_t> reverse_words_;
   DeviceBuffer<double> dtf_of_, mass_of_;

@@ -22,7 +22,7 @@ class DeviceFlagsMirror {
     mirror_.ensure(1);
     DeviceFlags init{};
     init.bad_position = init.bad_cell = init.pair_overflow = init.sum_overflow =
-        init.kinetic_overflow = kNone;
+        init.kinetic_overflow = init.bond_bad = init.bonded_overflow = kNone;
     check(cudaMemcpy(flags_.data(), &init, sizeof init, cudaMemcpyHostToDevice),
           "cudaMemcpy flags");
     *mirror_ = init;

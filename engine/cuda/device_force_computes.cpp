@@ -1,9 +1,15 @@
 // The CUDA side of the force computes (see device_force_computes.hpp).
 #include "engine/cuda/device_force_computes.hpp"
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <variant>
+
+#include "engine/bonded_forces.hpp"
+#include "engine/topology.hpp"
 
 #include "engine/cuda/device_memory.hpp"
 #include "engine/cuda/launch.hpp"
@@ -194,6 +200,142 @@ class DeviceEamCompute final : public DeviceForceCompute {
   DeviceFieldHalo<std::uint64_t> fp_halo_;
 };
 
+// Bonds and angles (see the header): the listing of the host compute, on a host copy of the
+// particles and ghosts made at each rebuild, its terms in device memory, the kernel of
+// bonded.cu.
+class DeviceBondedCompute final : public DeviceForceCompute {
+ public:
+  DeviceBondedCompute(std::shared_ptr<const BondedParams> params, cudaStream_t stream)
+      : params_(params), lister_(params) {
+    if (!params_->bond.empty()) {
+      ensure(bond_, params_->bond.size());
+      upload(bond_.data(), params_->bond, params_->bond.size(), stream);
+    }
+    if (!params_->angle.empty()) {
+      ensure(angle_, params_->angle.size());
+      upload(angle_.data(), params_->angle, params_->angle.size(), stream);
+    }
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (bonded coefficients)");
+  }
+
+  void on_rebuild(DeviceRebuildState& s) override {
+    DeviceParticles& p = s.particles;
+    host_box_ = s.box;
+    copy_to_host(p, s.stream);
+    lister_.list_and_check(host_, s.box, s.rule, s.comm, s.step, s.import_cutoff);
+    const std::vector<BondedTerm>& terms = lister_.terms();
+    for (const BondedTerm& t : terms) {  // the host compute's words for a type without coeffs
+      if (t.atoms == 2 && !params_->has_bond_type(static_cast<int>(t.type)))
+        throw std::runtime_error(fmt::format("bond {}-{}: bond type {} has no [[bond.coeff]]",
+                                             host_.id[t.at[0]], host_.id[t.at[1]], t.type));
+      if (t.atoms == 3 && !params_->has_angle_type(static_cast<int>(t.type)))
+        throw std::runtime_error(fmt::format("angle {}-{}-{}: angle type {} has no [[angle.coeff]]",
+                                             host_.id[t.at[0]], host_.id[t.at[1]],
+                                             host_.id[t.at[2]], t.type));
+    }
+    count_ = static_cast<std::uint32_t>(terms.size());
+    if (count_ > 0) {
+      ensure(terms_, count_);
+      upload(terms_.data(), terms, count_, s.stream);
+    }
+    if (params_->bond_style != BondStyle::None && params_->special_lj[0] != 1.0) {
+      if (params_->special_lj[0] != 0.0)  // refused with the deck (species.cpp)
+        throw std::logic_error("the CUDA bonded compute: a special_bonds 1-2 weight in (0, 1)");
+      const int kb = p.fields.find(kBondAtomField);
+      std::vector<const std::uint64_t*> planes;
+      if (kb >= 0)
+        for (int c = 0; c < kBondSlots; ++c)
+          planes.push_back(p.fields.plane(static_cast<std::size_t>(kb), c));
+      s.list.drop_bonded(p, planes, s.scratch, s.stream);
+    }
+    check(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize (bonded terms)");
+  }
+
+  void compute(DeviceForceState& s, bool with_energy, bool) override {
+    const BondedArgs a{s.particles.x.data(),
+                       s.particles.f.data(),
+                       terms_.data(),
+                       count_,
+                       bond_.data(),
+                       angle_.data(),
+                       params_->bond_style,
+                       params_->angle_style,
+                       s.box.length,
+                       s.box.half_length,
+                       s.flags};
+    launch_bonded_forces(a, with_energy, s.stream);
+  }
+
+  void raise_errors(const DeviceFlags& h, const DeviceParticles& p, const std::string& context,
+                    cudaStream_t stream) const override {
+    const std::vector<BondedTerm>& terms = lister_.terms();
+    if (h.bond_bad != kNone && h.bond_bad < terms.size()) {
+      const BondedTerm& t = terms[h.bond_bad];
+      const Vec3 xi = read_one(p.x.data() + t.at[0], stream);
+      const Vec3 xj = read_one(p.x.data() + t.at[1], stream);
+      const BondGeometry g = bond_geometry(xi, xj, host_box_.length, host_box_.half_length);
+      throw std::runtime_error(fmt::format(
+          "{}: bad FENE bond between atoms {} and {}: r = {:.6g} >= 2 R0 (R0 = {:g})", context,
+          host_.id[t.at[0]], host_.id[t.at[1]], std::sqrt(g.rsq), params_->bond[t.type - 1].r0));
+    }
+    if (h.bonded_overflow != kNone && h.bonded_overflow < terms.size()) {
+      const BondedTerm& t = terms[h.bonded_overflow];
+      std::string ids = fmt::format("{} and {}", host_.id[t.at[0]], host_.id[t.at[1]]);
+      if (t.atoms == 3)
+        ids = fmt::format("{}, {} and {}", host_.id[t.at[0]], host_.id[t.at[1]], host_.id[t.at[2]]);
+      throw std::overflow_error(
+          fmt::format("{}: the {} of atoms {} does not fit the fixed point (a force or energy "
+                      "beyond 2^22)",
+                      context, t.atoms == 2 ? "bond" : "angle", ids));
+    }
+  }
+
+ private:
+  // id, x, home, shift of the particles and ghosts, and the topology fields, into host_.
+  void copy_to_host(DeviceParticles& p, cudaStream_t stream) {
+    const std::uint32_t n = p.n;
+    if (host_.fields.empty())
+      for (std::size_t k = 0; k < p.fields.count(); ++k) {
+        const std::string& name = p.fields.spec(k).name;
+        if (name == kBondAtomField || name == kBondTypeField || name == kAngleAtomField ||
+            name == kAngleTypeField)
+          host_.fields.add(p.fields.spec(k));
+      }
+    host_.resize(p.n_owned, n);
+    download(host_.id, p.id.data(), n, stream);
+    download(host_.x, p.x.data(), n, stream);
+    download(host_.home, p.home.data(), n, stream);
+    download(host_.shift, p.shift.data(), n, stream);
+    std::vector<std::vector<std::uint64_t>> planes;
+    planes.reserve(16);
+    for (std::size_t h = 0; h < host_.fields.count(); ++h) {
+      const auto k = static_cast<std::size_t>(p.fields.find(host_.fields.spec(h).name));
+      const int w = p.fields.spec(k).width;
+      for (int c = 0; c < w; ++c) {
+        planes.emplace_back(n);
+        download(planes.back(), p.fields.plane(k, c), n, stream);
+      }
+    }
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (bonded listing)");
+    std::size_t next = 0;
+    for (std::size_t h = 0; h < host_.fields.count(); ++h) {
+      const auto w = static_cast<std::size_t>(host_.fields.spec(h).width);
+      std::span<std::uint64_t> words = host_.fields.words(h);
+      for (std::size_t c = 0; c < w; ++c, ++next)
+        for (std::uint32_t i = 0; i < n; ++i) words[i * w + c] = planes[next][i];
+    }
+  }
+
+  std::shared_ptr<const BondedParams> params_;
+  HostBondedCompute lister_;
+  ParticleStore host_;  // the particles and ghosts of the last rebuild (ids for messages)
+  Box host_box_{};      // of the last rebuild (messages)
+  std::uint32_t count_ = 0;
+  DeviceBuffer<BondedTerm> terms_;
+  DeviceBuffer<BondCoeff> bond_;
+  DeviceBuffer<AngleCoeff> angle_;
+};
+
 }  // namespace
 
 std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
@@ -211,7 +353,9 @@ std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
         out.push_back(std::make_unique<DeviceEamCompute>(*species.eam, stream));
         break;
       case ForceKind::Bonded:
-        throw std::logic_error("force compute '" + c.name + "': no CUDA side");
+        if (!species.bonded) throw std::logic_error("force compute '" + c.name + "': no params");
+        out.push_back(std::make_unique<DeviceBondedCompute>(species.bonded, stream));
+        break;
     }
   }
   return out;

@@ -8,15 +8,24 @@
 //   DeviceEamCompute    the many-body EAM tables (eam, eam/alloy, eam/fs) in device memory, and
 //                       the density, embedding and force kernels (eam.cu) with the halo's
 //                       density reverse sum and F' forward between them
+//   DeviceBondedCompute bonds and angles (physics/bonded/): at each rebuild the particles and
+//                       ghosts come to the host, where HostBondedCompute's listing and global
+//                       term check run on them (engine/bonded_forces.hpp: the same terms, the
+//                       same errors); the terms go up and the kernel of bonded.cu computes them,
+//                       one thread per term; the special_bonds exclusions are dropped from the
+//                       device list (DeviceNeighborList::drop_bonded)
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/box.hpp"
+#include "base/communicator.hpp"
+#include "decomposition/import_rule.hpp"
 #include "engine/cuda/device_flags.hpp"
 #include "engine/cuda/device_halo.hpp"
 #include "engine/cuda/device_neighbor_list.hpp"
@@ -45,9 +54,30 @@ struct DeviceForceState {
   int pair_computes;  // of the list: each term's bound is the list's divided by this
 };
 
+// What a device compute may do after a rebuild (every rank, collective): list its own terms
+// from the particles and ghosts, and drop pairs from the neighbour list.
+struct DeviceRebuildState {
+  cuda_step::DeviceParticles& particles;
+  cuda_step::DeviceNeighborList& list;
+  cuda_step::Scratch& scratch;
+  const Box& box;
+  const PairRule& rule;
+  const Communicator& comm;
+  long long step;
+  double import_cutoff;  // R (messages)
+  cudaStream_t stream;
+};
+
 class DeviceForceCompute {
  public:
   virtual ~DeviceForceCompute() = default;
+  // After each rebuild's neighbour list is built (collective). Synchronises if it does anything.
+  virtual void on_rebuild(DeviceRebuildState&) {}
+  // Throws this compute's own errors from freshly fetched flags (the backend's synchronisation
+  // points); `particles`: where their indices point; `context`: "step N[, rank R]" of the last
+  // force call (step_context), in front of the message.
+  virtual void raise_errors(const cuda_step::DeviceFlags&, const cuda_step::DeviceParticles&,
+                            const std::string& /*context*/, cudaStream_t) const {}
   // Queues this compute's kernels: forces into particles.f (`first`: the caller zeroed them;
   // else added), energy and virial into the flags when `with_energy`.
   virtual void compute(DeviceForceState& s, bool with_energy, bool first) = 0;

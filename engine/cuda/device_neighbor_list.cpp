@@ -7,6 +7,7 @@
 #include <limits>
 #include <span>
 #include <stdexcept>
+#include <utility>
 
 #include "engine/fixed_terms.hpp"
 
@@ -78,6 +79,31 @@ void DeviceNeighborList::build(const DeviceParticles& p, const DeviceCellList& c
   launch_max_terms(terms_.data(), n, flags, stream);
   const unsigned long long max_terms = read_one(&flags->max_terms, stream);
   limit_sq_ = pair_term_limit_sq(static_cast<double>(max_terms));
+}
+
+void DeviceNeighborList::drop_bonded(const DeviceParticles& p,
+                                     const std::vector<const std::uint64_t*>& bond_atom,
+                                     Scratch& scratch, cudaStream_t stream) {
+  const std::uint32_t n = p.n;
+  if (n == 0 || bond_atom.empty()) return;
+  ensure(bond_planes_, bond_atom.size());
+  upload(bond_planes_.data(), bond_atom, bond_atom.size(), stream);
+  ensure(row_len_, n);
+  ensure(kept_offset_, std::size_t{n} + 1);
+  scratch.ensure(kernels::cuda::scan_scratch_bytes<std::uint64_t>(n));
+  const DropBondedArgs a{p.id.data(), bond_planes_.data(), static_cast<int>(bond_atom.size()),
+                         n,           row_offset_.data(),  nbr_.data()};
+  launch_drop_bonded_count(a, row_len_.data(), stream);
+  kernels::cuda::exclusive_scan<std::uint64_t>(
+      scratch.data(), scratch.size(), std::span<const std::uint64_t>(row_len_.data(), n),
+      std::span<std::uint64_t>(kept_offset_.data(), n), kept_offset_.data() + n, stream);
+  const std::uint64_t total = read_one(kept_offset_.data() + n, stream);
+  ensure(kept_nbr_, std::max<std::uint64_t>(total, 1));
+  launch_drop_bonded_fill(a, kept_offset_.data(), kept_nbr_.data(), stream);
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (bonded exclusions)");
+  std::swap(row_offset_, kept_offset_);
+  std::swap(nbr_, kept_nbr_);
+  size_ = total;
 }
 
 void DeviceNeighborList::download(std::uint32_t n, std::vector<std::uint64_t>& offsets,

@@ -31,6 +31,12 @@ class DeviceNeighborList {
   void build(const DeviceParticles& p, const DeviceCellList& cells, const PairRule& rule,
              double import_cutoff, Scratch& scratch, DeviceFlags* flags, cudaStream_t stream);
 
+  // The special_bonds exclusions after a build: the entries (i, j) whose j is a bond partner of
+  // i (by id: the `slots` planes of the bond_atom field) left out, the rest in their order (the
+  // host's NeighborList::drop_pairs). The per-pair bound stays the build's. Synchronises.
+  void drop_bonded(const DeviceParticles& p, const std::vector<const std::uint64_t*>& bond_atom,
+                   Scratch& scratch, cudaStream_t stream);
+
   NeighborFill fill() const { return fill_; }
   const std::uint64_t* offsets() const { return row_offset_.data(); }  // n + 1
   const std::uint32_t* neighbors() const { return nbr_.data(); }
@@ -45,6 +51,9 @@ class DeviceNeighborList {
   DeviceBuffer<std::uint32_t> run_count_, run_offset_, nbr_, terms_;
   DeviceBuffer<std::uint8_t> heads_;
   DeviceBuffer<std::uint64_t> row_len_, row_offset_;
+  DeviceBuffer<std::uint64_t> kept_offset_;  // drop_bonded: the new rows, then swapped in
+  DeviceBuffer<std::uint32_t> kept_nbr_;
+  DeviceBuffer<const std::uint64_t*> bond_planes_;
   std::uint64_t size_ = 0;
   double limit_sq_ = 0;
 };

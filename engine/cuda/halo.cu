@@ -42,6 +42,8 @@ __global__ void __launch_bounds__(kThreads)
       fused->pairs = 0;
       fused->energy[0] = fused->energy[1] = 0;
       fused->virial[0] = fused->virial[1] = 0;
+      fused->bond_energy[0] = fused->bond_energy[1] = 0;
+      fused->angle_energy[0] = fused->angle_energy[1] = 0;
     }
   }
   if (k >= m) return;

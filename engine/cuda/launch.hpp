@@ -19,6 +19,8 @@
 #include "decomposition/import_rule.hpp"
 #include "engine/cell_list.hpp"
 #include "engine/cuda/neighbor_runs.hpp"
+#include "physics/bonded/bonded_config.hpp"
+#include "physics/bonded/bonded_terms.hpp"
 #include "physics/dynamics/fire.hpp"
 #include "physics/dynamics/langevin.hpp"
 #include "physics/manybody/eam.hpp"
@@ -33,27 +35,33 @@ inline constexpr unsigned long long kNone = ~0ull;  // "no offending index"
 // (atomicMin), kNone when none; they are set once at construction and never cleared (the run
 // stops at the first error). 128-bit sums are two words (lo, hi) added with carry.
 struct DeviceFlags {
-  unsigned long long moved;         // some owned particle moved more than skin/2 (reset per step)
-  unsigned long long pairs;         // pairs within the cutoff          (reset per force call)
-  unsigned long long energy[2];     // Σ U, units 2^-40                 (reset per force call)
-  unsigned long long virial[2];     // Σ r·F, units 2^-40               (reset per force call)
-  unsigned long long kinetic[2];    // Σ m v², units 2^-40              (reset per kinetic sum)
-  unsigned long long max_terms;     // most list entries of one particle (reset per build)
-  unsigned long long tower, plate;  // ghosts received: imported kinds (reset per build)
-  unsigned long long census_count;  // owned particles          (reset per census)
-  unsigned long long census_id[2];  // Σ id, 128 bits           (reset per census)
-  unsigned long long census_id_sq[2];   // Σ id², 128 bits       (reset per census)
-  unsigned long long bad_position;      // owned index: non-finite or outside [0, L) after the drift
-  unsigned long long bad_cell;          // particle index: far outside the local domain when binned
-  unsigned long long pair_overflow;     // neighbour-list entry whose pair term does not fit
-  unsigned long long sum_overflow;      // export entry whose reverse force sum overflowed
+  unsigned long long moved;           // some owned particle moved more than skin/2 (reset per step)
+  unsigned long long pairs;           // pairs within the cutoff          (reset per force call)
+  unsigned long long energy[2];       // Σ U, units 2^-40                 (reset per force call)
+  unsigned long long virial[2];       // Σ r·F, units 2^-40               (reset per force call)
+  unsigned long long bond_energy[2];  // the bonds' part of energy    (reset per force call)
+  unsigned long long angle_energy[2];  // the angles' part of energy   (reset per force call)
+  unsigned long long kinetic[2];       // Σ m v², units 2^-40              (reset per kinetic sum)
+  unsigned long long max_terms;        // most list entries of one particle (reset per build)
+  unsigned long long tower, plate;     // ghosts received: imported kinds (reset per build)
+  unsigned long long census_count;     // owned particles          (reset per census)
+  unsigned long long census_id[2];     // Σ id, 128 bits           (reset per census)
+  unsigned long long census_id_sq[2];  // Σ id², 128 bits       (reset per census)
+  unsigned long long bad_position;     // owned index: non-finite or outside [0, L) after the drift
+  unsigned long long bad_cell;         // particle index: far outside the local domain when binned
+  unsigned long long pair_overflow;    // neighbour-list entry whose pair term does not fit
+  unsigned long long sum_overflow;     // export entry whose reverse force sum overflowed
   unsigned long long kinetic_overflow;  // owned index whose m v² does not fit
   unsigned long long work[2];           // Langevin work since the start, units 2^-40 (never reset)
   // FIRE minimisation (fire.cu): the maxima of fire_terms as the bit patterns of non-negative
   // doubles (t[0..2], vmax, fmax), and the quantised sums (reset per call).
   unsigned long long fire_max[5];
   unsigned long long fire_sum[3][2];
+  unsigned long long bond_bad;         // bonded term index: a FENE bond beyond what it holds
+  unsigned long long bonded_overflow;  // bonded term index whose force or energy does not fit
 };
+// The words of the per-force-call totals: pairs, energy, virial, bond_energy, angle_energy.
+inline constexpr std::size_t kForceTotalWords = 9;
 
 // ---- integrate.cu ------------------------------------------------------------------------------
 struct IntegrateArgs {
@@ -229,6 +237,41 @@ void launch_eam_density(const EamArgs& a, cudaStream_t stream);
 void launch_eam_embedding(const EamArgs& a, bool with_energy, cudaStream_t stream);
 // Pass 3: forces (and pairs; the pair energy and virial when with_energy), as the pair kernel.
 void launch_eam_forces(const EamArgs& a, bool with_energy, cudaStream_t stream);
+
+// ---- bonded.cu ---------------------------------------------------------------------------------
+// The bonds and angles a rank lists (engine/bonded_forces.hpp), one thread per term: the shared
+// fixed-point evaluation of physics/bonded/bonded_terms.hpp, forces added with integer atomics,
+// energy, its bond and angle parts and the virial as 128-bit block sums. A bad FENE bond raises
+// flags->bond_bad, a term beyond the fixed point flags->bonded_overflow (lowest term index).
+struct BondedArgs {
+  const Vec3* x;
+  Fix3* f;
+  const BondedTerm* terms;
+  std::uint32_t count;
+  const BondCoeff* bond;    // [type − 1]
+  const AngleCoeff* angle;  // [type − 1]
+  BondStyle bond_style;
+  AngleStyle angle_style;
+  Vec3 length, half_length;
+  DeviceFlags* flags;
+};
+void launch_bonded_forces(const BondedArgs& a, bool with_energy, cudaStream_t stream);
+
+// The special_bonds exclusions: the entries (i, j) of the list whose j is a bond partner of i
+// (the bond_atom planes, `slots` of them, by id) left out. Pass 1 (count): kept entries per row
+// into row_len; pass 2 (fill, after the caller's exclusive scan into new_offsets): the kept
+// entries in their order into new_neighbors.
+struct DropBondedArgs {
+  const std::uint64_t* id;
+  const std::uint64_t* const* bond_atom;  // `slots` device pointers (a device array)
+  int slots;
+  std::uint32_t n;
+  const std::uint64_t* offsets;  // n + 1
+  const std::uint32_t* neighbors;
+};
+void launch_drop_bonded_count(const DropBondedArgs& a, std::uint64_t* row_len, cudaStream_t stream);
+void launch_drop_bonded_fill(const DropBondedArgs& a, const std::uint64_t* new_offsets,
+                             std::uint32_t* new_neighbors, cudaStream_t stream);
 
 // ---- ghosts.cu ---------------------------------------------------------------------------------
 // Export selection and ghost creation of a rebuild on the device (see ghosts.cu): the host's

@@ -4,7 +4,8 @@
 # `--backend cuda` exits non-zero with "no usable GPU" in the message, and `--backend auto`
 # runs on the host and says so.
 # Usage: cmake -DEXE=<scanmd> -DPROBE=<gpu_probe> -DDECK=<deck> -DRANKS=<P> [-DMPIEXEC=...
-#              -DNP_FLAG=... -DPRE_FLAGS="..."] [-DMETHOD=<decomposition.method>] -P compare_backends.cmake
+#              -DNP_FLAG=... -DPRE_FLAGS="..."] [-DMETHOD=<decomposition.method>]
+#              [-DSET=k=v[;k=v...]] -P compare_backends.cmake
 foreach(var EXE PROBE DECK RANKS)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "compare_backends.cmake: -D${var}=... is required")
@@ -14,9 +15,13 @@ if(NOT DEFINED METHOD OR METHOD STREQUAL "")
   set(METHOD half-shell)
 endif()
 separate_arguments(_pre UNIX_COMMAND "${PRE_FLAGS}")
+set(_sets "")  # deck keys set for both runs
+foreach(_s IN LISTS SET)
+  list(APPEND _sets --set "${_s}")
+endforeach()
 
 function(run_scanmd out_rc out_text backend)
-  set(cmd "${EXE}" run "${DECK}" --backend ${backend} --set decomposition.method=${METHOD} ${ARGN})
+  set(cmd "${EXE}" run "${DECK}" --backend ${backend} --set decomposition.method=${METHOD} ${_sets} ${ARGN})
   if(RANKS GREATER 1)
     set(cmd "${MPIEXEC}" ${NP_FLAG} ${RANKS} ${_pre} ${cmd})
   endif()

@@ -1,0 +1,155 @@
+// engine/cuda/bonded.cu — the bonded compute on the device (bonds and angles, physics/bonded/),
+// and the special_bonds exclusions of the device neighbour list.
+//
+//   forces     one thread per listed term (the listing of engine/bonded_forces.hpp): the shared
+//              SCANMD_HD evaluation of physics/bonded/bonded_terms.hpp (the host compute's
+//              operations in its order; nvcc --fmad=false), each force added with 64-bit integer
+//              atomics where the term's mask says, energy (and its bond / angle parts) and virial
+//              per thread in __int128, block sums, one 128-bit atomic per block and sum
+//   exclusions one thread per row: the entries whose neighbour is a bond partner of the row's
+//              particle (by id, the bond_atom planes) left out, count then fill, the kept entries
+//              in their order: the host's NeighborList::drop_pairs
+#include <cuda_runtime.h>
+
+#include "engine/cuda/device_math.cuh"
+#include "engine/cuda/launch.hpp"
+#include "kernels/cuda/api.hpp"
+#include "physics/bonded/angle_cosine.hpp"
+#include "physics/bonded/angle_harmonic.hpp"
+#include "physics/bonded/bond_fene.hpp"
+#include "physics/bonded/bond_harmonic.hpp"
+
+namespace scanmd::cuda_step {
+
+namespace {
+
+constexpr int kThreads = 128;
+
+__device__ __forceinline__ bool add_force(Fix3* f, std::uint32_t i, const Fix3& F, bool plus) {
+  const std::int64_t s = plus ? 1 : -1;
+  bool o = atomic_add_checked(&f[i].x, s * F.x);
+  o |= atomic_add_checked(&f[i].y, s * F.y);
+  o |= atomic_add_checked(&f[i].z, s * F.z);
+  return o;
+}
+
+template <class Bond, class Angle, bool kEnergy>
+__global__ void __launch_bounds__(kThreads) bonded_kernel(BondedArgs a) {
+  const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  __int128 energy = 0, bond_energy = 0, angle_energy = 0, virial = 0;
+  if (k < a.count) {
+    const BondedTerm t = a.terms[k];
+    const bool with_energy = kEnergy && t.energy;
+    bool o = false;
+    if (t.atoms == 2) {
+      const std::uint32_t i = t.at[0], j = t.at[1];
+      const BondGeometry g = bond_geometry(a.x[i], a.x[j], a.length, a.half_length);
+      const BondTerms b = Bond::eval(g.rsq, a.bond[t.type - 1]);
+      const BondFixed r = bond_fixed(g, b, with_energy, o);
+      if (t.apply & 1u) o |= add_force(a.f, i, r.f, true);
+      if (t.apply & 2u) o |= add_force(a.f, j, r.f, false);
+      if (with_energy) {
+        energy = r.energy;
+        bond_energy = r.energy;
+        virial = r.virial;
+      }
+      if (b.bad) atomic_min_index(&a.flags->bond_bad, k);
+    } else {
+      const std::uint32_t i = t.at[0], j = t.at[1], m = t.at[2];
+      const AngleFixed r = angle_fixed<Angle>(a.x[i], a.x[j], a.x[m], a.length, a.half_length,
+                                              a.angle[t.type - 1], with_energy, o);
+      if (t.apply & 1u) o |= add_force(a.f, i, r.f1, true);
+      if (t.apply & 2u) o |= add_force(a.f, j, r.f2, true);
+      if (t.apply & 4u) o |= add_force(a.f, m, r.f3, true);
+      if (with_energy) {
+        energy = r.energy;
+        angle_energy = r.energy;
+        virial = r.virial;
+      }
+    }
+    if (o) atomic_min_index(&a.flags->bonded_overflow, k);
+  }
+  if (kEnergy) {  // uniform over the grid: every thread reaches the barriers
+    energy = block_sum_wide<kThreads>(energy);
+    if (threadIdx.x == 0) atomic_add_wide(a.flags->energy, energy);
+    bond_energy = block_sum_wide<kThreads>(bond_energy);
+    if (threadIdx.x == 0) atomic_add_wide(a.flags->bond_energy, bond_energy);
+    angle_energy = block_sum_wide<kThreads>(angle_energy);
+    if (threadIdx.x == 0) atomic_add_wide(a.flags->angle_energy, angle_energy);
+    virial = block_sum_wide<kThreads>(virial);
+    if (threadIdx.x == 0) atomic_add_wide(a.flags->virial, virial);
+  }
+}
+
+template <class Bond, class Angle>
+void launch_styles(const BondedArgs& a, bool with_energy, cudaStream_t stream) {
+  const unsigned blocks = (a.count + kThreads - 1) / kThreads;
+  if (with_energy)
+    bonded_kernel<Bond, Angle, true><<<blocks, kThreads, 0, stream>>>(a);
+  else
+    bonded_kernel<Bond, Angle, false><<<blocks, kThreads, 0, stream>>>(a);
+}
+
+__device__ __forceinline__ bool partner_of(const DropBondedArgs& a, std::uint32_t i,
+                                           std::uint64_t other) {
+  for (int s = 0; s < a.slots; ++s)
+    if (a.bond_atom[s][i] == other) return true;
+  return false;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    drop_bonded_count_kernel(DropBondedArgs a, std::uint64_t* row_len) {
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= a.n) return;
+  std::uint64_t kept = 0;
+  for (std::uint64_t k = a.offsets[i]; k < a.offsets[i + 1]; ++k)
+    if (!partner_of(a, static_cast<std::uint32_t>(i), a.id[a.neighbors[k]])) ++kept;
+  row_len[i] = kept;
+}
+
+__global__ void __launch_bounds__(kThreads)
+    drop_bonded_fill_kernel(DropBondedArgs a, const std::uint64_t* new_offsets,
+                            std::uint32_t* new_neighbors) {
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (i >= a.n) return;
+  std::uint64_t w = new_offsets[i];
+  for (std::uint64_t k = a.offsets[i]; k < a.offsets[i + 1]; ++k) {
+    const std::uint32_t j = a.neighbors[k];
+    if (!partner_of(a, static_cast<std::uint32_t>(i), a.id[j])) new_neighbors[w++] = j;
+  }
+}
+
+}  // namespace
+
+void launch_bonded_forces(const BondedArgs& a, bool with_energy, cudaStream_t stream) {
+  if (a.count == 0) return;
+  const bool fene = a.bond_style == BondStyle::Fene;
+  const bool cosine = a.angle_style == AngleStyle::Cosine;
+  if (fene && cosine)
+    launch_styles<BondFene, AngleCosine>(a, with_energy, stream);
+  else if (fene)
+    launch_styles<BondFene, AngleHarmonic>(a, with_energy, stream);
+  else if (cosine)
+    launch_styles<BondHarmonic, AngleCosine>(a, with_energy, stream);
+  else
+    launch_styles<BondHarmonic, AngleHarmonic>(a, with_energy, stream);
+  kernels::cuda::check(cudaGetLastError(), "bonded_kernel launch");
+}
+
+void launch_drop_bonded_count(const DropBondedArgs& a, std::uint64_t* row_len,
+                              cudaStream_t stream) {
+  if (a.n == 0) return;
+  const unsigned blocks = (a.n + kThreads - 1) / kThreads;
+  drop_bonded_count_kernel<<<blocks, kThreads, 0, stream>>>(a, row_len);
+  kernels::cuda::check(cudaGetLastError(), "drop_bonded_count_kernel launch");
+}
+
+void launch_drop_bonded_fill(const DropBondedArgs& a, const std::uint64_t* new_offsets,
+                             std::uint32_t* new_neighbors, cudaStream_t stream) {
+  if (a.n == 0) return;
+  const unsigned blocks = (a.n + kThreads - 1) / kThreads;
+  drop_bonded_fill_kernel<<<blocks, kThreads, 0, stream>>>(a, new_offsets, new_neighbors);
+  kernels::cuda::check(cudaGetLastError(), "drop_bonded_fill_kernel launch");
+}
+
+}  // namespace scanmd::cuda_step
