@@ -5,9 +5,10 @@
 #   compare_thermo LAMMPS SCANMD TOL EVERY ROWS NAME...
 #                           both files: rows "step q1 q2 ...", the quantities NAME... in that order;
 #                           steps 0, EVERY, ... (ROWS rows) must line up. |scanmd − lammps| <=
-#                           TOL |lammps| for each quantity, except `press`: the sum of a kinetic and
-#                           a virial term of opposite sign that may cross 0, bounded relative to the
-#                           scale of its terms instead, TOL max(|p|, 1). Every value is printed (into
+#                           TOL |lammps| for each quantity, except those named in $thermo_floor
+#                           (default `press`: the sum of a kinetic and a virial term of opposite sign
+#                           that may cross 0), bounded relative to the scale of their terms
+#                           instead, TOL max(|value|, 1). Every value is printed (into
 #                           compare.txt too) with the maximum relative difference of each quantity;
 #                           returns 1 when a bound is broken or the rows do not line up.
 #   judge_comparison STATUS EXPECT_MISMATCH WHAT WORK
@@ -25,9 +26,12 @@ compare_thermo() {
   local status
   set +e
   paste -d ' ' "$lammps" "$scanmd" | awk -v tol="$tol" -v every="$every" -v rows="$rows" \
-      -v names="$names" '
+      -v names="$names" -v floor="${thermo_floor:-press}" '
     function abs(x) { return x < 0 ? -x : x }
-    BEGIN { nq = split(names, name, " "); n = 0; bad = 0 }
+    BEGIN {
+      nq = split(names, name, " "); n = 0; bad = 0
+      nf = split(floor, f, " "); for (k = 1; k <= nf; k++) floored[f[k]] = 1
+    }
     {
       n++
       if (NF != 2 * (nq + 1) || $1 != $(nq + 2) || $1 != (n - 1) * every) {
@@ -36,7 +40,7 @@ compare_thermo() {
       }
       for (q = 1; q <= nq; q++) {
         l = $(q + 1); s = $(q + nq + 2)
-        scale = (name[q] == "press") ? (abs(l) > 1 ? abs(l) : 1) : abs(l)
+        scale = (name[q] in floored) ? (abs(l) > 1 ? abs(l) : 1) : abs(l)
         rel = scale > 0 ? abs(s - l) / scale : abs(s - l)
         if (rel > maxrel[q]) maxrel[q] = rel
         flag = rel > tol ? "  <-- exceeds " tol : ""
