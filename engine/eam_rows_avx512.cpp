@@ -173,10 +173,7 @@ EamRowsTotals force_rows(const EamRows& rows, std::size_t begin, std::size_t end
   for_each_block(rows, g, cutoff_sq, begin, end, packed, [&](const Block& b) {
     const std::uint32_t n = b.packed.n;
     totals.pairs += n;
-    if (F.size() < 3 * (std::size_t(n) + 8)) F.resize(3 * (std::size_t(n) + 8) * 3 / 2);
-    std::int64_t* Fx = F.data();
-    std::int64_t* Fy = Fx + n + 8;
-    std::int64_t* Fz = Fy + n + 8;
+    const auto [Fx, Fy, Fz] = term_planes(F, n);
     per_row(b, fp_of_i, [&](std::uint32_t i) { return fp[i]; });
     if (!Single) per_row(b, ti_of, [&](std::uint32_t i) { return rows.type[i]; });
     for (std::uint32_t k = 0; k < n; k += 8) {

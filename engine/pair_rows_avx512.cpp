@@ -44,10 +44,7 @@ RowsTotals pair_rows_avx512(const PairRows<E>& rows, std::size_t begin, std::siz
     for_each_block(rows, g, cutoff_sq, begin, end, packed, [&](const Block& b) {
       const std::uint32_t n = b.packed.n;
       totals.pairs += n;
-      if (F.size() < 3 * (std::size_t(n) + 8)) F.resize(3 * (std::size_t(n) + 8) * 3 / 2);
-      std::int64_t* Fx = F.data();
-      std::int64_t* Fy = Fx + n + 8;
-      std::int64_t* Fz = Fy + n + 8;
+      const auto [Fx, Fy, Fz] = term_planes(F, n);
       for (std::uint32_t k = 0; k < n; k += 8) {
         const Chunk c = chunk(b.packed, k);
         // Masked-off lanes compute too (r² = 1, masked below): no traps, IEEE defaults.

@@ -161,6 +161,17 @@ inline void for_each_block(const Rows& rows, const Geometry& g, __m512d cutoff_s
   }
 }
 
+// The three planes of a block's n force terms (x, then y, then z), each padded by one vector for
+// the last chunk's full stores, in `F` (grown as needed, kept across blocks).
+struct TermPlanes {
+  std::int64_t *x, *y, *z;
+};
+inline TermPlanes term_planes(std::vector<std::int64_t>& F, std::uint32_t n) {
+  const std::size_t plane = std::size_t(n) + 8;
+  if (F.size() < 3 * plane) F.resize(3 * plane * 3 / 2);
+  return {F.data(), F.data() + plane, F.data() + 2 * plane};
+}
+
 // The force terms F of a block's packed pairs added to f: F to each row's i, −F to each j, in
 // scalar code (integer sums: any order gives the same bits).
 inline void add_terms(const Block& b, const std::int64_t* Fx, const std::int64_t* Fy,
