@@ -59,18 +59,10 @@ while (($#)); do
 done
 [[ -x "$scanmd" ]] || { echo "FAIL: scanmd executable '$scanmd' not found" >&2; exit 1; }
 [[ "$scanmd" == /* ]] || scanmd="$PWD/$scanmd"
-lmp="${SCANMD_LMP:-$(command -v lmp || true)}"
-if [[ -z "$lmp" || ! -x "$lmp" ]]; then
-  echo "FAIL: LAMMPS ('lmp', Debian package 'lammps') is not installed; this test compares" \
-       "scanmd with it. Install it with: sudo bash scripts/install-deps.sh" >&2
-  exit 1
-fi
+find_lmp
 
 tol=1e-9
-work="$(mktemp -d "${TMPDIR:-/tmp}/scanmd-style.XXXXXX")"
-keep=1
-trap '((keep)) && echo "(files kept in $work)" >&2 || rm -rf "$work"' EXIT
-cd "$work"
+enter_work style
 pair_lines=$(printf '%s\n' "${lmp_lines[@]}")
 # read_data wants the pair style before the file's Pair Coeffs section, the coefficients after.
 style_line=$(printf '%s\n' "${lmp_lines[@]}" | grep '^pair_style' || true)

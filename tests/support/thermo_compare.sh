@@ -1,6 +1,10 @@
 # tests/support/thermo_compare.sh — what the scanmd-vs-LAMMPS comparison scripts share (sourced by
 # tests/io/lammps/compare_*.sh and tests/physics/compare_*.sh).
 #
+#   find_lmp                sets $lmp to LAMMPS ($SCANMD_LMP, else `lmp` on the PATH), or exits 1
+#                           saying how to install it
+#   enter_work NAME         a fresh folder $work (mktemp, scanmd-NAME.XXXXXX), entered; removed at
+#                           exit unless keep=1 (set here; the scripts set keep=0 when they pass)
 #   state_hash LOG          the last "state hash: <16 hex>" of a scanmd log
 #   compare_thermo LAMMPS SCANMD TOL EVERY ROWS NAME...
 #                           both files: rows "step q1 q2 ...", the quantities NAME... in that order;
@@ -16,6 +20,22 @@
 #                           when the comparison failed and 1 when it passed; otherwise exits 1 on a
 #                           failed comparison naming the logs in WORK, and returns on a match. Sets
 #                           keep=0 (the scripts' "remove the work folder" flag) where it exits 0.
+
+find_lmp() {
+  lmp="${SCANMD_LMP:-$(command -v lmp || true)}"
+  if [[ -z "$lmp" || ! -x "$lmp" ]]; then
+    echo "FAIL: LAMMPS ('lmp', Debian package 'lammps') is not installed; this test compares" \
+         "scanmd with it. Install it with: sudo bash scripts/install-deps.sh" >&2
+    exit 1
+  fi
+}
+
+enter_work() {
+  work="$(mktemp -d "${TMPDIR:-/tmp}/scanmd-$1.XXXXXX")"
+  keep=1
+  trap '((keep)) && echo "(files kept in $work)" >&2 || rm -rf "$work"' EXIT
+  cd "$work"
+}
 
 state_hash() { sed -n 's/.*state hash: \([0-9a-f]\{16\}\).*/\1/p' "$1" | tail -n 1; }
 

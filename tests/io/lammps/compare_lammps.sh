@@ -35,17 +35,9 @@ while (($#)); do
 done
 [[ -x "$scanmd" ]] || { echo "FAIL: scanmd executable '$scanmd' not found" >&2; exit 1; }
 
-lmp="${SCANMD_LMP:-$(command -v lmp || true)}"
-if [[ -z "$lmp" || ! -x "$lmp" ]]; then
-  echo "FAIL: LAMMPS ('lmp', Debian package 'lammps') is not installed; this test compares" \
-       "scanmd with it. Install it with: sudo bash scripts/install-deps.sh" >&2
-  exit 1
-fi
+find_lmp
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/scanmd-lammps.XXXXXX")"
-keep=1
-trap '((keep)) && echo "(files kept in $work)" >&2 || rm -rf "$work"' EXIT
-cd "$work"
+enter_work lammps
 
 # 1. The starting configuration, written by LAMMPS (Pair Coeffs included: the reader skips it).
 if ((shifted)); then

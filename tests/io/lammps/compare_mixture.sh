@@ -53,18 +53,10 @@ fi
 [[ -x "$scanmd" ]] || { echo "FAIL: scanmd executable '$scanmd' not found" >&2; exit 1; }
 [[ "$scanmd" == /* ]] || scanmd="$PWD/$scanmd"  # it runs from the temporary directory
 
-lmp="${SCANMD_LMP:-$(command -v lmp || true)}"
-if [[ -z "$lmp" || ! -x "$lmp" ]]; then
-  echo "FAIL: LAMMPS ('lmp', Debian package 'lammps') is not installed; this test compares" \
-       "scanmd with it. Install it with: sudo bash scripts/install-deps.sh" >&2
-  exit 1
-fi
+find_lmp
 
 tol=1e-10
-work="$(mktemp -d "${TMPDIR:-/tmp}/scanmd-mixture.XXXXXX")"
-keep=1
-trap '((keep)) && echo "(files kept in $work)" >&2 || rm -rf "$work"' EXIT
-cd "$work"
+enter_work mixture
 
 # The case, as words for the messages.
 what="Kob-Andersen 4000 atoms, 300 steps"

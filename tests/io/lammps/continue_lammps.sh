@@ -13,6 +13,7 @@
 #                      FAILS (checks that it can fail)
 # LAMMPS: $SCANMD_LMP, else `lmp` on PATH. Missing LAMMPS is a failure, not a skip.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/../../support/thermo_compare.sh"
 
 scanmd="" deck="" mpiexec="" mpi_flags="" expect_mismatch=0
 while (($#)); do
@@ -29,17 +30,9 @@ done
 [[ -f "$deck" ]] || { echo "FAIL: deck '$deck' not found" >&2; exit 1; }
 deck="$(cd "$(dirname "$deck")" && pwd)/$(basename "$deck")"
 
-lmp="${SCANMD_LMP:-$(command -v lmp || true)}"
-if [[ -z "$lmp" || ! -x "$lmp" ]]; then
-  echo "FAIL: LAMMPS ('lmp', Debian package 'lammps') is not installed; this test continues" \
-       "from scanmd's data file in it. Install it with: sudo bash scripts/install-deps.sh" >&2
-  exit 1
-fi
+find_lmp
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/scanmd-data-out.XXXXXX")"
-keep=1
-trap '((keep)) && echo "(files kept in $work)" >&2 || rm -rf "$work"' EXIT
-cd "$work"
+enter_work data-out
 
 # 1. scanmd writes final.data (and traj.h5) at its last step.
 cmd=("$scanmd" run "$deck")

@@ -27,17 +27,9 @@ done
 [[ -x "$scanmd" ]] || { echo "FAIL: scanmd executable '$scanmd' not found" >&2; exit 1; }
 [[ "$scanmd" == /* ]] || scanmd="$PWD/$scanmd"
 [[ "$data" == /* ]] || data="$PWD/$data"
-lmp="${SCANMD_LMP:-$(command -v lmp || true)}"
-if [[ -z "$lmp" || ! -x "$lmp" ]]; then
-  echo "FAIL: LAMMPS ('lmp', Debian package 'lammps') is not installed; this test compares" \
-       "scanmd with it. Install it with: sudo bash scripts/install-deps.sh" >&2
-  exit 1
-fi
+find_lmp
 tol=1e-9
-work="$(mktemp -d "${TMPDIR:-/tmp}/scanmd-bonded.XXXXXX")"
-keep=1
-trap '((keep)) && echo "(files kept in $work)" >&2 || rm -rf "$work"' EXIT
-cd "$work"
+enter_work bonded
 cp "$data" melt.data
 cat > in.run <<EOF
 units           lj
