@@ -1096,6 +1096,32 @@ TEST(CudaErrors, OverlapNamesBothParticles) {
   }
 }
 
+// Two Cu atoms (ids 1, 2) `apart` Å apart in a 4x4x4 fcc block of Cu_u3.eam, and the one-rank
+// metal-units config of the two EAM error tests below.
+struct CuPair {
+  Vec3 box{};
+  std::vector<InitialParticle> particles;
+};
+CuPair cu_pair(double apart) {
+  CuPair c;
+  c.particles = test::make_particles(test::perturbed_fcc({4, 4, 4}, 0.084672, 0.0, 1, c.box));
+  c.particles[1].x = {c.particles[0].x.x + apart, c.particles[0].x.y, c.particles[0].x.z};
+  return c;
+}
+SimulationConfig cu_eam_config(const CuPair& c, const std::string& file, Backend backend,
+                               double dt) {
+  SimulationConfig cfg;
+  cfg.system.units = UnitSystem::Metal;
+  cfg.system.box = c.box;
+  cfg.system.mass = {63.55};
+  cfg.neighbor.skin = 1.0;
+  cfg.run.dt = dt;
+  cfg.potential.style = "eam";
+  cfg.potential.files = {file};
+  cfg.run.backend = backend;
+  return cfg;
+}
+
 // The EAM compute's overflow (two Cu atoms 1e-4 Å apart) names both particles in the host's
 // words, on both backends.
 TEST(CudaErrors, EamOverlapNamesBothParticles) {
@@ -1105,24 +1131,12 @@ TEST(CudaErrors, EamOverlapNamesBothParticles) {
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
   Communicator comm(MPI_COMM_WORLD);
   if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
-  Vec3 L{};
-  std::vector<InitialParticle> particles =
-      test::make_particles(test::perturbed_fcc({4, 4, 4}, 0.084672, 0.0, 1, L));
-  particles[1].x = {particles[0].x.x + 1e-4, particles[0].x.y, particles[0].x.z};  // ids 1, 2
+  const CuPair c = cu_pair(1e-4);
   for (Backend backend : {Backend::Host, Backend::Cuda}) {
     SCOPED_TRACE(backend == Backend::Host ? "host" : "cuda");
-    SimulationConfig cfg;
-    cfg.system.units = UnitSystem::Metal;
-    cfg.system.box = L;
-    cfg.system.mass = {63.55};
-    cfg.neighbor.skin = 1.0;
-    cfg.run.dt = 0.005;
-    cfg.potential.style = "eam";
-    cfg.potential.files = {file};
-    cfg.run.backend = backend;
-    Simulation sim(comm, cfg);
+    Simulation sim(comm, cu_eam_config(c, file, backend, 0.005));
     try {
-      sim.setup(particles, 0);
+      sim.setup(c.particles, 0);
       ADD_FAILURE() << "no overflow reported";
     } catch (const std::overflow_error& e) {
       const std::string msg = e.what();
@@ -1143,26 +1157,15 @@ TEST(CudaErrors, EamDensityOutsideTablesSaidOnce) {
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
   Communicator comm(MPI_COMM_WORLD);
   if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
-  Vec3 L{};
-  std::vector<InitialParticle> particles =
-      test::make_particles(test::perturbed_fcc({4, 4, 4}, 0.084672, 0.0, 1, L));
-  particles[1].x = {particles[0].x.x + 0.3, particles[0].x.y, particles[0].x.z};
+  const CuPair c = cu_pair(0.3);
   std::string said[2];
   for (Backend backend : {Backend::Host, Backend::Cuda}) {
-    SimulationConfig cfg;
-    cfg.system.units = UnitSystem::Metal;
-    cfg.system.box = L;
-    cfg.system.mass = {63.55};
-    cfg.neighbor.skin = 1.0;
-    cfg.run.dt = 1e-5;
+    SimulationConfig cfg = cu_eam_config(c, file, backend, 1e-5);
     cfg.run.steps = 2;
     cfg.output.thermo_every = 1;
-    cfg.potential.style = "eam";
-    cfg.potential.files = {file};
-    cfg.run.backend = backend;
     Simulation sim(comm, cfg);
     testing::internal::CaptureStderr();
-    sim.setup(particles, 0);
+    sim.setup(c.particles, 0);
     sim.run([](const ThermoSample&) {});
     said[backend == Backend::Cuda] = testing::internal::GetCapturedStderr();
   }
