@@ -30,14 +30,14 @@ Spread spread(const Communicator& comm, double local) {
 std::string balance_line(const BalanceStep& b) {
   const std::string cost(name_of<Balance>(kBalanceNames, b.cost));
   if (!b.moved)
-    return fmt::format("balance at step {} ({}): max/mean {:.3f}, within the tolerance; cut "
-                       "planes kept ({})",
-                       b.step, cost, b.before, describe_cuts(b.cuts));
-  const std::string after =
-      b.cost == Balance::Time ? "(time: measured at the next balance step)"
-                              : fmt::format("{:.3f}", b.after);
-  return fmt::format("balance at step {} ({}): max/mean {:.3f} -> {}; cut planes {}", b.step,
-                     cost, b.before, after, describe_cuts(b.cuts));
+    return fmt::format(
+        "balance at step {} ({}): max/mean {:.3f}, within the tolerance; cut "
+        "planes kept ({})",
+        b.step, cost, b.before, describe_cuts(b.cuts));
+  const std::string after = b.cost == Balance::Time ? "(time: measured at the next balance step)"
+                                                    : fmt::format("{:.3f}", b.after);
+  return fmt::format("balance at step {} ({}): max/mean {:.3f} -> {}; cut planes {}", b.step, cost,
+                     b.before, after, describe_cuts(b.cuts));
 }
 
 std::string grid_choice_line(const Simulation& sim) {
@@ -65,15 +65,14 @@ std::string load_line(const Simulation& sim, const Communicator& comm) {
     return fmt::format("{} {} / {:.1f} / {} (max/mean {:.3f})", name, lo, mean, hi,
                        mean > 0 ? hi / mean : 1.0);
   };
-  const std::string particles =
-      part("particles", static_cast<long long>(sim.particles().n_owned));
+  const std::string particles = part("particles", static_cast<long long>(sim.particles().n_owned));
   return fmt::format("load per rank (min / avg / max): {}, {}", particles,
                      part("pairs", sim.local_pairs()));
 }
 
 std::string import_summary_line(const Simulation& sim, const Communicator& comm) {
   long long lo = 0, hi = 0;
-  double sum = 0;
+  double sum = 0, bonded = 0;
   std::size_t n = 0;
   bool first = true;
   for (const ImportSnapshot& s : sim.imports()) {
@@ -81,12 +80,21 @@ std::string import_summary_line(const Simulation& sim, const Communicator& comm)
     hi = first ? s.max : std::max(hi, s.max);
     first = false;
     sum += s.mean;
+    bonded += s.bonded_mean;
     ++n;
   }
   const double mean = n ? sum / static_cast<double>(n) : 0.0;
-  return fmt::format("import: method={} ranks={} grid={} mean={:.1f} min={} max={} analytic={:.1f}",
-                     method_name(sim.config().decomposition.method), comm.size(), sim.grid().to_string(), mean,
-                     lo, hi, sim.analytic_import());
+  // Neutral territory with angles: the mean counts the bonded shell too, the analytic figure
+  // the tower and plate only; bonded= says how many of the mean it is.
+  const std::string shell =
+      sim.config().bonded_shell() > 0
+          ? fmt::format(" bonded={:.1f} (R_b = {:.6g})", n ? bonded / static_cast<double>(n) : 0.0,
+                        sim.config().bonded_shell())
+          : std::string();
+  return fmt::format(
+      "import: method={} ranks={} grid={} mean={:.1f} min={} max={} analytic={:.1f}{}",
+      method_name(sim.config().decomposition.method), comm.size(), sim.grid().to_string(), mean, lo,
+      hi, sim.analytic_import(), shell);
 }
 
 std::string device_transfer_line(const Simulation& sim, const Communicator& comm) {

@@ -15,6 +15,7 @@
 #include "base/box.hpp"
 #include "engine/force_compute.hpp"
 #include "engine/species.hpp"
+#include "engine/topology.hpp"
 #include "io/checkpoint.hpp"
 #include "io/particle_rows.hpp"
 
@@ -157,7 +158,8 @@ std::vector<double> thermostat_to_continue(const Communicator& comm, const std::
 
 RestartState load_restart(const Communicator& comm, const std::string& path, const Simulation& sim,
                           long long expected_particles,
-                          const std::vector<InitialParticle>& data_file) {
+                          const std::vector<InitialParticle>& data_file,
+                          const std::vector<std::uint64_t>& data_file_words) {
   const auto t0 = std::chrono::steady_clock::now();
   io::Checkpoint c = io::read_checkpoint(comm, path);
   const double read_seconds =
@@ -216,24 +218,64 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
   }
   io::RowWords words;
   for (const FieldSpec& f : wanted) words.stride += static_cast<std::size_t>(f.width);
+  // The topology (bonds, angles, molecule ids: engine/topology.hpp) does not change during a
+  // run: a file without its fields (a trajectory holds the bonds' and angles' ids but not their
+  // types) takes them from the deck's data file, the one the run that wrote it started from,
+  // laid out in `wanted` order as Simulation::setup takes them (data_file_words).
+  std::vector<std::uint32_t> data_row;  // by id − 1: the data file's particle, or none
+  bool from_data_file = false;
   if (words.stride > 0) {
     words.words.assign(c.rows.size() * words.stride, 0);
     std::size_t at = 0;
     for (const FieldSpec& f : wanted) {
       const auto it = std::find_if(c.fields.begin(), c.fields.end(),
                                    [&](const io::FieldBlock& b) { return b.spec.name == f.name; });
+      const auto w = static_cast<std::size_t>(f.width);
+      const bool topology = f.name == kMoleculeField || f.name == kBondAtomField ||
+                            f.name == kBondTypeField || f.name == kAngleAtomField ||
+                            f.name == kAngleTypeField;
+      if (it == c.fields.end() && topology &&
+          data_file_words.size() == data_file.size() * words.stride && !data_file.empty()) {
+        if (data_row.empty()) {
+          data_row.assign(static_cast<std::size_t>(c.particles), ~0u);
+          for (std::size_t k = 0; k < data_file.size(); ++k)
+            if (data_file[k].id >= 1 && data_file[k].id <= data_row.size())
+              data_row[data_file[k].id - 1] = static_cast<std::uint32_t>(k);
+        }
+        for (std::size_t i = 0; i < c.rows.size(); ++i) {
+          const std::uint32_t k = c.rows[i].id >= 1 && c.rows[i].id <= data_row.size()
+                                      ? data_row[c.rows[i].id - 1]
+                                      : ~0u;
+          if (k == ~0u)
+            throw std::runtime_error(fmt::format(
+                "{}: particle {} is not in the data file {} that gives this run its bonds and "
+                "angles",
+                path, c.rows[i].id, sim.config().system.data_file));
+          std::copy_n(data_file_words.data() + k * words.stride + at, w,
+                      words.words.data() + i * words.stride + at);
+        }
+        from_data_file = true;
+        at += w;
+        continue;
+      }
       if (it == c.fields.end() || !(it->spec.kind == f.kind && it->spec.width == f.width))
         throw std::runtime_error(fmt::format(
             "{}: checkpoint has no per-particle field '{}' ({} x {}) that this run's force "
             "computes need: it was written by a run without them; restart with the deck that "
-            "wrote it",
-            path, f.name, f.kind == FieldKind::Integer ? "integer" : "real", f.width));
-      const auto w = static_cast<std::size_t>(f.width);
+            "wrote it{}",
+            path, f.name, f.kind == FieldKind::Integer ? "integer" : "real", f.width,
+            topology ? " (or give the data file with its bonds and angles as system.data_file)"
+                     : ""));
       for (std::size_t i = 0; i < c.rows.size(); ++i)
         std::copy_n(it->words.data() + i * w, w, words.words.data() + i * words.stride + at);
       at += w;
     }
   }
+  if (from_data_file && comm.rank() == 0)
+    spdlog::info(
+        "restart: {} holds no topology fields (a trajectory): the bonds, angles and molecule "
+        "ids come from the data file {}",
+        path, sim.config().system.data_file);
   const std::vector<io::ParticleRow> mine = io::redistribute(comm, c.rows, dest, &words);
 
   RestartState r;

@@ -32,6 +32,9 @@ struct RestartState {
 // `expected_particles` is the deck's particle count; `sim` gives the box and the rank grid.
 // `data_file`: the particles of system.data_file (every rank holds all), empty for a lattice
 // start: every particle's type in the checkpoint must be the one the deck gives it.
+// `data_file_words`: the data file's topology as State words (topology_state_words, in the
+// order of `data_file`), for a file without the topology fields (a trajectory): the bonds and
+// angles do not change during a run, so they come from the data file the run started from.
 //
 // Refused as well (issue 31): a checkpoint already at run.steps (nothing to run), a Nosé–Hoover
 // chain whose length differs from thermostat.chain. Warned of (rank 0): a file without the
@@ -39,6 +42,7 @@ struct RestartState {
 // econs jumps) and a thermostat state the deck's thermostat drops.
 RestartState load_restart(const Communicator& comm, const std::string& path, const Simulation& sim,
                           long long expected_particles,
-                          const std::vector<InitialParticle>& data_file = {});
+                          const std::vector<InitialParticle>& data_file = {},
+                          const std::vector<std::uint64_t>& data_file_words = {});
 
 }  // namespace scanmd

@@ -656,7 +656,7 @@ int run_command(const RunOptions& options) {
         const long long expected = deck.system.data_file.empty()
                                        ? static_cast<long long>(lattice_start_count(deck))
                                        : static_cast<long long>(initial.size());
-        restart = load_restart(comm, options.restart, *sim, expected, initial);
+        restart = load_restart(comm, options.restart, *sim, expected, initial, topology_words);
         std::vector<InitialParticle>().swap(initial);
       }))
     return 1;

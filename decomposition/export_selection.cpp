@@ -7,8 +7,8 @@
 namespace scanmd {
 
 ExportSelector::ExportSelector(const RankGrid& grid, const Box& box, Method method,
-                               double import_cutoff)
-    : grid_(grid), geometry_{method, grid.cuts(), box.length, import_cutoff} {}
+                               double import_cutoff, double bonded_shell)
+    : grid_(grid), geometry_{method, grid.cuts(), box.length, import_cutoff, bonded_shell} {}
 
 void ExportSelector::select(std::span<const Vec3> x, Int3 owner, ExportList& out) const {
   // A particle farther than R from every face of its own box (with a margin far above the

@@ -43,6 +43,9 @@ struct ExportGeometry {
   GridCuts cuts;  // the rank grid's boxes: box X spans [cuts.lo(X), cuts.hi(X))
   Vec3 length;    // L
   double r;       // R = cutoff + skin
+  // Neutral territory with angles: R_b, the bonded shell's width (import_rule.hpp; at most R,
+  // 0: none).
+  double bonded_r = 0.0;
 
   // Import region of box c (R padded by a relative 1e-12 against rounding at the edge; the
   // midpoint rule's ties widen it by midpoint_tie per axis).
@@ -51,7 +54,14 @@ struct ExportGeometry {
         method == Method::Midpoint
             ? Vec3{midpoint_tie(cuts.x.len), midpoint_tie(cuts.y.len), midpoint_tie(cuts.z.len)}
             : Vec3{0.0, 0.0, 0.0};
-    return {method, c, cuts.lo(c), cuts.hi(c), r * r * (1.0 + 1e-12), r * (1.0 + 1e-12), tie};
+    return {method,
+            c,
+            cuts.lo(c),
+            cuts.hi(c),
+            r * r * (1.0 + 1e-12),
+            r * (1.0 + 1e-12),
+            tie,
+            method == Method::NeutralTerritory ? bonded_r * bonded_r * (1.0 + 1e-12) : 0.0};
   }
 };
 
@@ -115,7 +125,9 @@ struct ExportList {
 
 class ExportSelector {
  public:
-  ExportSelector(const RankGrid& grid, const Box& box, Method method, double import_cutoff);
+  // `bonded_shell`: R_b of neutral territory with angles (ExportGeometry::bonded_r; 0: none).
+  ExportSelector(const RankGrid& grid, const Box& box, Method method, double import_cutoff,
+                 double bonded_shell = 0.0);
 
   // Appends the entries of the owned particles `x` of box `owner`.
   void select(std::span<const Vec3> x, Int3 owner, ExportList& out) const;

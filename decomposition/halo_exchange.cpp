@@ -19,14 +19,15 @@ constexpr int kTagReverse = HaloExchange::kReverseTag;
 }  // namespace
 
 HaloExchange::HaloExchange(const Communicator& comm, const RankGrid& grid, const Box& box,
-                           Method method, double import_cutoff)
+                           Method method, double import_cutoff, double bonded_shell)
     : comm_(comm),
       grid_(grid),
       box_(box),
       method_(method),
       r_(import_cutoff),
+      bonded_shell_(bonded_shell),
       coord_(grid.coord_of(comm.rank())),
-      selector_(grid, box, method, import_cutoff) {}
+      selector_(grid, box, method, import_cutoff, bonded_shell) {}
 
 void HaloExchange::migrate(ParticleStore& p) {
   p.clear_ghosts();
@@ -139,6 +140,7 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
     p.f[j] = {0, 0, 0};
     counts.tower += g.kind == ImportKind::Tower;
     counts.plate += g.kind == ImportKind::Plate;
+    counts.bonded += g.kind == ImportKind::Bonded;
   }
   counts.ghosts = static_cast<long long>(recv_ghosts_.size());
   const long long fwd = static_cast<long long>(plan_.remote_send_count()) * forward_bytes_;

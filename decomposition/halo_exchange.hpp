@@ -47,14 +47,16 @@ struct ImportCounts {
   long long ghosts = 0;  // all imported images (for one rank: periodic self-images)
   long long tower = 0;   // neutral territory only
   long long plate = 0;
+  long long bonded = 0;  // neutral territory with angles: the bonded shell (import_rule.hpp)
   long long bytes_per_step = 0;        // bytes this rank sends per step (forward + reverse)
   long long device_to_host_bytes = 0;  // CUDA backend: bytes the rebuild copied off the device
 };
 
 class HaloExchange {
  public:
+  // `bonded_shell`: R_b, the bonded shell of neutral territory with angles (0: none).
   HaloExchange(const Communicator& comm, const RankGrid& grid, const Box& box, Method method,
-               double import_cutoff);
+               double import_cutoff, double bonded_shell = 0.0);
 
   void migrate(ParticleStore& p);
   ImportCounts build(ParticleStore& p);
@@ -96,7 +98,7 @@ class HaloExchange {
   // New cut planes (load balancing); the next migrate() and build() use them.
   void set_grid(const RankGrid& grid) {
     grid_ = grid;
-    selector_ = ExportSelector(grid, box_, method_, r_);
+    selector_ = ExportSelector(grid, box_, method_, r_, bonded_shell_);
   }
 
   // The plan of the last build(), for other executors of it (the CUDA backend runs forward()
@@ -153,6 +155,7 @@ class HaloExchange {
   Box box_;
   Method method_;
   double r_;
+  double bonded_shell_;
   Int3 coord_;
   ExportSelector selector_;
   kernels::Workspace ws_;

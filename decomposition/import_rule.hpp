@@ -18,6 +18,11 @@
 //                             positive, xy-distance < R  (half of the plate)
 //   eighth shell       offset H − C >= 0 on every axis (the upper octant), distance < R
 //   midpoint           every image within R/2 of X (a full shell of half the thickness)
+//   bonded shell       neutral territory with angles only: besides the tower and the plate,
+//                      every other image within R_b (the longest bond + skin, at most R) of X —
+//                      the ends of the angles whose vertex X owns (ImportKind::Bonded; R_b = 0:
+//                      none). Such an image is in no tower and no plate of X, so no pair rule
+//                      below lists it: only the bonded compute uses it.
 // Pair rules: `lists_pair(i, j)` is true for exactly one of (i, j), (j, i) when the pair is
 // computed here, and false for both otherwise. `order` is any antisymmetric tie-break between
 // two particles of this rank (ids, or positions in the cell order): which of the two heads
@@ -51,7 +56,7 @@
 
 namespace scanmd {
 
-enum class ImportKind : std::uint8_t { None = 0, Shell = 1, Tower = 2, Plate = 3 };
+enum class ImportKind : std::uint8_t { None = 0, Shell = 1, Tower = 2, Plate = 3, Bonded = 4 };
 
 // How close to a cut plane a pair midpoint counts as a tie (midpoint rule): 2^-40 of the axis,
 // far above the rounding of a midpoint computed from wrapped coordinates, far below anything
@@ -74,6 +79,7 @@ struct ImportRegion {
   double r_sq;  // R², padded by a relative 1e-12 against rounding at the boundary
   double r;
   Vec3 tie{};  // midpoint: midpoint_tie per axis, by which a tied pair may lie outside the box
+  double bonded_r_sq = 0.0;  // neutral territory: R_b² of the bonded shell (0: none), padded
 
   SCANMD_HD ImportKind classify(Vec3 q, Int3 home) const {
     const double gx = axis_gap(q.x, lo.x, hi.x);
@@ -85,12 +91,12 @@ struct ImportRegion {
         return gx * gx + gy * gy + gz * gz < r_sq ? ImportKind::Shell : ImportKind::None;
       case Method::HalfShell:
         return lex_sign(o) > 0 && gx * gx + gy * gy + gz * gz < r_sq ? ImportKind::Shell
-                                                                      : ImportKind::None;
+                                                                     : ImportKind::None;
       case Method::NeutralTerritory:
         if (o.x == 0 && o.y == 0) return o.z != 0 && gz < r ? ImportKind::Tower : ImportKind::None;
         if (o.z == 0 && lex_sign({o.x, o.y, 0}) > 0 && gx * gx + gy * gy < r_sq)
           return ImportKind::Plate;
-        return ImportKind::None;
+        return gx * gx + gy * gy + gz * gz < bonded_r_sq ? ImportKind::Bonded : ImportKind::None;
       case Method::EighthShell:
         return o.x >= 0 && o.y >= 0 && o.z >= 0 && gx * gx + gy * gy + gz * gz < r_sq
                    ? ImportKind::Shell
@@ -125,10 +131,13 @@ struct PairRule {
   SCANMD_HD bool can_head(bool i_owned, Int3 home_i) const {
     switch (method) {
       case Method::HalfShell:
-      case Method::FullShell: return i_owned;
-      case Method::NeutralTerritory: return home_i.x == coord.x && home_i.y == coord.y;
+      case Method::FullShell:
+        return i_owned;
+      case Method::NeutralTerritory:
+        return home_i.x == coord.x && home_i.y == coord.y;
       case Method::EighthShell:
-      case Method::Midpoint: return true;
+      case Method::Midpoint:
+        return true;
     }
     return false;
   }
@@ -159,7 +168,8 @@ struct PairRule {
                      home_i.z < home_j.z ? home_i.z : home_j.z};
         return order_i < order_j && m == coord;
       }
-      case Method::Midpoint: return false;  // needs positions: the PairSide overload
+      case Method::Midpoint:
+        return false;  // needs positions: the PairSide overload
     }
     return false;
   }

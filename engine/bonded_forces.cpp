@@ -177,10 +177,9 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
             break;
           }
           case Method::Midpoint:
+          case Method::NeutralTerritory:  // the ends from the bonded shell
             here = c < p.n_owned;
             break;
-          case Method::NeutralTerritory:
-            throw std::logic_error("angles under neutral territory: refused with the deck");
         }
         if (here) terms_.push_back(t);
       }

@@ -18,11 +18,16 @@
 //                                the three lie in its upper octant, within the span of its box
 //                   midpoint     the owner of the vertex: its two ends lie within one bond of
 //                                it, inside the R/2 shell when R >= 2 × longest bond
-//                   neutral      not supported (refused with the deck): its import region (a
-//                   territory    tower and a half plate) holds no box with all three atoms of
-//                                an angle spread over three columns and three layers
+//                   neutral      the owner of the vertex too. Its import region (a tower and a
+//                   territory    half plate) holds no box with all three atoms of an angle
+//                                spread over three columns and three layers, so with angles it
+//                                also imports the bonded shell: every image within R_b =
+//                                longest bond + skin of its box outside the tower and plate
+//                                (decomposition/import_rule.hpp, ImportKind::Bonded), which
+//                                holds both ends; no pair rule lists those ghosts
 //   The angle's span (the diagonal of its bounding box) is at most twice the longest bond, so
-//   the bonded compute's reach is 2 × longest bond with angles: R covers it plus the skin.
+//   the bonded compute's reach is 2 × longest bond with angles: R covers it plus the skin
+//   (neutral territory: one bond, the bonded shell the rest).
 // Homes move only at rebuilds, so the listing holds until the next one. Each term is counted:
 // the terms whose energy a rank adds (one rank per term), and the atoms' shares it applies,
 // summed over the ranks, must equal the terms the particles hold (each bond at its lower id,

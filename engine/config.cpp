@@ -26,6 +26,11 @@ double SimulationConfig::import_cutoff() const {
   return force_reach(force_computes(*this)) + neighbor.skin;
 }
 
+double SimulationConfig::bonded_shell() const {
+  if (decomposition.method != Method::NeutralTerritory || angle.style == AngleStyle::None) return 0;
+  return bond_reach(bond) + neighbor.skin;
+}
+
 double SimulationConfig::max_pair_cutoff(const PotentialSection& p) {
   if (eam::is_eam_style(p.style)) {
     if (p.eam) return p.eam->cut;

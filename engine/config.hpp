@@ -282,6 +282,10 @@ struct SimulationConfig {
 
   // R: the largest reach of the run's force computes (engine/force_compute.hpp) plus the skin.
   double import_cutoff() const;
+  // R_b: under neutral territory with angles, the width of the bonded shell it imports besides
+  // its tower and plate (decomposition/import_rule.hpp): the longest bond plus the skin, so the
+  // owner of an angle's vertex, which computes it, holds its two ends; 0 otherwise.
+  double bonded_shell() const;
 
   // The largest pair cutoff: potential.cutoff when no pair is listed, else the largest listed
   // one (a mixed pair's cutoff is a mean of two listed ones, never larger).

@@ -4,12 +4,13 @@
 namespace scanmd {
 
 Domain::Domain(const Communicator& comm, const RankGrid& grid, const Box& box, Method method,
-               double import_cutoff)
+               double import_cutoff, double bonded_shell)
     : comm_(comm),
       grid_(grid),
       box_(box),
       r_(import_cutoff),
-      halo_(comm, grid, box, method, import_cutoff) {}
+      bonded_shell_(bonded_shell),
+      halo_(comm, grid, box, method, import_cutoff, bonded_shell) {}
 
 ImportCounts Domain::redistribute(ParticleStore& p, long long step, Timers& timers) {
   {

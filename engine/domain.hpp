@@ -24,8 +24,9 @@ namespace scanmd {
 
 class Domain {
  public:
+  // `bonded_shell`: R_b of neutral territory with angles (HaloExchange; 0: none).
   Domain(const Communicator& comm, const RankGrid& grid, const Box& box, Method method,
-         double import_cutoff);
+         double import_cutoff, double bonded_shell = 0.0);
 
   // The census every later rebuild is checked against (collective).
   void take_census(const ParticleStore& p) { census_ = Census::take(comm_, p); }
@@ -49,6 +50,7 @@ class Domain {
   // of edge >= R/2.
   CellGrid cell_grid() const { return CellGrid::make(lo(), hi(), r_, r_); }
   double import_cutoff() const { return r_; }
+  double bonded_shell() const { return bonded_shell_; }
   const Box& box() const { return box_; }
   const GridCuts& cuts() const { return grid_.cuts(); }
 
@@ -57,6 +59,7 @@ class Domain {
   RankGrid grid_;
   Box box_;
   double r_;
+  double bonded_shell_;
   HaloExchange halo_;
   Census census_;
   kernels::Workspace ws_;

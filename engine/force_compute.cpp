@@ -34,7 +34,11 @@ void add_bonded(const SimulationConfig& config, std::vector<ForceComputeInfo>& o
     b.name += fmt::format(" bond {}", name_of<BondStyle>(kBondStyleNames, config.bond.style));
   if (angles)
     b.name += fmt::format(" angle {}", name_of<AngleStyle>(kAngleStyleNames, config.angle.style));
-  b.cutoff = bond_reach(config.bond) * (angles ? 2.0 : 1.0);
+  // An angle's two ends lie within twice the longest bond of each other; under neutral
+  // territory the owner of its vertex computes it, with the ends from the bonded shell
+  // (SimulationConfig::bonded_shell), so R covers one bond.
+  const bool two_bonds = angles && config.decomposition.method != Method::NeutralTerritory;
+  b.cutoff = bond_reach(config.bond) * (two_bonds ? 2.0 : 1.0);
   b.fields = {{std::string(kIdField), FieldAccess::Read},
               {std::string(kPositionField), FieldAccess::Forward},
               {std::string(kForceField), FieldAccess::ReverseSum}};

@@ -27,7 +27,8 @@ HostBackend::HostBackend(const StepSetup& s)
       forward_fields_(halo_fields(s.computes, FieldAccess::Forward)),
       reverse_fields_(halo_fields(s.computes, FieldAccess::ReverseSum)),
       rebuild_fields_(halo_fields(s.computes, FieldAccess::RebuildForward)),
-      domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
+      domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff,
+              s.params.bonded_shell),
       kernel_(resolve_pair_kernel()) {
   const bool bonded = std::any_of(s.computes.begin(), s.computes.end(),
                                   [](const auto& c) { return c.kind == ForceKind::Bonded; });

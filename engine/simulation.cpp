@@ -411,6 +411,7 @@ void Simulation::rebuild() {
     snap.mean += c.ghosts / P;
     snap.tower_mean += c.tower / P;
     snap.plate_mean += c.plate / P;
+    snap.bonded_mean += c.bonded / P;
     snap.bytes_mean += c.bytes_per_step / P;
   }
   imports_.push_back(std::move(snap));

@@ -57,6 +57,7 @@ struct ImportSnapshot {
   long long min = 0, max = 0;
   double mean = 0;
   double tower_mean = 0, plate_mean = 0;
+  double bonded_mean = 0;  // neutral territory with angles: the bonded shell (in mean)
   double bytes_mean = 0;
   std::vector<long long> per_rank;            // ghosts per rank (gathered on every rank)
   std::vector<ImportCounts> per_rank_counts;  // every rank's full counts

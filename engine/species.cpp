@@ -117,12 +117,6 @@ Species make_species(const SimulationConfig& config) {
                                      "pairs: not with potential.style = \"{}\" yet (weights 0 "
                                      "or 1 work with every style)",
                                      w12, config.potential.style));
-    if (config.angle.style != AngleStyle::None &&
-        config.decomposition.method == Method::NeutralTerritory)
-      throw SpeciesError("decomposition.method",
-                         "angles are not supported under neutral-territory yet (its import region "
-                         "holds no box with all three atoms of an angle that spans three columns "
-                         "and layers); use half-shell, full-shell, eighth-shell or midpoint");
     if (config.run.backend == Backend::Cuda && config.bond.style != BondStyle::None && w12 > 0.0 &&
         w12 < 1.0)
       throw SpeciesError("run.backend",

@@ -15,6 +15,7 @@ struct StepParams {
   double dt = 0.0;
   double import_cutoff = 0.0;  // R = the largest pair cutoff + skin: ghosts, cells, lists
   double pair_cutoff = 0.0;    // the largest pair cutoff: what a neighbour list keeps
+  double bonded_shell = 0.0;   // R_b of neutral territory with angles (0: none)
   double half_skin = 0.0;      // a particle that moved more than this triggers a rebuild
   Method method = Method::HalfShell;
   bool full_shell = false;  // cross-rank pairs on both sides: owned shares only, no reverse
@@ -31,6 +32,7 @@ struct StepParams {
     p.dt = c.run.dt;
     p.import_cutoff = c.import_cutoff();
     p.pair_cutoff = pair_cutoff;
+    p.bonded_shell = c.bonded_shell();
     p.half_skin = 0.5 * c.neighbor.skin;
     p.method = c.decomposition.method;
     p.full_shell = c.decomposition.method == Method::FullShell;

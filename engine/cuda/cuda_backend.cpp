@@ -69,9 +69,11 @@ class CudaBackend final : public StepBackend {
         device_rebuild_(
             env_switch("SCANMD_CUDA_REBUILD", s.params.cuda.device_rebuild, "device", "host")),
         fuse_(env_switch("SCANMD_CUDA_FUSE", s.params.cuda.fuse, "1", "0")),
-        domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff),
-        geometry_(
-            ExportSelector(s.grid, s.box, s.params.method, s.params.import_cutoff).geometry()),
+        domain_(s.comm, s.grid, s.box, s.params.method, s.params.import_cutoff,
+                s.params.bonded_shell),
+        geometry_(ExportSelector(s.grid, s.box, s.params.method, s.params.import_cutoff,
+                                 s.params.bonded_shell)
+                      .geometry()),
         cells_(domain_.cell_grid(), s.box.length),
         list_(resolve_fill(s.params.cuda.fill)),
         halo_(s.comm, s.params.method, mpi_cuda_aware()),
@@ -172,8 +174,9 @@ class CudaBackend final : public StepBackend {
 
   void set_grid(const RankGrid& grid, const PairRule& rule) override {
     domain_.set_grid(grid);
-    geometry_ =
-        ExportSelector(grid, box_, domain_.halo().method(), domain_.import_cutoff()).geometry();
+    geometry_ = ExportSelector(grid, box_, domain_.halo().method(), domain_.import_cutoff(),
+                               domain_.bonded_shell())
+                    .geometry();
     rule_ = rule;
     cells_.set_grid(domain_.cell_grid());
   }
@@ -422,7 +425,7 @@ class CudaBackend final : public StepBackend {
     ImportCounts counts;
     {
       ScopedTimer t(timers_, Phase::Plan);
-      flags_.reset(&flags_.device()->tower, 2, stream());  // tower, plate
+      flags_.reset(&flags_.device()->tower, 3, stream());  // tower, plate, bonded
       counts = halo_.make_plan(particles_, geometry_, domain_.coord(), scratch_, flags_.device(),
                                stream());
       particles_.mark_built(stream());
@@ -433,6 +436,7 @@ class CudaBackend final : public StepBackend {
     computes_rebuilt(step);
     counts.tower = static_cast<long long>(flags_.host().tower);
     counts.plate = static_cast<long long>(flags_.host().plate);
+    counts.bonded = static_cast<long long>(flags_.host().bonded);
     host_current_ = false;
     return counts;
   }

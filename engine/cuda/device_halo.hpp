@@ -45,7 +45,7 @@ class DeviceHalo {
   void set_plan(const HaloExchange& halo, const DeviceParticles& p, cudaStream_t stream);
   // The halo plan of p's owned particles (box `coord` of geometry's grid) made on the device,
   // as HaloExchange::build makes it: export entries by destination rank, ghost records
-  // exchanged, ghosts appended to p in receive order. flags->tower / plate count the imported
+  // exchanged, ghosts appended to p in receive order. flags->tower / plate / bonded count the imported
   // kinds (the caller resets them and reads them after a synchronisation). Returns the counts
   // (ghosts, bytes per step; tower and plate 0). Collective; synchronises.
   ImportCounts make_plan(DeviceParticles& p, const ExportGeometry& geometry, Int3 coord,

@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(kThreads)
     unpack_ghosts_kernel(const GhostRecord* recv, std::uint32_t m, GhostSlots g,
                          DeviceFlags* flags) {
   const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  unsigned long long tower = 0, plate = 0;
+  unsigned long long tower = 0, plate = 0, bonded = 0;
   if (k < m) {
     const GhostRecord r = recv[k];
     g.id[k] = r.id;
@@ -80,12 +80,15 @@ __global__ void __launch_bounds__(kThreads)
     g.shift[k] = r.shift;
     tower = r.kind == ImportKind::Tower;
     plate = r.kind == ImportKind::Plate;
+    bonded = r.kind == ImportKind::Bonded;
   }
   tower = warp_sum_u64(tower);
   plate = warp_sum_u64(plate);
+  bonded = warp_sum_u64(bonded);
   if ((threadIdx.x & 31u) == 0) {
     if (tower) atomicAdd(&flags->tower, tower);
     if (plate) atomicAdd(&flags->plate, plate);
+    if (bonded) atomicAdd(&flags->bonded, bonded);
   }
 }
 

@@ -43,14 +43,14 @@ struct DeviceFlags {
   unsigned long long angle_energy[2];  // the angles' part of energy   (reset per force call)
   unsigned long long kinetic[2];       // Σ m v², units 2^-40              (reset per kinetic sum)
   unsigned long long max_terms;        // most list entries of one particle (reset per build)
-  unsigned long long tower, plate;     // ghosts received: imported kinds (reset per build)
-  unsigned long long census_count;     // owned particles          (reset per census)
-  unsigned long long census_id[2];     // Σ id, 128 bits           (reset per census)
-  unsigned long long census_id_sq[2];  // Σ id², 128 bits       (reset per census)
-  unsigned long long bad_position;     // owned index: non-finite or outside [0, L) after the drift
-  unsigned long long bad_cell;         // particle index: far outside the local domain when binned
-  unsigned long long pair_overflow;    // neighbour-list entry whose pair term does not fit
-  unsigned long long sum_overflow;     // export entry whose reverse force sum overflowed
+  unsigned long long tower, plate, bonded;  // ghosts received: imported kinds (reset per build)
+  unsigned long long census_count;          // owned particles          (reset per census)
+  unsigned long long census_id[2];          // Σ id, 128 bits           (reset per census)
+  unsigned long long census_id_sq[2];       // Σ id², 128 bits       (reset per census)
+  unsigned long long bad_position;      // owned index: non-finite or outside [0, L) after the drift
+  unsigned long long bad_cell;          // particle index: far outside the local domain when binned
+  unsigned long long pair_overflow;     // neighbour-list entry whose pair term does not fit
+  unsigned long long sum_overflow;      // export entry whose reverse force sum overflowed
   unsigned long long kinetic_overflow;  // owned index whose m v² does not fit
   unsigned long long work[2];           // Langevin work since the start, units 2^-40 (never reset)
   // FIRE minimisation (fire.cu): the maxima of fire_terms as the bit patterns of non-negative
