@@ -58,6 +58,7 @@ void HostBondedCompute::list_and_check(const ParticleStore& p, const Box& box, c
                                        const Communicator& comm, long long step,
                                        double import_cutoff) {
   step_ = step;
+  neutral_ = rule.method == Method::NeutralTerritory;
   rank_ = comm.rank();
   ranks_ = comm.size();
   list_terms(p, box, rule);
@@ -253,6 +254,13 @@ void HostBondedCompute::check_terms(const ParticleStore& p, double import_cutoff
       if (twice) {
         message = fmt::format("{}, rank {}: {} is computed twice (a bonded listing error)", where,
                               e.rank, what);
+      } else if (e.kind == 1 && neutral_) {
+        message = fmt::format(
+            "{}, rank {} (the owner of atom {}): {} is computed by no rank: its atoms are not all "
+            "present where the decomposition sends it: an end lies farther from the box of its "
+            "vertex, whose owner computes it under neutral-territory, than the bonded shell "
+            "R_b = bond.max_length + neighbor.skin covers",
+            where, e.rank, e.b, what);
       } else {
         message = fmt::format(
             "{}, rank {} (the owner of atom {}): {} is computed by no rank: its atoms are not all "

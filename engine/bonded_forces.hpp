@@ -95,6 +95,7 @@ class HostBondedCompute final : public HostForceCompute {
   std::vector<Term> terms_;
   std::vector<std::uint32_t> first_copy_, next_copy_;  // copies by id (list_terms)
   long long step_ = 0;                                 // of the listing (messages)
+  bool neutral_ = false;                               // neutral territory (messages)
   int rank_ = 0, ranks_ = 1;
 };
 

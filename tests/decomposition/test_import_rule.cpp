@@ -139,6 +139,72 @@ TEST(ImportRegion, ClassifyFollowsTheMethodDefinitions) {
   EXPECT_EQ(nt.classify({2.5, 1, 4.5}, {2, 1, 2}), ImportKind::None);   // neither tower nor plate
 }
 
+// Neutral territory with angles (the bonded shell, R_b): the owner of an angle's vertex holds
+// both its ends. Oracles by brute force: the box's distance to the point computed here, the home
+// offsets of the tower and plate from DESIGN.md §4, and the pair rule itself.
+TEST(ImportRegion, NeutralTerritoryBondedShellHoldsTheEndsOfItsAngles) {
+  // A 3x3x3 grid of boxes of edge 3 (L = 9), box (1,1,1) = [3,6)³; bonds up to 2, skin 0.4:
+  // R = 2.4 (one bond + skin: what R covers under neutral territory), R_b = 2.4.
+  const double bond = 2.0, Rb = 2.4, R = 2.4;
+  const ExportGeometry g{
+      Method::NeutralTerritory, GridCuts::equal_boxes({3, 3, 3}, {9, 9, 9}), {9, 9, 9}, R, Rb};
+  const ExportGeometry plain{
+      Method::NeutralTerritory, GridCuts::equal_boxes({3, 3, 3}, {9, 9, 9}), {9, 9, 9}, R};
+  const Int3 C{1, 1, 1};
+  const ImportRegion region = g.region(C), nt = plain.region(C);
+  const PairRule rule{Method::NeutralTerritory, C};
+  auto home_of = [](Vec3 q) {
+    return Int3{static_cast<int>(std::floor(q.x / 3)), static_cast<int>(std::floor(q.y / 3)),
+                static_cast<int>(std::floor(q.z / 3))};
+  };
+  auto gap = [](double q) { return q < 3 ? 3 - q : (q > 6 ? q - 6 : 0.0); };
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int missing_without = 0, bonded_seen = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    // A vertex in the box, an end within one bond of it (a random direction and length).
+    const Vec3 v{3 + 3 * u(rng), 3 + 3 * u(rng), 3 + 3 * u(rng)};
+    Vec3 d{2 * u(rng) - 1, 2 * u(rng) - 1, 2 * u(rng) - 1};
+    const double len = std::sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+    if (len < 1e-3 || len > 1) continue;
+    const double r = bond * u(rng);
+    const Vec3 e{v.x + d.x / len * r, v.y + d.y / len * r, v.z + d.z / len * r};
+    const Int3 home = home_of(e);
+    if (home == C) continue;  // owned by the box itself
+    const ImportKind kind = region.classify(e, home), without = nt.classify(e, home);
+    ASSERT_NE(kind, ImportKind::None) << "an end " << r << " from its vertex is not held";
+    // The bonded shell adds to the tower and plate, changes none of them, and holds exactly the
+    // rest within R_b.
+    const double dist_sq = gap(e.x) * gap(e.x) + gap(e.y) * gap(e.y) + gap(e.z) * gap(e.z);
+    if (without != ImportKind::None) {
+      EXPECT_EQ(kind, without);
+    } else {
+      ++missing_without;
+      EXPECT_EQ(kind, ImportKind::Bonded);
+      EXPECT_LT(dist_sq, Rb * Rb);
+    }
+    if (kind != ImportKind::Bonded) continue;
+    ++bonded_seen;
+    // No pair rule lists a bonded-shell image: not with a particle of the box's column (a tower
+    // or the box's own), nor with a plate particle (same layer, a positive column offset).
+    EXPECT_FALSE(home.x == C.x && home.y == C.y) << "a bonded image in the column is a tower";
+    EXPECT_FALSE(home.z == C.z && lex_sign({home.x - C.x, home.y - C.y, 0}) > 0);
+    for (const Int3 other : {C, Int3{1, 1, 0}, Int3{1, 1, 2}, Int3{2, 1, 1}, Int3{1, 2, 1}}) {
+      EXPECT_FALSE(rule.lists_pair(false, false, home, other, 1, 2));
+      EXPECT_FALSE(rule.lists_pair(false, false, other, home, 1, 2));
+    }
+  }
+  // The tower and plate alone miss many ends (why the shell exists); the trials reach them.
+  EXPECT_GT(missing_without, 1000);
+  EXPECT_GT(bonded_seen, 1000);
+  // Beyond R_b, outside the tower and plate: not imported.
+  EXPECT_EQ(region.classify({0.5, 0.5, 0.5}, {0, 0, 0}), ImportKind::None);    // 4.3 away
+  EXPECT_EQ(region.classify({2.0, 2.0, 2.0}, {0, 0, 0}), ImportKind::Bonded);  // 1.7 away
+  // Other methods ignore R_b.
+  const ExportGeometry hs{Method::HalfShell, g.cuts, g.length, R, Rb};
+  EXPECT_EQ(hs.region(C).bonded_r_sq, 0.0);
+}
+
 // ---- the whole selection, geometrically --------------------------------------------------
 
 struct Image {
