@@ -239,10 +239,16 @@ int model_command(const ModelCommandOptions& options) {
         for (Balance balance : balances) {
           ModelOptions mo;
           mo.balance = balance;
+          // With angles R depends on the method (neutral territory: one bond, and its bonded
+          // shell; the others: two bonds).
+          io::Deck under = deck;
+          under.decomposition.method = m;
+          const double R_m = bonded ? under.import_cutoff() : R;
+          mo.bonded_shell = bonded ? under.bonded_shell() : 0.0;
           mo.requested_grid = {deck.decomposition.grid[0], deck.decomposition.grid[1],
                                deck.decomposition.grid[2]};
           try {  // the deck's grid (or its fixed entries) only where P admits it
-            candidate_grids(P, mo.requested_grid, box, m, R);
+            candidate_grids(P, mo.requested_grid, box, m, R_m);
           } catch (const std::invalid_argument& e) {
             // Said, not silent (issue 31): the row is of the least-import grid instead.
             std::printf(
@@ -260,7 +266,7 @@ int model_command(const ModelCommandOptions& options) {
           mo.forward_bytes = record.forward;
           mo.reverse_bytes = record.reverse;
           const ModelResult r =
-              model_decomposition(positions, box, m, bonded ? R - deck.neighbor.skin : cutoff,
+              model_decomposition(positions, box, m, bonded ? R_m - deck.neighbor.skin : cutoff,
                                   deck.neighbor.skin, P, mo);
           std::printf(
               "%-18s %7d %11s %7.3f %10lld %10.1f %10lld %10.1f %10.1f %8.3f %11.4g %8.2f %s\n",

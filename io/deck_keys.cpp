@@ -481,7 +481,8 @@ constexpr DeckKey kKeys[] = {
      return toml_quote(name_of<BondStyle>(kBondStyleNames, d.bond.style)); }},
   {.section = "bond", .key = "max_length", .type = "float ≥ 0", .dimension = Dimension::Length,
    .doc = "the longest a bond may grow; the import cutoff R is at least this plus the skin "
-          "(twice it with angles: an angle's two ends). 0: fene's largest `r0` (its bound), "
+          "(twice it with angles: an angle's two ends; under `neutral-territory` once, and its "
+          "bonded shell this plus the skin). 0: fene's largest `r0` (its bound), "
           "harmonic's largest `r0` × 1.5. A bond found longer than the import region allows is "
           "an error naming its atoms, the step and the rank",
    .sample = "2.0",
@@ -510,9 +511,9 @@ constexpr DeckKey kKeys[] = {
    .doc = "the angle style, as LAMMPS `angle_style`: `harmonic` (U = K (θ − θ0)², θ0 in "
           "degrees) or `cosine` (U = K (1 + cos θ)). The angles come from the data file's "
           "`Angles` section (`atom_style angle` or `molecular`); each is computed by one rank "
-          "(full shell: every rank owning one of its atoms, its own atoms' shares); not yet "
-          "under `neutral-territory`, whose import region holds no box with all three atoms of "
-          "a general angle",
+          "(full shell: every rank owning one of its atoms, its own atoms' shares; "
+          "`neutral-territory`: the owner of its vertex, which also imports the atoms within "
+          "`bond.max_length` + skin of its box that its tower and plate lack)",
    .sample = "\"cosine\"",
    .sample_needs = "angle.coeff=[{type = 1, k = 2.0}]\nbond.style=\"harmonic\"\n"
                    "bond.coeff=[{type = 1, k = 100.0, r0 = 1.0}]\nspecial_bonds.lj=[0.0, 1.0, 1.0]",

@@ -56,7 +56,7 @@ Evaluation evaluate(std::span<const Vec3> positions, const Box& box, Method meth
   kernels::counting_sort(ws, ev.owner, static_cast<std::uint32_t>(P), owner_offsets, by_owner);
 
   // Export selection of every virtual rank, entries in global particle indices.
-  const ExportSelector selector(grid, box, method, R);
+  const ExportSelector selector(grid, box, method, R, options.bonded_shell);
   ExportList all, local;
   std::vector<long long> remote_sends(P, 0), remote_recvs(P, 0);
   std::vector<Vec3> x_local;

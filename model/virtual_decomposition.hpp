@@ -66,6 +66,9 @@ struct ModelOptions {
   // The bytes of one ghost record per step, forward and reverse (engine/force_compute.hpp,
   // halo_record_bytes: 24 and 24 for a pair style; EAM adds F' forward and the density back).
   long long forward_bytes = 24, reverse_bytes = 24;
+  // Neutral territory with angles: R_b of its bonded shell (SimulationConfig::bonded_shell; 0:
+  // none), imported besides the tower and plate.
+  double bonded_shell = 0.0;
 };
 
 // positions: all particles, wrapped into [0, L). `cutoff`: the largest pair cutoff (R = cutoff +
