@@ -7,9 +7,12 @@
 #       during its steps, with the step-0 row printed),
 #   (d) the message printed once: one "error:" line on stdout whatever the rank count, and at
 #       most one on stderr,
-#   (e) with MAX_OUTPUT, at most that many characters of output (nothing echoed whole).
+#   (e) with MAX_OUTPUT, at most that many characters of output (nothing echoed whole),
+#   (f) with EXIT, exactly that exit status,
+#   (g) with NO_FILES=<dir>: the run is given a trajectory, a checkpoint and a data file to write
+#       in <dir> (emptied first; output.checkpoint_every = 1) and writes none of them.
 # Usage: cmake -DEXE= -DDECK= -DEXPECT= [-DSUBCOMMAND=run|model] [-DSET=k=v[;k=v...] or k=v|k=v]
-#              [-DARGS=a;b] [-DAFTER_START=1] [-DMAX_OUTPUT=n]
+#              [-DARGS=a;b] [-DAFTER_START=1] [-DMAX_OUTPUT=n] [-DEXIT=n] [-DNO_FILES=dir]
 #              [-DMPIEXEC= -DNP_FLAG= -DRANKS= "-DPRE_FLAGS="] -P expect_run_error.cmake
 foreach(var EXE DECK EXPECT)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
@@ -33,6 +36,14 @@ if(DEFINED SET AND NOT SET STREQUAL "")
 endif()
 if(DEFINED ARGS AND NOT ARGS STREQUAL "")
   list(APPEND cmd ${ARGS})
+endif()
+if(DEFINED NO_FILES AND NOT NO_FILES STREQUAL "")
+  file(REMOVE_RECURSE "${NO_FILES}")
+  file(MAKE_DIRECTORY "${NO_FILES}")
+  list(APPEND cmd --set "output.trajectory=\"${NO_FILES}/traj.h5\""
+                  --set "output.checkpoint=\"${NO_FILES}/ckpt.h5\""
+                  --set "output.data_file=\"${NO_FILES}/out.data\""
+                  --set "output.checkpoint_every=1")
 endif()
 if(DEFINED MPIEXEC AND NOT MPIEXEC STREQUAL "")
   separate_arguments(_pre UNIX_COMMAND "${PRE_FLAGS}")
@@ -71,6 +82,15 @@ if(DEFINED MAX_OUTPUT)
   string(LENGTH "${all}" _len)
   if(_len GREATER MAX_OUTPUT)
     message(FATAL_ERROR "`${_shown}` printed ${_len} characters, more than ${MAX_OUTPUT}")
+  endif()
+endif()
+if(DEFINED EXIT AND NOT rc EQUAL EXIT)
+  message(FATAL_ERROR "`${_shown}` exited ${rc}, expected ${EXIT}:\n${all}")
+endif()
+if(DEFINED NO_FILES AND NOT NO_FILES STREQUAL "")
+  file(GLOB _written "${NO_FILES}/*")
+  if(_written)
+    message(FATAL_ERROR "`${_shown}` failed but wrote ${_written}")
   endif()
 endif()
 message(STATUS "ok: exit ${rc}, output matches '${EXPECT}'")
