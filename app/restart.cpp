@@ -271,6 +271,40 @@ RestartState load_restart(const Communicator& comm, const std::string& path, con
       at += w;
     }
   }
+  if (from_data_file) {
+    // A trajectory names its bonds and angles (H5MD connectivity): as many as the data file's,
+    // or the data file is not the one its run started from.
+    long long bonds = 0, angles = 0;
+    std::size_t at = 0;
+    for (const FieldSpec& f : wanted) {
+      for (std::size_t k = 0; k < data_file.size(); ++k) {
+        const std::uint64_t* w = data_file_words.data() + k * words.stride + at;
+        if (f.name == kBondAtomField)
+          for (int s = 0; s < f.width; ++s) bonds += w[s] != 0;
+        if (f.name == kAngleAtomField)
+          for (int s = 0; s < f.width; s += 2) angles += w[s] != 0;
+      }
+      at += static_cast<std::size_t>(f.width);
+    }
+    bonds /= 2;  // each bond is held by both its atoms
+    auto differs = [](std::int64_t in_file, long long in_data) {
+      return in_file >= 0 ? in_file != in_data : in_data != 0;
+    };
+    if (c.connectivity_bonds < 0 && c.connectivity_angles < 0)
+      throw std::runtime_error(fmt::format(
+          "{}: it holds no bonds or angles (neither topology fields nor connectivity): it was "
+          "written by a run without them, and this deck's data file {} has {} bonds and {} "
+          "angles; restart with the deck that wrote it",
+          path, sim.config().system.data_file, bonds, angles));
+    if (differs(c.connectivity_bonds, bonds) || differs(c.connectivity_angles, angles))
+      throw std::runtime_error(fmt::format(
+          "{}: its connectivity has {} bonds and {} angles, the data file {} {} and {}: it is "
+          "not the data file the run that wrote it started from (a file without topology fields "
+          "takes its bonds and angles from system.data_file)",
+          path, std::max<std::int64_t>(c.connectivity_bonds, 0),
+          std::max<std::int64_t>(c.connectivity_angles, 0), sim.config().system.data_file, bonds,
+          angles));
+  }
   if (from_data_file && comm.rank() == 0)
     spdlog::info(
         "restart: {} holds no topology fields (a trajectory): the bonds, angles and molecule "

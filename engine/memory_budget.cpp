@@ -1,7 +1,6 @@
 // Memory estimate per rank and the memory the node gives (see memory_budget.hpp).
 #include "engine/memory_budget.hpp"
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -171,6 +170,9 @@ MemoryEstimate estimate_rank_memory(const SimulationConfig& c, const RankGrid& g
   const int P = grid.size();
   e.owned = std::min(particles, rho * volume(b));
   e.ghosts = rho * analytic_import_volume(method, b, R);
+  // Neutral territory with angles: its bonded shell, at most a full shell of R_b.
+  if (const double rb = c.bonded_shell(); rb > 0)
+    e.ghosts += rho * analytic_import_volume(Method::FullShell, b, rb);
   const double within_R = rho * 4.0 / 3.0 * std::numbers::pi * R * R * R;
   e.list_entries = e.owned * within_R * (method == Method::FullShell ? 1.0 : 0.5);
   const double edge = 0.5 * R;

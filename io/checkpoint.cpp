@@ -332,6 +332,13 @@ Checkpoint read_checkpoint(const Communicator& comm, const std::string& path) {
         c.fields.push_back(std::move(fb));
       }
     }
+    for (auto [name, rows] : {std::pair{"connectivity/bonds", &c.connectivity_bonds},
+                              std::pair{"connectivity/angles", &c.connectivity_angles}})
+      if (h5::exists(f, name)) {
+        Dataset d = h5::open_dataset(f, name);
+        const std::vector<hsize_t> dims = h5::dims(d.get());
+        *rows = dims.empty() ? 0 : static_cast<std::int64_t>(dims[0]);
+      }
     if (h5::exists(f, kChecksumName)) stored_checksum = h5::read_text(f, kChecksumName, dxpl);
     const auto hash_start = std::chrono::steady_clock::now();
     for (hsize_t i = 0; i < n; ++i)

@@ -59,6 +59,9 @@ struct Checkpoint {
   int writer_chain = 0;
   std::vector<ParticleRow> rows;   // this rank's row block, sorted by id (forces zero)
   std::vector<FieldBlock> fields;  // every optional field the file holds, for the same rows
+  // The rows of /connectivity/bonds and /connectivity/angles (a trajectory of a bonded run);
+  // -1 when the file has no such dataset.
+  std::int64_t connectivity_bonds = -1, connectivity_angles = -1;
   // scanmd/checksum: verified (a mismatch is an error), or absent (a trajectory, or a
   // checkpoint of a scanmd before issue 31): nothing to verify.
   enum class Checksum { Absent, Verified } checksum = Checksum::Absent;

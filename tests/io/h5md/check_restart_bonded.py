@@ -8,7 +8,8 @@ its checkpoint and from its trajectory.
       and the final checkpoint's topology fields (molecule, bond and angle partners and types:
       the State fields that travelled through the checkpoint and the restart) equal A's
   T   --restart b/traj.h5 → 100 (a trajectory holds the bonds' and angles' ids but no types and
-      no topology fields: they come from the deck's data file, which the log says): A's hash
+      no topology fields: they come from the deck's data file, which the log says): A's hash;
+      with a data file of one angle fewer than its connectivity: an error naming both, exit 1
 The negative control: B's step-50 state differs from A's step-100 state (the test can tell)."""
 import argparse
 import os
@@ -82,4 +83,15 @@ r.check("restart: t/start.h5 holds no topology fields (a trajectory): the bonds,
         f"molecule ids come from the data file {args.data}" in out_t, "T: the log says so")
 r.check(all(np.array_equal(v, top_a[k]) for k, v in topology("t/ckpt.h5").items()),
         "T: the final checkpoint's topology fields equal A's")
+# The trajectory's connectivity against the data file: one angle fewer in the data file is an
+# error naming both counts, exit 1, before any step.
+lines = open(args.data).read().splitlines()
+lines = [("383 angles" if l.strip() == "384 angles" else l) for l in lines[:-1]]
+with open(r.path("t/one_angle_fewer.data"), "w") as f:
+    f.write("\n".join(lines) + "\n")
+out, err, rc = r.run(ranks, "--set", f'system.data_file="t/one_angle_fewer.data"', "--set",
+                     'output.log=""', "--restart", "t/start.h5", expect_rc=1)
+r.check("t/start.h5: its connectivity has 392 bonds and 384 angles, the data file "
+        "t/one_angle_fewer.data 392 and 383: it is not the data file" in out + err and
+        "temp" not in out, "a data file that is not the trajectory's run's: an error, exit 1")
 r.done()
