@@ -32,19 +32,33 @@ flags=(-std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undef
 
 echo "fuzz: building ${targets[*]} with $($cxx --version | head -1)"
 start=$(date +%s)
-pids=()
+# Every source compiled on its own, as many at once as cores, then each target linked.
+declare -A objects=()
+jobs=()
 for t in "${targets[@]}"; do
   [[ -n ${sources[$t]:-} ]] || { echo "fuzz: unknown target '$t' (deck, lammps_data)"; exit 2; }
-  # shellcheck disable=SC2086
-  $cxx "${flags[@]}" ${sources[$t]} -lfmt -o "$out/fuzz_$t" > "$out/build_$t.log" 2>&1 &
-  pids+=($!)
+  objects[$t]=""
+  for src in ${sources[$t]}; do
+    obj="$out/obj/${src%.cpp}.o"
+    objects[$t]+=" $obj"
+    jobs+=("$src" "$obj")
+  done
 done
-for i in "${!pids[@]}"; do
-  if ! wait "${pids[$i]}"; then
-    cat "$out/build_${targets[$i]}.log"
-    echo "fuzz: building fuzz_${targets[$i]} failed"
-    exit 1
-  fi
+compile() {
+  mkdir -p "$(dirname "$2")"
+  "$cxx" "${flags[@]}" -c "$1" -o "$2" > "$2.log" 2>&1 || { cat "$2.log"; echo "fuzz: compiling $1 failed"; exit 1; }
+}
+export -f compile
+export cxx out
+export flags_str="${flags[*]}"
+# shellcheck disable=SC2016
+printf '%s\0' "${jobs[@]}" |
+  xargs -0 -n 2 -P "$(nproc)" bash -c 'flags=($flags_str); compile "$1" "$2"' _ ||
+  { echo "fuzz: building failed"; exit 1; }
+for t in "${targets[@]}"; do
+  # shellcheck disable=SC2086
+  "$cxx" "${flags[@]}" ${objects[$t]} -lfmt -o "$out/fuzz_$t" > "$out/build_$t.log" 2>&1 ||
+    { cat "$out/build_$t.log"; echo "fuzz: linking fuzz_$t failed"; exit 1; }
 done
 echo "fuzz: built in $(($(date +%s) - start)) s"
 
