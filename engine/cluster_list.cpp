@@ -1,24 +1,67 @@
 #include "engine/cluster_list.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "engine/neighbor_list.hpp"
 
 namespace scanmd {
 
-void ClusterList::build(const NeighborList& list, const std::vector<std::uint32_t>& order,
-                        std::size_t n) {
-  if (order.size() < n) throw std::logic_error("ClusterList: the cell order misses particles");
-  const std::size_t clusters = (n + kClusterSize - 1) / kClusterSize;
+void ClusterList::build(const NeighborList& list, const Vec3* q, std::size_t n) {
+  // The columns: a square grid over the particles' bounding box in x and y, of edge a = the
+  // side of a cube holding kClusterSize particles at the mean density.
+  Vec3 lo{0.0, 0.0, 0.0}, hi{0.0, 0.0, 0.0};
+  if (n > 0) lo = hi = q[0];
+  for (std::size_t i = 1; i < n; ++i) {
+    lo = {std::min(lo.x, q[i].x), std::min(lo.y, q[i].y), std::min(lo.z, q[i].z)};
+    hi = {std::max(hi.x, q[i].x), std::max(hi.y, q[i].y), std::max(hi.z, q[i].z)};
+  }
+  const double ex = std::max(hi.x - lo.x, 1e-300), ey = std::max(hi.y - lo.y, 1e-300),
+               ez = std::max(hi.z - lo.z, 1e-300);
+  const double edge = n > 0 ? std::cbrt(kClusterSize * ex * ey * ez / static_cast<double>(n)) : 1.0;
+  const auto along = [&](double e) {
+    return static_cast<std::uint32_t>(std::clamp(e / edge, 1.0, 4096.0));
+  };
+  const std::uint32_t nx = along(ex), ny = along(ey);
+  const double ix = nx / ex, iy = ny / ey;
+  const std::size_t columns = std::size_t(nx) * ny;
+  // Counting sort by column, then each column by z (ties by index: a fixed order).
+  column_of_.resize(n);
+  count_.assign(columns + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto cx = std::min(nx - 1, static_cast<std::uint32_t>(std::max(0.0, (q[i].x - lo.x) * ix)));
+    const auto cy = std::min(ny - 1, static_cast<std::uint32_t>(std::max(0.0, (q[i].y - lo.y) * iy)));
+    column_of_[i] = cy * nx + cx;
+    ++count_[column_of_[i] + 1];
+  }
+  for (std::size_t c = 0; c < columns; ++c) count_[c + 1] += count_[c];
+  by_z_.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    by_z_[count_[column_of_[i]]++] = {q[i].z, static_cast<std::uint32_t>(i)};
+  // count_[c] is now column c's end; slots: each column from a cluster boundary.
+  std::size_t slots = 0;
+  for (std::size_t c = 0, begin = 0; c < columns; ++c) {
+    const std::size_t end = count_[c];
+    slots += (end - begin + kClusterSize - 1) / kClusterSize * kClusterSize;
+    begin = end;
+  }
+  const std::size_t clusters = slots / kClusterSize;
   if (clusters >= (std::size_t{1} << 27))
     throw std::length_error("ClusterList: more than 2^27 clusters on one rank");
-  // Slots: the cell order, cut into clusters (the last one padded).
-  particle_.assign(clusters * kClusterSize, kNone);
+  particle_.assign(slots, kNone);
   slot_of_.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    particle_[k] = order[k];
-    slot_of_[order[k]] = static_cast<std::uint32_t>(k);
+  for (std::size_t c = 0, begin = 0, slot = 0; c < columns; ++c) {
+    const std::size_t end = count_[c];
+    std::sort(by_z_.begin() + static_cast<std::ptrdiff_t>(begin),
+              by_z_.begin() + static_cast<std::ptrdiff_t>(end));
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::uint32_t i = by_z_[k].second;
+      particle_[slot + (k - begin)] = i;
+      slot_of_[i] = static_cast<std::uint32_t>(slot + (k - begin));
+    }
+    slot += (end - begin + kClusterSize - 1) / kClusterSize * kClusterSize;
+    begin = end;
   }
   // Each listed pair under its first cluster: key = (j-cluster << 4) | bit, grouped by the
   // i-cluster (a counting sort: count, scan, fill).

@@ -1,8 +1,10 @@
-// Cluster-pair lists (issue 33; Páll & Hess, CPC 184 (2013) 2641): the rank's particles in the
-// cell order of the last list build (engine/cell_list.hpp, cells of edge >= R/2 sorted
-// x-fastest), cut into clusters of kClusterSize consecutive particles, and for each i-cluster the
-// j-clusters it meets, each with a mask of kClusterSize × kClusterSize bits: bit a·4 + b says
-// "the pair (atom a of the i-cluster, atom b of the j-cluster) is computed here".
+// Cluster-pair lists (issue 33; Páll & Hess, CPC 184 (2013) 2641): the rank's particles (owned
+// and ghosts, at their binning positions) sorted into columns along z of a square x-y grid whose
+// edge is the side of a cube holding kClusterSize particles at the mean density, each column cut
+// into clusters of kClusterSize consecutive particles along z (its last one padded): compact
+// clusters, about cubes. For each i-cluster, the j-clusters it meets, each with a mask of
+// kClusterSize × kClusterSize bits: bit a·4 + b says "the pair (atom a of the i-cluster, atom b
+// of the j-cluster) is computed here".
 //
 // The masks are taken from the per-atom neighbour list (NeighborList), after its exclusions: a
 // cluster pair is listed when one of its atom pairs is, and a bit is set exactly for the listed
@@ -21,7 +23,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
+
+#include "base/vec3.hpp"
 
 namespace scanmd {
 
@@ -31,13 +36,13 @@ inline constexpr std::uint32_t kClusterSize = 4;
 
 class ClusterList {
  public:
-  // Rebuilds from `list` (its rows over n particles) and `order`, the n particles in cell order.
-  void build(const NeighborList& list, const std::vector<std::uint32_t>& order, std::size_t n);
+  // Rebuilds from `list` (its rows over the n particles whose binning positions are q).
+  void build(const NeighborList& list, const Vec3* q, std::size_t n);
 
   std::size_t clusters() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
   std::size_t slots() const { return particle_.size(); }
-  // Slot s (cluster s / 4, atom s % 4) holds particle particle()[s]; the last cluster's empty
-  // slots hold kNone.
+  // Slot s (cluster s / 4, atom s % 4) holds particle particle()[s]; the padding slots at the
+  // end of each column hold kNone.
   static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
   const std::vector<std::uint32_t>& particle() const { return particle_; }
   // i-cluster c's entries: [offsets()[c], offsets()[c + 1]) of j_cluster() and mask().
@@ -58,7 +63,8 @@ class ClusterList {
   std::vector<std::uint32_t> offsets_, j_cluster_;
   std::vector<std::uint16_t> mask_;
   // Build scratch: the listed pairs grouped by their first cluster (counting sort).
-  std::vector<std::uint32_t> count_, key_, stamp_, entry_of_;
+  std::vector<std::uint32_t> count_, key_, stamp_, entry_of_, column_of_;
+  std::vector<std::pair<double, std::uint32_t>> by_z_;
   std::size_t pairs_ = 0;
   std::uint64_t built_from_ = 0;
   bool built_ = false;

@@ -230,11 +230,13 @@ ForceTotals compute_clusters(const Pass<E>& pass, ParticleStore& p, ForceScratch
   const std::size_t n = p.size();
   ClusterList& cl = scratch.clusters;
   if (!cl.built() || scratch.clusters_of != &pass.list ||
-      cl.built_from() != pass.list.generation() || pass.list.cell_order().size() != n) {
+      cl.built_from() != pass.list.generation()) {
     const auto t0 = std::chrono::steady_clock::now();
-    if (pass.list.cell_order().size() != n)
-      throw std::logic_error("the cluster kernel needs the neighbour list's cell order");
-    cl.build(pass.list, pass.list.cell_order(), n);
+    // The binning positions (ghosts at their images: CellGrid::binning_position).
+    resize_with_slack(scratch.q, n);
+    for (std::size_t i = 0; i < n; ++i)
+      scratch.q[i] = CellGrid::binning_position(p.x[i], p.shift[i], pass.box.length);
+    cl.build(pass.list, scratch.q.data(), n);
     scratch.clusters_of = &pass.list;
     scratch.cluster_build_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -1,6 +1,6 @@
 # State-hash equality of `scanmd run` across the host pair kernels and thread counts
 # (engine/pair_kernel.hpp, engine/lj_force.hpp): the deck on RANKS ranks with the scalar kernel on one
-# thread is the reference; every kernel this CPU runs (scalar, avx2, avx512) on 1, 2 and 3
+# thread is the reference; every kernel this CPU runs (scalar, avx2, avx512, cluster) on 1, 2 and 3
 # threads (OMP_NUM_THREADS) must give its hash. A kernel the CPU cannot run is reported and
 # skipped (the run must then fail with the "cannot run" error, not silently fall back).
 # With -DOVERFLOW_SET=key=value (a time step that blows the run up), every kernel on 2 threads
@@ -62,7 +62,7 @@ endfunction()
 kernel_hash(scalar "" reference)
 set(bad "")
 set(vector_runs 0)
-foreach(kernel scalar avx2 avx512)
+foreach(kernel scalar avx2 avx512 cluster)
   foreach(threads 1 2 3)
     kernel_hash(${kernel} ${threads} h)
     if(h STREQUAL "cannot-run")
@@ -90,7 +90,7 @@ if(DEFINED OVERFLOW_SET AND NOT OVERFLOW_SET STREQUAL "")
   if(NOT want MATCHES "force or energy overflow")
     message(FATAL_ERROR "--set ${OVERFLOW_SET} did not overflow (got ${want})")
   endif()
-  foreach(kernel scalar avx2 avx512)
+  foreach(kernel scalar avx2 avx512 cluster)
     kernel_hash(${kernel} 2 got --set ${OVERFLOW_SET})
     if(got STREQUAL "cannot-run")
       continue()
