@@ -4,11 +4,10 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "engine/neighbor_list.hpp"
-
 namespace scanmd {
 
-void ClusterList::build(const NeighborList& list, const Vec3* q, std::size_t n) {
+void ClusterList::build(const std::uint32_t* row, const std::uint32_t* nbr, std::size_t rows,
+                        const Vec3* q, std::size_t n, std::uint64_t generation) {
   // The columns: a square grid over the particles' bounding box in x and y, of edge a = the
   // side of a cube holding kClusterSize particles at the mean density.
   Vec3 lo{0.0, 0.0, 0.0}, hi{0.0, 0.0, 0.0};
@@ -30,8 +29,10 @@ void ClusterList::build(const NeighborList& list, const Vec3* q, std::size_t n) 
   column_of_.resize(n);
   count_.assign(columns + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    const auto cx = std::min(nx - 1, static_cast<std::uint32_t>(std::max(0.0, (q[i].x - lo.x) * ix)));
-    const auto cy = std::min(ny - 1, static_cast<std::uint32_t>(std::max(0.0, (q[i].y - lo.y) * iy)));
+    const auto cx =
+        std::min(nx - 1, static_cast<std::uint32_t>(std::max(0.0, (q[i].x - lo.x) * ix)));
+    const auto cy =
+        std::min(ny - 1, static_cast<std::uint32_t>(std::max(0.0, (q[i].y - lo.y) * iy)));
     column_of_[i] = cy * nx + cx;
     ++count_[column_of_[i] + 1];
   }
@@ -65,9 +66,7 @@ void ClusterList::build(const NeighborList& list, const Vec3* q, std::size_t n) 
   }
   // Each listed pair under its first cluster: key = (j-cluster << 4) | bit, grouped by the
   // i-cluster (a counting sort: count, scan, fill).
-  const std::uint32_t* row = list.offsets().data();
-  const std::uint32_t* nbr = list.neighbors().data();
-  const std::size_t rows = list.offsets().empty() ? 0 : std::min(n, list.offsets().size() - 1);
+  rows = std::min(rows, n);
   count_.assign(clusters + 1, 0);
   for (std::size_t i = 0; i < rows; ++i) {
     const std::uint32_t ci = slot_of_[i] / kClusterSize;
@@ -102,6 +101,7 @@ void ClusterList::build(const NeighborList& list, const Vec3* q, std::size_t n) 
   j_cluster_.clear();
   mask_.clear();
   std::uint32_t begin = 0;
+  bool exact = true;
   for (std::size_t c = 0; c < clusters; ++c) {
     const std::uint32_t end = count_[c];
     const auto first = static_cast<std::uint32_t>(j_cluster_.size());
@@ -114,7 +114,9 @@ void ClusterList::build(const NeighborList& list, const Vec3* q, std::size_t n) 
         j_cluster_.push_back(cj);
         mask_.push_back(0);
       }
-      mask_[entry_of_[cj]] |= static_cast<std::uint16_t>(1u << (key_[k] & 15u));
+      const auto bit = static_cast<std::uint16_t>(1u << (key_[k] & 15u));
+      exact = exact && (mask_[entry_of_[cj]] & bit) == 0;
+      mask_[entry_of_[cj]] |= bit;
     }
     // Sorted by j-cluster (a few dozen entries; insertion sort keeps the masks along).
     for (std::size_t k = first + 1; k < j_cluster_.size(); ++k) {
@@ -131,8 +133,9 @@ void ClusterList::build(const NeighborList& list, const Vec3* q, std::size_t n) 
     begin = end;
   }
   offsets_[clusters] = static_cast<std::uint32_t>(j_cluster_.size());
-  built_from_ = list.generation();
+  built_from_ = generation;
   built_ = true;
+  exact_ = exact;
 }
 
 double ClusterList::bytes_per_particle() const {

@@ -30,14 +30,15 @@
 
 namespace scanmd {
 
-class NeighborList;
-
 inline constexpr std::uint32_t kClusterSize = 4;
 
 class ClusterList {
  public:
-  // Rebuilds from `list` (its rows over the n particles whose binning positions are q).
-  void build(const NeighborList& list, const Vec3* q, std::size_t n);
+  // Rebuilds from a per-atom list: CSR rows (offsets, neighbors) of `rows` <= n particles whose
+  // binning positions are q; `generation` is remembered (built_from). A pair listed twice (in
+  // both orientations) leaves the list not exact(): kernels must not use it then.
+  void build(const std::uint32_t* offsets, const std::uint32_t* neighbors, std::size_t rows,
+             const Vec3* q, std::size_t n, std::uint64_t generation);
 
   std::size_t clusters() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
   std::size_t slots() const { return particle_.size(); }
@@ -57,6 +58,7 @@ class ClusterList {
   // The generation of the per-atom list this was built from (NeighborList::generation()).
   std::uint64_t built_from() const { return built_from_; }
   bool built() const { return built_; }
+  bool exact() const { return exact_; }
 
  private:
   std::vector<std::uint32_t> particle_, slot_of_;
@@ -67,7 +69,7 @@ class ClusterList {
   std::vector<std::pair<double, std::uint32_t>> by_z_;
   std::size_t pairs_ = 0;
   std::uint64_t built_from_ = 0;
-  bool built_ = false;
+  bool built_ = false, exact_ = false;
 };
 
 }  // namespace scanmd

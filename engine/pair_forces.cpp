@@ -211,6 +211,10 @@ int cores_available() {
 
 namespace {
 
+template <class E>
+ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, ForceScratch* scratch,
+                    bool adding);
+
 // Whether the cluster kernel covers the pass: one species of a vector style in minimum image, and
 // energy only when each pair's energy is wholly this rank's (not full shell's owned shares).
 template <class E>
@@ -236,12 +240,15 @@ ForceTotals compute_clusters(const Pass<E>& pass, ParticleStore& p, ForceScratch
     resize_with_slack(scratch.q, n);
     for (std::size_t i = 0; i < n; ++i)
       scratch.q[i] = CellGrid::binning_position(p.x[i], p.shift[i], pass.box.length);
-    cl.build(pass.list, scratch.q.data(), n);
+    const auto& offsets = pass.list.offsets();
+    cl.build(offsets.data(), pass.list.neighbors().data(), offsets.empty() ? 0 : offsets.size() - 1,
+             scratch.q.data(), n, pass.list.generation());
     scratch.clusters_of = &pass.list;
     scratch.cluster_build_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++scratch.cluster_builds;
   }
+  if (!cl.exact()) return compute(pass, p, PairKernel::Avx512, &scratch, adding);
   const std::size_t slots = cl.slots(), clusters = cl.clusters();
   const int threads = std::max(1, scratch.threads);
   resize_with_slack(scratch.cx, slots);

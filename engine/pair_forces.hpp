@@ -45,7 +45,7 @@ struct ForceScratch {
   double cluster_build_seconds = 0.0;  // all cluster-list builds of the run
   int cluster_builds = 0;
   std::vector<double> cx, cy, cz;
-  std::vector<Vec3> q;  // binning positions (the cluster list's build)
+  std::vector<Vec3> q;                        // binning positions (the cluster list's build)
   std::vector<std::vector<std::int64_t>> cf;  // per thread: x, y, z planes of slots() each
 };
 
