@@ -19,11 +19,17 @@ void ClusterList::build(const std::uint32_t* row, const std::uint32_t* nbr, std:
   const double ex = std::max(hi.x - lo.x, 1e-300), ey = std::max(hi.y - lo.y, 1e-300),
                ez = std::max(hi.z - lo.z, 1e-300);
   const double edge = n > 0 ? std::cbrt(kClusterSize * ex * ey * ez / static_cast<double>(n)) : 1.0;
+  // The grid starts a quarter edge below the lowest particle: a lattice start (fcc, whose cube
+  // of four is the edge) then has its planes of particles between the column boundaries, not on
+  // them (the thermal motion would scatter them over two columns).
+  lo.x -= 0.25 * edge;
+  lo.y -= 0.25 * edge;
+  const double ex1 = ex + 0.25 * edge, ey1 = ey + 0.25 * edge;
   const auto along = [&](double e) {
     return static_cast<std::uint32_t>(std::clamp(e / edge, 1.0, 4096.0));
   };
-  const std::uint32_t nx = along(ex), ny = along(ey);
-  const double ix = nx / ex, iy = ny / ey;
+  const std::uint32_t nx = along(ex1), ny = along(ey1);
+  const double ix = nx / ex1, iy = ny / ey1;
   const std::size_t columns = std::size_t(nx) * ny;
   // Counting sort by column, then each column by z (ties by index: a fixed order).
   column_of_.resize(n);

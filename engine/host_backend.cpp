@@ -195,6 +195,7 @@ std::string HostBackend::end_of_run_note() const {
 
 // The cluster list's size against the per-atom list's, on rank 0 (issue 33's memory figure).
 std::string HostBackend::cluster_note() const {
+  if (!cluster_note_.empty()) return cluster_note_;
   const ClusterList& cl = force_scratch_.clusters;
   const std::size_t n = particles_.size();
   if (!cl.built() || force_scratch_.cluster_builds == 0 || n == 0) return "";
@@ -227,6 +228,12 @@ void HostBackend::after_list(long long step) {
                        pair_compute_count_,
                        domain_.import_cutoff()};
   for (const auto& c : computes_) c->on_rebuild(state, neighbors_, rule_, comm_, step);
+  // The cluster list now, from the final list and the positions it was built from, when the
+  // cluster kernel runs or is on trial.
+  if (kernel_ == PairKernel::Cluster ||
+      (force_trial_ && !force_trial_->decided() && force_trial_->has(PairKernel::Cluster))) {
+    build_clusters(particles_, neighbors_, box_, force_scratch_);
+  }
 }
 
 void HostBackend::forward() {
@@ -261,7 +268,21 @@ void HostBackend::compute_forces(bool with_energy) {
     return fs.cluster_build_seconds / fs.cluster_builds * static_cast<double>(rebuilds_) /
            static_cast<double>(force_passes_);
   });
-  if (force_trial_->decided()) kernel_ = force_trial_->chosen();
+  if (force_trial_->decided()) {
+    kernel_ = force_trial_->chosen();
+    if (kernel_ != PairKernel::Cluster && force_scratch_.cluster_builds > 0) {
+      // The cluster kernel lost: its report kept, its arrays freed.
+      cluster_note_ = cluster_note();
+      ForceScratch& fs = force_scratch_;
+      fs.clusters = ClusterList{};
+      fs.clusters_of = nullptr;
+      std::vector<double>().swap(fs.cx);
+      std::vector<double>().swap(fs.cy);
+      std::vector<double>().swap(fs.cz);
+      std::vector<Vec3>().swap(fs.q);
+      std::vector<std::vector<std::int64_t>>().swap(fs.cf);
+    }
+  }
 }
 
 ForceTotals HostBackend::run_computes(bool with_energy, PairKernel kernel) {

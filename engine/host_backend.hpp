@@ -9,6 +9,7 @@
 //               (engine/pair_kernel.hpp) on force_threads() threads
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ class ForceKernelTrial {
     }
   }
   const std::string& summary() const { return summary_; }
+  bool has(PairKernel k) const {
+    return std::find(candidates_.begin(), candidates_.end(), k) != candidates_.end();
+  }
 
  private:
   void record_pass(double seconds);
@@ -97,7 +101,8 @@ class HostBackend final : public StepBackend {
 
   void after_list(long long step);
   std::string cluster_note() const;
-  long long rebuilds_ = 0;  // of the run, and the force-only passes: the cluster build's share
+  std::string cluster_note_;  // kept when the trial drops the cluster kernel
+  long long rebuilds_ = 0;    // of the run, and the force-only passes: the cluster build's share
   long long force_passes_ = 0;
   const Communicator& comm_;
   Timers& timers_;

@@ -209,6 +209,25 @@ int cores_available() {
   return CPU_COUNT(&set);
 }
 
+void build_clusters(const ParticleStore& p, const NeighborList& list, const Box& box,
+                    ForceScratch& scratch) {
+  ClusterList& cl = scratch.clusters;
+  if (cl.built() && scratch.clusters_of == &list && cl.built_from() == list.generation()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t n = p.size();
+  // The binning positions (ghosts at their images: CellGrid::binning_position).
+  resize_with_slack(scratch.q, n);
+  for (std::size_t i = 0; i < n; ++i)
+    scratch.q[i] = CellGrid::binning_position(p.x[i], p.shift[i], box.length);
+  const auto& offsets = list.offsets();
+  cl.build(offsets.data(), list.neighbors().data(), offsets.empty() ? 0 : offsets.size() - 1,
+           scratch.q.data(), n, list.generation());
+  scratch.clusters_of = &list;
+  scratch.cluster_build_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ++scratch.cluster_builds;
+}
+
 namespace {
 
 template <class E>
@@ -232,22 +251,8 @@ template <class E>
 ForceTotals compute_clusters(const Pass<E>& pass, ParticleStore& p, ForceScratch& scratch,
                              bool adding) {
   const std::size_t n = p.size();
-  ClusterList& cl = scratch.clusters;
-  if (!cl.built() || scratch.clusters_of != &pass.list ||
-      cl.built_from() != pass.list.generation()) {
-    const auto t0 = std::chrono::steady_clock::now();
-    // The binning positions (ghosts at their images: CellGrid::binning_position).
-    resize_with_slack(scratch.q, n);
-    for (std::size_t i = 0; i < n; ++i)
-      scratch.q[i] = CellGrid::binning_position(p.x[i], p.shift[i], pass.box.length);
-    const auto& offsets = pass.list.offsets();
-    cl.build(offsets.data(), pass.list.neighbors().data(), offsets.empty() ? 0 : offsets.size() - 1,
-             scratch.q.data(), n, pass.list.generation());
-    scratch.clusters_of = &pass.list;
-    scratch.cluster_build_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ++scratch.cluster_builds;
-  }
+  build_clusters(p, pass.list, pass.box, scratch);
+  const ClusterList& cl = scratch.clusters;
   if (!cl.exact()) return compute(pass, p, PairKernel::Avx512, &scratch, adding);
   const std::size_t slots = cl.slots(), clusters = cl.clusters();
   const int threads = std::max(1, scratch.threads);

@@ -49,6 +49,13 @@ struct ForceScratch {
   std::vector<std::vector<std::int64_t>> cf;  // per thread: x, y, z planes of slots() each
 };
 
+// The cluster kernel's list from `list` unless built from it already (the generation), with the
+// particles' binning positions now: called at the rebuild (the positions the list was built
+// from, so the clusters are compact: a ghost's image position jumps by L when its owner wraps
+// round the box between rebuilds), else by the cluster kernel's first pass on a new list.
+void build_clusters(const ParticleStore& p, const NeighborList& list, const Box& box,
+                    ForceScratch& scratch);
+
 // Threads per rank for the host loops: OMP_NUM_THREADS when set, else 1 (as LAMMPS' OPENMP
 // package), so that mpirun -np <cores> does not oversubscribe the cores by default; sets
 // OpenMP's count to it (the scan primitives of kernels/ use OpenMP's count).
