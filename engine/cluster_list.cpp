@@ -71,33 +71,35 @@ void ClusterList::build(const std::uint32_t* row, const std::uint32_t* nbr, std:
     begin = end;
   }
   // Each listed pair under its first cluster: key = (j-cluster << 4) | bit, grouped by the
-  // i-cluster (a counting sort: count, scan, fill).
+  // i-cluster (a counting sort: each entry's cluster and key in list order, counted; scanned;
+  // scattered).
   rows = std::min(rows, n);
+  const std::size_t total = rows > 0 ? row[rows] - row[0] : 0;
   count_.assign(clusters + 1, 0);
-  for (std::size_t i = 0; i < rows; ++i) {
-    const std::uint32_t ci = slot_of_[i] / kClusterSize;
-    for (std::uint32_t k = row[i]; k < row[i + 1]; ++k)
-      ++count_[std::min(ci, slot_of_[nbr[k]] / kClusterSize)];
+  first_.resize(total);
+  pair_key_.resize(total);
+  for (std::size_t i = 0, w = 0; i < rows; ++i) {
+    const std::uint32_t si = slot_of_[i];
+    for (std::uint32_t k = row[i]; k < row[i + 1]; ++k, ++w) {
+      const std::uint32_t sj = slot_of_[nbr[k]];
+      // Under the first cluster; inside one cluster, as listed.
+      const std::uint32_t lo = std::min(si, sj), hi = std::max(si, sj);
+      const bool swap = sj / kClusterSize < si / kClusterSize;
+      const std::uint32_t a = swap ? lo : si, b = swap ? hi : sj;
+      first_[w] = a / kClusterSize;
+      pair_key_[w] = (b / kClusterSize) << 4 | ((a % kClusterSize) * kClusterSize + b % kClusterSize);
+      ++count_[a / kClusterSize];
+    }
   }
-  std::uint32_t total = 0;
+  std::uint32_t sum = 0;
   for (std::size_t c = 0; c <= clusters; ++c) {
     const std::uint32_t here = count_[c];
-    count_[c] = total;
-    total += here;
+    count_[c] = sum;
+    sum += here;
   }
   pairs_ = total;
   key_.resize(total);
-  for (std::size_t i = 0; i < rows; ++i) {
-    const std::uint32_t si = slot_of_[i];
-    for (std::uint32_t k = row[i]; k < row[i + 1]; ++k) {
-      const std::uint32_t sj = slot_of_[nbr[k]];
-      const std::uint32_t ci = si / kClusterSize, cj = sj / kClusterSize;
-      // Under the first cluster; inside one cluster, as listed.
-      const bool swap = cj < ci;
-      const std::uint32_t a = (swap ? sj : si) % kClusterSize, b = (swap ? si : sj) % kClusterSize;
-      key_[count_[swap ? cj : ci]++] = ((swap ? ci : cj) << 4) | (a * kClusterSize + b);
-    }
-  }
+  for (std::size_t w = 0; w < total; ++w) key_[count_[first_[w]]++] = pair_key_[w];
   // count_[c] is now the end of cluster c's keys (the start of c + 1's): each i-cluster's keys
   // merged by j-cluster into entries (first-seen order, then sorted by j-cluster so the
   // kernel walks the positions forward).

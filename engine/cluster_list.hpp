@@ -65,7 +65,7 @@ class ClusterList {
   std::vector<std::uint32_t> offsets_, j_cluster_;
   std::vector<std::uint16_t> mask_;
   // Build scratch: the listed pairs grouped by their first cluster (counting sort).
-  std::vector<std::uint32_t> count_, key_, stamp_, entry_of_, column_of_;
+  std::vector<std::uint32_t> count_, key_, stamp_, entry_of_, column_of_, first_, pair_key_;
   std::vector<std::pair<double, std::uint32_t>> by_z_;
   std::size_t pairs_ = 0;
   std::uint64_t built_from_ = 0;
