@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "engine/thermo.hpp"
 
@@ -40,10 +42,13 @@ HostBackend::HostBackend(const StepSetup& s)
   // A list whose computes all ignore the kernel (EAM) has no force pass to time.
   if (tune_ && std::any_of(computes_.begin(), computes_.end(),
                            [](const auto& c) { return c->uses_kernel(); })) {
-    // The AVX-512 rows against the cluster kernel and the scalar loop; a narrower CPU: its
-    // widest rows against the scalar loop.
+    // The widest rows against the scalar loop; with SCANMD_CLUSTER_TRIAL=1 the cluster kernel
+    // too (off by default: on the machines measured it is slower than the AVX-512 rows, and its
+    // list would add to the peak of memory during the trial).
     std::vector<PairKernel> candidates{kernel_};
-    if (kernel_ == PairKernel::Avx512 && cpu_runs(PairKernel::Cluster))
+    const char* trial = std::getenv("SCANMD_CLUSTER_TRIAL");
+    if (kernel_ == PairKernel::Avx512 && cpu_runs(PairKernel::Cluster) && trial != nullptr &&
+        std::string_view(trial) == "1")
       candidates.push_back(PairKernel::Cluster);
     candidates.push_back(PairKernel::Scalar);
     force_trial_.emplace(std::move(candidates));
@@ -279,7 +284,6 @@ void HostBackend::compute_forces(bool with_energy) {
       std::vector<double>().swap(fs.cx);
       std::vector<double>().swap(fs.cy);
       std::vector<double>().swap(fs.cz);
-      std::vector<Vec3>().swap(fs.q);
       std::vector<std::vector<std::int64_t>>().swap(fs.cf);
     }
   }

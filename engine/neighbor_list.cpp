@@ -267,6 +267,7 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
     }
   }
   max_terms_ = most;
+  cell_order_.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n));
   ++generation_;
 
   // Between builds only the list stays (and, with threads, the other threads' row buffers):

@@ -215,13 +215,11 @@ void build_clusters(const ParticleStore& p, const NeighborList& list, const Box&
   if (cl.built() && scratch.clusters_of == &list && cl.built_from() == list.generation()) return;
   const auto t0 = std::chrono::steady_clock::now();
   const std::size_t n = p.size();
-  // The binning positions (ghosts at their images: CellGrid::binning_position).
-  resize_with_slack(scratch.q, n);
-  for (std::size_t i = 0; i < n; ++i)
-    scratch.q[i] = CellGrid::binning_position(p.x[i], p.shift[i], box.length);
+  if (list.cell_order().size() != n)
+    throw std::logic_error("build_clusters: the neighbour list is not of these particles");
   const auto& offsets = list.offsets();
   cl.build(offsets.data(), list.neighbors().data(), offsets.empty() ? 0 : offsets.size() - 1,
-           scratch.q.data(), n, list.generation());
+           list.cell_order().data(), n, list.generation());
   scratch.clusters_of = &list;
   scratch.cluster_build_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -45,14 +45,11 @@ struct ForceScratch {
   double cluster_build_seconds = 0.0;  // all cluster-list builds of the run
   int cluster_builds = 0;
   std::vector<double> cx, cy, cz;
-  std::vector<Vec3> q;                        // binning positions (the cluster list's build)
   std::vector<std::vector<std::int64_t>> cf;  // per thread: x, y, z planes of slots() each
 };
 
-// The cluster kernel's list from `list` unless built from it already (the generation), with the
-// particles' binning positions now: called at the rebuild (the positions the list was built
-// from, so the clusters are compact: a ghost's image position jumps by L when its owner wraps
-// round the box between rebuilds), else by the cluster kernel's first pass on a new list.
+// The cluster kernel's list from `list` unless built from it already (its generation): called
+// at the rebuild when the kernel runs or is on trial, else by its first pass on a new list.
 void build_clusters(const ParticleStore& p, const NeighborList& list, const Box& box,
                     ForceScratch& scratch);
 
