@@ -21,7 +21,9 @@
 namespace scanmd {
 
 // Cluster: the AVX-512 cluster-pair kernel (engine/pair_clusters.hpp) for the pair passes it
-// covers, the AVX-512 rows for the rest (the list build's scan, EAM).
+// covers (energy steps too), the AVX-512 rows for the rest (the list build's scan, EAM). Auto
+// never picks it (it is slower than the AVX-512 rows on the machines measured): pinned, or put
+// into the run's trial with SCANMD_CLUSTER_TRIAL=1 (engine/host_backend.hpp).
 enum class PairKernel { Auto, Scalar, Avx2, Avx512, Cluster };
 
 inline constexpr NamedValue<PairKernel> kPairKernelNames[] = {{PairKernel::Auto, "auto"},
