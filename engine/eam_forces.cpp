@@ -146,8 +146,8 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
   std::fill(rho, rho + n, std::int64_t{0});
   const bool single = view_.types == 1;
   // The AVX-512 rows: minimum images (any number of types); the same bits as the scalar loop.
-  const bool vector = s.kernel == PairKernel::Avx512 && !explicit_images &&
-                      n < static_cast<std::size_t>(INT_MAX / 3);
+  const bool vector =
+      uses_avx512(s.kernel) && !explicit_images && n < static_cast<std::size_t>(INT_MAX / 3);
   const EamRows rows{s.list.offsets().data(),
                      s.list.neighbors().data(),
                      p.x.data(),

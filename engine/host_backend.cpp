@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "engine/thermo.hpp"
 
@@ -40,8 +42,18 @@ HostBackend::HostBackend(const StepSetup& s)
   tune_ = kernel_ != PairKernel::Scalar && !pair_kernel_pinned();
   // A list whose computes all ignore the kernel (EAM) has no force pass to time.
   if (tune_ && std::any_of(computes_.begin(), computes_.end(),
-                           [](const auto& c) { return c->uses_kernel(); }))
-    force_trial_.emplace(kernel_);
+                           [](const auto& c) { return c->uses_kernel(); })) {
+    // The widest rows against the scalar loop; with SCANMD_CLUSTER_TRIAL=1 the cluster kernel
+    // too (off by default: on the machines measured it is slower than the AVX-512 rows, and its
+    // list would add to the peak of memory during the trial).
+    std::vector<PairKernel> candidates{kernel_};
+    const char* trial = std::getenv("SCANMD_CLUSTER_TRIAL");
+    if (kernel_ == PairKernel::Avx512 && cpu_runs(PairKernel::Cluster) && trial != nullptr &&
+        std::string_view(trial) == "1")
+      candidates.push_back(PairKernel::Cluster);
+    candidates.push_back(PairKernel::Scalar);
+    force_trial_.emplace(std::move(candidates));
+  }
   neighbors_.set_kernel(list_kernel_);
   neighbors_.set_threads(force_scratch_.threads);
   const ThermostatSection& t = s.params.thermostat;
@@ -98,6 +110,7 @@ ImportCounts HostBackend::rebuild(long long step) {
   const double R = domain_.import_cutoff();
   cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, list_cutoff_);
   neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_);
+  ++rebuilds_;
   if (tune_) tune_kernels();
   after_list(step);
   return counts;
@@ -136,34 +149,75 @@ void HostBackend::tune_kernels() {
                         pair_kernel_name(kernels[1 - at]), 1e3 * list_time[1 - at]);
 }
 
+ForceKernelTrial::ForceKernelTrial(std::vector<PairKernel> candidates)
+    : candidates_(std::move(candidates)),
+      chosen_(candidates_.front()),
+      seconds_(candidates_.size()) {}
+
 PairKernel ForceKernelTrial::next() const {
-  if (calls_ < kSkip) return vector_;
-  return (calls_ - kSkip) % 2 == 0 ? vector_ : PairKernel::Scalar;
+  if (calls_ < kSkip) return candidates_.front();
+  return candidates_[static_cast<std::size_t>(calls_ - kSkip) % candidates_.size()];
 }
 
-void ForceKernelTrial::record(double seconds) {
-  if (calls_ >= kSkip) seconds_[(calls_ - kSkip) % 2].push_back(seconds);
+void ForceKernelTrial::record_pass(double seconds) {
+  if (calls_ >= kSkip)
+    seconds_[static_cast<std::size_t>(calls_ - kSkip) % candidates_.size()].push_back(seconds);
   ++calls_;
-  if (seconds_[1].size() < kRounds) return;
+}
+
+void ForceKernelTrial::decide(const std::vector<double>& extra) {
   // The fastest pass of each: other processes only ever add time (a loaded machine's bursts
   // can cover several passes in a row, which a median does not survive).
-  const double vector = *std::min_element(seconds_[0].begin(), seconds_[0].end());
-  const double scalar = *std::min_element(seconds_[1].begin(), seconds_[1].end());
-  chosen_ = scalar < vector ? PairKernel::Scalar : vector_;
+  std::vector<double> best(candidates_.size());
+  std::size_t win = 0;
+  for (std::size_t k = 0; k < candidates_.size(); ++k) {
+    best[k] = *std::min_element(seconds_[k].begin(), seconds_[k].end()) + extra[k];
+    if (best[k] < best[win]) win = k;
+  }
+  chosen_ = candidates_[win];
   decided_ = true;
-  const bool v = chosen_ == vector_;
-  summary_ = fmt::format(
-      "forces {} ({:.3g} ms; {} {:.3g} ms: the fastest of {} alternate force passes each from "
-      "step {})",
-      pair_kernel_name(chosen_), 1e3 * (v ? vector : scalar),
-      pair_kernel_name(v ? PairKernel::Scalar : vector_), 1e3 * (v ? scalar : vector), kRounds,
-      kSkip);
+  summary_ = fmt::format("forces {} ({:.3g} ms", pair_kernel_name(chosen_), 1e3 * best[win]);
+  for (std::size_t k = 0; k < candidates_.size(); ++k)
+    if (k != win)
+      summary_ += fmt::format("; {} {:.3g} ms", pair_kernel_name(candidates_[k]), 1e3 * best[k]);
+  summary_ +=
+      fmt::format(": the fastest of {} alternate force passes each from step {}", kRounds, kSkip);
+  for (std::size_t k = 0; k < candidates_.size(); ++k)
+    if (extra[k] > 0.0)
+      summary_ += fmt::format(", {} with {:.3g} ms of list conversion per pass",
+                              pair_kernel_name(candidates_[k]), 1e3 * extra[k]);
+  summary_ += ")";
 }
 
 std::string HostBackend::end_of_run_note() const {
-  if (!force_trial_ || !force_trial_->decided()) return "";
-  return "host kernels chosen on rank 0: " + force_trial_->summary() +
-         (tuning_.empty() ? "" : ", " + tuning_);
+  std::string note;
+  if (force_trial_ && force_trial_->decided())
+    note = "host kernels chosen on rank 0: " + force_trial_->summary() +
+           (tuning_.empty() ? "" : ", " + tuning_);
+  const std::string clusters = cluster_note();
+  if (!clusters.empty()) note += (note.empty() ? "" : "; ") + clusters;
+  return note;
+}
+
+// The cluster list's size against the per-atom list's, on rank 0 (issue 33's memory figure).
+std::string HostBackend::cluster_note() const {
+  if (!cluster_note_.empty()) return cluster_note_;
+  const ClusterList& cl = force_scratch_.clusters;
+  const std::size_t n = particles_.size();
+  if (!cl.built() || force_scratch_.cluster_builds == 0 || n == 0) return "";
+  const double atom_bytes =
+      static_cast<double>((neighbors_.offsets().size() + neighbors_.pair_count()) *
+                          sizeof(std::uint32_t)) /
+      static_cast<double>(n);
+  return fmt::format(
+      "cluster list on rank 0: {:.1f} bytes per particle (the per-atom list: {:.1f}), {} "
+      "cluster pairs of {}x{} for {} listed pairs ({:.0f}% of the lanes), {} builds of {:.3g} ms",
+      cl.bytes_per_particle(), atom_bytes, cl.entries(), kClusterSize, kClusterSize, cl.pairs(),
+      cl.entries() ? 100.0 * static_cast<double>(cl.pairs()) /
+                         static_cast<double>(cl.entries() * kClusterSize * kClusterSize)
+                   : 0.0,
+      force_scratch_.cluster_builds,
+      1e3 * force_scratch_.cluster_build_seconds / force_scratch_.cluster_builds);
 }
 
 // The computes' own rebuild work (the bonded listing and exclusions), on the final list.
@@ -180,6 +234,12 @@ void HostBackend::after_list(long long step) {
                        pair_compute_count_,
                        domain_.import_cutoff()};
   for (const auto& c : computes_) c->on_rebuild(state, neighbors_, rule_, comm_, step);
+  // The cluster list now, from the final list and the positions it was built from, when the
+  // cluster kernel runs or is on trial.
+  if (kernel_ == PairKernel::Cluster ||
+      (force_trial_ && !force_trial_->decided() && force_trial_->has(PairKernel::Cluster))) {
+    build_clusters(particles_, neighbors_, box_, force_scratch_);
+  }
 }
 
 void HostBackend::forward() {
@@ -206,8 +266,28 @@ void HostBackend::compute_forces(bool with_energy) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   forces_ = run_computes(false, force_trial_->next());
-  force_trial_->record(std::chrono::duration<double>(Clock::now() - t0).count());
-  if (force_trial_->decided()) kernel_ = force_trial_->chosen();
+  ++force_passes_;
+  // The cluster kernel's list is converted once per rebuild: its time per force pass.
+  force_trial_->record(std::chrono::duration<double>(Clock::now() - t0).count(), [&](PairKernel k) {
+    const ForceScratch& fs = force_scratch_;
+    if (k != PairKernel::Cluster || fs.cluster_builds == 0 || force_passes_ == 0) return 0.0;
+    return fs.cluster_build_seconds / fs.cluster_builds * static_cast<double>(rebuilds_) /
+           static_cast<double>(force_passes_);
+  });
+  if (force_trial_->decided()) {
+    kernel_ = force_trial_->chosen();
+    if (kernel_ != PairKernel::Cluster && force_scratch_.cluster_builds > 0) {
+      // The cluster kernel lost: its report kept, its arrays freed.
+      cluster_note_ = cluster_note();
+      ForceScratch& fs = force_scratch_;
+      fs.clusters = ClusterList{};
+      fs.clusters_of = nullptr;
+      std::vector<double>().swap(fs.cx);
+      std::vector<double>().swap(fs.cy);
+      std::vector<double>().swap(fs.cz);
+      std::vector<std::vector<std::int64_t>>().swap(fs.cf);
+    }
+  }
 }
 
 ForceTotals HostBackend::run_computes(bool with_energy, PairKernel kernel) {

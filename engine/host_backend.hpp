@@ -9,6 +9,7 @@
 //               (engine/pair_kernel.hpp) on force_threads() threads
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,26 +26,43 @@
 namespace scanmd {
 
 // The force pass's kernel chosen in the run itself: after kSkip force-only passes (a lattice
-// start's first steps are no fluid yet: a WCA lattice has no pair within the cutoff), kRounds
-// passes with the vector kernel alternate with kRounds of the scalar loop, each timed, and the
-// faster fastest pass wins. The passes are the run's own (no extra work), and every kernel gives the
-// same bits, so only the speed depends on the choice (each rank makes its own).
+// start's first steps are no fluid yet: a WCA lattice has no pair within the cutoff), the
+// candidates take turns for kRounds passes each, each pass timed, and the fastest fastest pass
+// wins (a candidate's `overhead`, the cluster list's build per force pass, added to it). The
+// passes are the run's own (no extra work), and every kernel gives the same bits, so only the
+// speed depends on the choice (each rank makes its own).
 class ForceKernelTrial {
  public:
   static constexpr int kSkip = 10;
   static constexpr std::size_t kRounds = 12;
-  explicit ForceKernelTrial(PairKernel vector) : vector_(vector), chosen_(vector) {}
+  // candidates: the first is the one of the skipped passes; the last is the scalar loop.
+  explicit ForceKernelTrial(std::vector<PairKernel> candidates);
   bool decided() const { return decided_; }
   PairKernel chosen() const { return chosen_; }
-  PairKernel next() const;      // the kernel of the next force-only pass
-  void record(double seconds);  // that pass's time
+  PairKernel next() const;  // the kernel of the next force-only pass
+  // That pass's time; overhead(kernel): seconds per pass to add to the kernel's fastest.
+  template <class Overhead>
+  void record(double seconds, Overhead&& overhead) {
+    record_pass(seconds);
+    if (!decided_ && seconds_.back().size() >= kRounds) {
+      std::vector<double> extra;
+      for (PairKernel k : candidates_) extra.push_back(overhead(k));
+      decide(extra);
+    }
+  }
   const std::string& summary() const { return summary_; }
+  bool has(PairKernel k) const {
+    return std::find(candidates_.begin(), candidates_.end(), k) != candidates_.end();
+  }
 
  private:
-  PairKernel vector_, chosen_;
+  void record_pass(double seconds);
+  void decide(const std::vector<double>& extra);
+  std::vector<PairKernel> candidates_;
+  PairKernel chosen_;
   int calls_ = 0;
   bool decided_ = false;
-  std::vector<double> seconds_[2];  // vector, scalar
+  std::vector<std::vector<double>> seconds_;  // per candidate
   std::string summary_;
 };
 
@@ -82,6 +100,10 @@ class HostBackend final : public StepBackend {
   void tune_kernels();
 
   void after_list(long long step);
+  std::string cluster_note() const;
+  std::string cluster_note_;  // kept when the trial drops the cluster kernel
+  long long rebuilds_ = 0;    // of the run, and the force-only passes: the cluster build's share
+  long long force_passes_ = 0;
   const Communicator& comm_;
   Timers& timers_;
   Box box_;

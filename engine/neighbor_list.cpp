@@ -27,7 +27,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
   const auto& offsets = cells.offsets();
   const Int3 dims = cells.dims();
   const int reach = cells.reach();
-  const bool vector = kernel_ == PairKernel::Avx512;
+  const bool vector = uses_avx512(kernel_);
   // Candidates are written unconditionally and kept by advancing `at` (stream compaction
   // without branches: about three quarters of the candidates are rejected, at random).
   std::size_t at = 0;
@@ -267,6 +267,8 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
     }
   }
   max_terms_ = most;
+  cell_order_.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n));
+  ++generation_;
 
   // Between builds only the list stays (and, with threads, the other threads' row buffers):
   // the build's arrays (40 B per particle) are freed, their pages returned (app/main.cpp), so

@@ -45,6 +45,11 @@ class NeighborList {
   // The most list entries any one particle takes part in (as i or as j): bounds how many
   // fixed-point terms one force accumulator can receive.
   std::uint32_t max_terms() const { return max_terms_; }
+  // The particles in the cell order of the last build (the rule's "first in the cell order"),
+  // and a counter of the list's changes (builds and drop_pairs), so that a list derived from
+  // this one (engine/cluster_list.hpp) knows when it is stale.
+  const std::vector<std::uint32_t>& cell_order() const { return cell_order_; }
+  std::uint64_t generation() const { return generation_; }
 
   // Drops the entries (i, j) for which drop(i, j) holds, each row keeping its order (the
   // special_bonds exclusions, after a build); max_terms() stays a bound.
@@ -60,6 +65,7 @@ class NeighborList {
     }
     if (rows > 0) offsets_[rows] = w;
     neighbors_.resize(w);
+    ++generation_;
   }
 
   // Build options: the candidate scan's vector version (AVX-512 kernel: candidate_runs.hpp)
@@ -82,6 +88,8 @@ class NeighborList {
   std::vector<std::uint32_t> counts_, offsets_, neighbors_;
   std::vector<RowScratch> scratch_;  // per thread
   std::uint32_t max_terms_ = 0;
+  std::vector<std::uint32_t> cell_order_;
+  std::uint64_t generation_ = 0;
   std::vector<std::uint32_t> rank_;   // particle index → position in cell order
   std::vector<double> qx_, qy_, qz_;  // binning positions in cell order
   std::vector<Int3> home_sorted_;

@@ -6,6 +6,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "engine/fixed_terms.hpp"
+#include "engine/pair_clusters.hpp"
 #include "engine/pair_rows.hpp"
 #include "physics/pair/pair_noise.hpp"
 
@@ -207,11 +209,140 @@ int cores_available() {
   return CPU_COUNT(&set);
 }
 
+void build_clusters(const ParticleStore& p, const NeighborList& list, const Box& box,
+                    ForceScratch& scratch) {
+  ClusterList& cl = scratch.clusters;
+  if (cl.built() && scratch.clusters_of == &list && cl.built_from() == list.generation()) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::size_t n = p.size();
+  if (list.cell_order().size() != n)
+    throw std::logic_error("build_clusters: the neighbour list is not of these particles");
+  const auto& offsets = list.offsets();
+  cl.build(offsets.data(), list.neighbors().data(), offsets.empty() ? 0 : offsets.size() - 1,
+           list.cell_order().data(), n, list.generation());
+  scratch.clusters_of = &list;
+  scratch.cluster_build_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ++scratch.cluster_builds;
+}
+
 namespace {
 
 template <class E>
 ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, ForceScratch* scratch,
+                    bool adding);
+
+// Whether the cluster kernel covers the pass: one species of a vector style in minimum image, and
+// energy only when each pair's energy is wholly this rank's (not full shell's owned shares).
+template <class E>
+bool clusters_cover(const Pass<E>& pass, const ForceScratch* scratch) {
+  return E::kVector && scratch != nullptr && pass.table.types == 1 &&
+         pass.images == PairImages::Minimum && !(pass.with_energy && pass.owned_shares_only) &&
+         pass.p.size() < (std::size_t{1} << 29);
+}
+
+// The pass by the cluster kernel: the cluster list (re)built when the neighbour list changed,
+// the positions copied to slot order, the i-clusters split among threads by their entries, each
+// thread's forces in slot order added to its force array (thread 0: the store's), and the
+// arrays summed as compute() does.
+template <class E>
+ForceTotals compute_clusters(const Pass<E>& pass, ParticleStore& p, ForceScratch& scratch,
+                             bool adding) {
+  const std::size_t n = p.size();
+  build_clusters(p, pass.list, pass.box, scratch);
+  const ClusterList& cl = scratch.clusters;
+  if (!cl.exact()) return compute(pass, p, PairKernel::Avx512, &scratch, adding);
+  const std::size_t slots = cl.slots(), clusters = cl.clusters();
+  const int threads = std::max(1, scratch.threads);
+  resize_with_slack(scratch.cx, slots);
+  resize_with_slack(scratch.cy, slots);
+  resize_with_slack(scratch.cz, slots);
+  scratch.cf.resize(static_cast<std::size_t>(threads));
+  scratch.per_thread.resize(static_cast<std::size_t>(threads - 1));
+  for (auto& b : scratch.per_thread) b.resize(n);
+  // i-cluster boundaries giving each thread about the same number of entries.
+  std::vector<std::size_t> at(static_cast<std::size_t>(threads) + 1, clusters);
+  at[0] = 0;
+  const auto& offsets = cl.offsets();
+  for (int t = 1; t < threads; ++t) {
+    const auto target = static_cast<std::uint32_t>(static_cast<double>(cl.entries()) * t / threads);
+    at[static_cast<std::size_t>(t)] = static_cast<std::size_t>(
+        std::lower_bound(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(clusters),
+                         target) -
+        offsets.begin());
+  }
+  const PairClusters<E> c{&cl,
+                          scratch.cx.data(),
+                          scratch.cy.data(),
+                          scratch.cz.data(),
+                          pass.box.length,
+                          pass.box.half_length,
+                          pass.table.params[0],
+                          term_limit_sq(pass)};
+  std::vector<ClusterTotals> part(static_cast<std::size_t>(threads));
+  const std::uint32_t* particle = cl.particle().data();
+  const Vec3* x = p.x.data();
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for schedule(static)
+    for (std::size_t s = 0; s < slots; ++s) {
+      const std::uint32_t i = particle[s];
+      const Vec3 q = i != ClusterList::kNone ? x[i] : Vec3{0.0, 0.0, 0.0};
+      scratch.cx[s] = q.x;
+      scratch.cy[s] = q.y;
+      scratch.cz[s] = q.z;
+    }
+    const auto t = static_cast<std::size_t>(omp_get_thread_num());
+    std::vector<std::int64_t>& cf = scratch.cf[t];
+    resize_with_slack(cf, 3 * slots);
+    std::fill(cf.begin(), cf.begin() + static_cast<std::ptrdiff_t>(3 * slots), 0);
+    std::int64_t *fx = cf.data(), *fy = fx + slots, *fz = fy + slots;
+    part[t] = pair_clusters_avx512(c, at[t], at[t + 1], fx, fy, fz, pass.with_energy);
+    Fix3* f = t == 0 ? p.f.data() : scratch.per_thread[t - 1].data();
+    if (t != 0 || !adding) std::fill(f, f + n, Fix3{0, 0, 0});
+    for (std::size_t s = 0; s < slots; ++s) {
+      const std::uint32_t i = particle[s];
+      if (i == ClusterList::kNone) continue;
+      f[i].x += fx[s];
+      f[i].y += fy[s];
+      f[i].z += fz[s];
+    }
+    if (threads > 1) {
+#pragma omp barrier
+#pragma omp for schedule(static)
+      for (std::size_t k = 0; k < n; ++k)
+        for (const auto& b : scratch.per_thread) {
+          p.f[k].x += b[k].x;
+          p.f[k].y += b[k].y;
+          p.f[k].z += b[k].z;
+        }
+    }
+  }
+  ForceTotals totals;
+  bool overflow = false;
+  for (const ClusterTotals& pt : part) {
+    totals.pairs += pt.pairs;
+    totals.energy += pt.energy;
+    totals.virial += pt.virial;
+    overflow = overflow || pt.overflow;
+  }
+  if (overflow) {
+    // A term out of range: the scalar loop finds the same pair and names it.
+    std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
+    scalar_rows(pass, 0, n, p.f.data());
+    throw std::logic_error(
+        "the cluster pair kernel reported an overflow the scalar loop does not see");
+  }
+  return totals;
+}
+
+template <class E>
+ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, ForceScratch* scratch,
                     bool adding) {
+  if (kernel == PairKernel::Cluster) {
+    if (clusters_cover(pass, scratch)) return compute_clusters(pass, p, *scratch, adding);
+    kernel = PairKernel::Avx512;  // the rest: the AVX-512 rows (or the scalar loop)
+  }
   const std::size_t n = p.size();
   const int threads = scratch != nullptr ? scratch->threads : 1;
   bool overflow = false;

@@ -23,6 +23,7 @@
 #include "base/box.hpp"
 #include "base/fixed_point.hpp"
 #include "base/particles.hpp"
+#include "engine/cluster_list.hpp"
 #include "engine/force_totals.hpp"
 #include "engine/neighbor_list.hpp"
 #include "engine/pair_kernel.hpp"
@@ -33,10 +34,24 @@ namespace scanmd {
 // Threads of the force pass (OpenMP): the rows are split into `threads` parts of about equal
 // list length, each thread adds its terms into its own force array, and the arrays are summed
 // (integers: the same bits as one thread). The arrays are kept between steps.
+// The cluster kernel's (PairKernel::Cluster) cluster-pair list, derived from the neighbour list
+// at its first pass after each change of the list, the positions in slot order, and each
+// thread's forces in slot order.
 struct ForceScratch {
   int threads = 1;
   std::vector<std::vector<Fix3>> per_thread;  // threads − 1 arrays (thread 0 uses the store's)
+  ClusterList clusters;
+  const void* clusters_of = nullptr;   // the NeighborList the clusters were built from
+  double cluster_build_seconds = 0.0;  // all cluster-list builds of the run
+  int cluster_builds = 0;
+  std::vector<double> cx, cy, cz;
+  std::vector<std::vector<std::int64_t>> cf;  // per thread: x, y, z planes of slots() each
 };
+
+// The cluster kernel's list from `list` unless built from it already (its generation): called
+// at the rebuild when the kernel runs or is on trial, else by its first pass on a new list.
+void build_clusters(const ParticleStore& p, const NeighborList& list, const Box& box,
+                    ForceScratch& scratch);
 
 // Threads per rank for the host loops: OMP_NUM_THREADS when set, else 1 (as LAMMPS' OPENMP
 // package), so that mpirun -np <cores> does not oversubscribe the cores by default; sets

@@ -19,6 +19,7 @@ bool cpu_runs(PairKernel kernel) {
     case PairKernel::Avx2:
       return __builtin_cpu_supports("avx2");
     case PairKernel::Avx512:
+    case PairKernel::Cluster:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
              __builtin_cpu_supports("avx512vl");
   }

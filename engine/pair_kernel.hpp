@@ -10,7 +10,7 @@
 // neighbours leave most of an AVX-512 vector idle; AMD's AVX-512 is half as wide inside), so
 // with Auto the host backend times the widest kernel against the scalar loop and keeps the
 // faster: the list build on the run's first list, the force pass on alternate steps of the run
-// (engine/host_backend.hpp, ForceKernelTrial). The bits are the same either way. SCANMD_PAIR_KERNEL = auto | scalar | avx2 | avx512 pins the choice (tests,
+// (engine/host_backend.hpp, ForceKernelTrial). The bits are the same either way. SCANMD_PAIR_KERNEL = auto | scalar | avx2 | avx512 | cluster pins the choice (tests,
 // benchmarks); naming one the CPU lacks is an error.
 #pragma once
 
@@ -20,12 +20,22 @@
 
 namespace scanmd {
 
-enum class PairKernel { Auto, Scalar, Avx2, Avx512 };
+// Cluster: the AVX-512 cluster-pair kernel (engine/pair_clusters.hpp) for the pair passes it
+// covers (energy steps too), the AVX-512 rows for the rest (the list build's scan, EAM). Auto
+// never picks it (it is slower than the AVX-512 rows on the machines measured): pinned, or put
+// into the run's trial with SCANMD_CLUSTER_TRIAL=1 (engine/host_backend.hpp).
+enum class PairKernel { Auto, Scalar, Avx2, Avx512, Cluster };
 
 inline constexpr NamedValue<PairKernel> kPairKernelNames[] = {{PairKernel::Auto, "auto"},
                                                               {PairKernel::Scalar, "scalar"},
                                                               {PairKernel::Avx2, "avx2"},
-                                                              {PairKernel::Avx512, "avx512"}};
+                                                              {PairKernel::Avx512, "avx512"},
+                                                              {PairKernel::Cluster, "cluster"}};
+
+// Whether the kernel's instruction set is AVX-512 (the rows and the cluster kernel).
+inline bool uses_avx512(PairKernel kernel) {
+  return kernel == PairKernel::Avx512 || kernel == PairKernel::Cluster;
+}
 
 // Whether this CPU (and this build) can run the kernel.
 bool cpu_runs(PairKernel kernel);

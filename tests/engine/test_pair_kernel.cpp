@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/cluster_list.hpp"
 #include "engine/fixed_terms.hpp"
+#include "engine/pair_clusters.hpp"
 #include "engine/pair_kernel.hpp"
 #include "engine/pair_rows.hpp"
 #include "physics/pair/styles.hpp"
@@ -142,9 +144,10 @@ RowsTotals run(PairKernel k, const PairRows<E>& rows, std::size_t b, std::size_t
                                  : pair_rows_avx2<E>(rows, b, e, f);
 }
 
-// The scalar loop's terms, one pair at a time.
+// The scalar loop's terms, one pair at a time (with `energy`: its energy and virial sums too).
 template <class E>
-RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f) {
+RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f,
+                  fixed::Wide* energy = nullptr, fixed::Wide* virial = nullptr) {
   RowsTotals t;
   for (std::size_t i = 0; i < n; ++i)
     for (std::uint32_t k = rows.offsets[i]; k < rows.offsets[i + 1]; ++k) {
@@ -153,7 +156,12 @@ RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f) 
       const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
       if (r2 >= rows.params.cutoff_sq) continue;
       ++t.pairs;
-      const Fix3 F = pair_force_fixed(d, r2, E::eval(r2, rows.params), rows.limit_sq, t.overflow);
+      const PairTerms<double> terms = E::eval(r2, rows.params);
+      const Fix3 F = pair_force_fixed(d, r2, terms, rows.limit_sq, t.overflow);
+      if (energy != nullptr) {
+        *energy += pair_energy_fixed(terms, t.overflow);
+        *virial += pair_virial_fixed(terms, r2, t.overflow);
+      }
       f[i].x += F.x, f[i].y += F.y, f[i].z += F.z;
       f[j].x -= F.x, f[j].y -= F.y, f[j].z -= F.z;
     }
@@ -232,6 +240,198 @@ INSTANTIATE_TEST_SUITE_P(Kernels, VectorKernel,
                          ::testing::Values(PairKernel::Avx2, PairKernel::Avx512),
                          [](const auto& info) { return pair_kernel_name(info.param); });
 
+// The cluster kernel (engine/cluster_list.hpp, engine/pair_clusters.hpp). Oracle: the scalar
+// terms above over a per-atom list as the neighbour list makes it — each unordered pair within
+// 2.8 (minimum image) listed once, under either particle at random, or not at all (the pair rule
+// and exclusions), rows in random order.
+Rows random_half_list(std::uint64_t seed) {
+  Rows r;
+  r.L = {9.3, 8.1, 10.7};
+  r.x = test::random_positions(600, r.L, 0.8, seed);
+  test::Rng rng(seed + 1);
+  const std::size_t n = r.x.size();
+  const Vec3 H{r.L.x / 2, r.L.y / 2, r.L.z / 2};
+  std::vector<std::vector<std::uint32_t>> rows(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const Vec3 d = pair_displacement(r.x[i], r.x[j], r.L, H);
+      if (d.x * d.x + d.y * d.y + d.z * d.z >= 2.8 * 2.8) continue;
+      const int where = rng.integer(0, 4);  // 0: not listed; 1, 2: under i; 3, 4: under j
+      if (where == 0) continue;
+      if (where <= 2)
+        rows[i].push_back(static_cast<std::uint32_t>(j));
+      else
+        rows[j].push_back(static_cast<std::uint32_t>(i));
+    }
+  r.offsets.push_back(0);
+  for (auto& row : rows) {
+    for (std::size_t k = row.size(); k > 1; --k)
+      std::swap(row[k - 1], row[static_cast<std::size_t>(rng.integer(0, static_cast<int>(k) - 1))]);
+    r.neighbors.insert(r.neighbors.end(), row.begin(), row.end());
+    r.offsets.push_back(static_cast<std::uint32_t>(r.neighbors.size()));
+  }
+  return r;
+}
+
+// The clusters in a spatial order, as the cell order gives them: particles sorted by cells of
+// edge 1.4 (x fastest).
+ClusterList clusters_of(const Rows& r) {
+  const std::size_t n = r.x.size();
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  auto cell = [&](std::uint32_t i) {
+    const Vec3 q = r.x[i];
+    return (static_cast<int>(q.z / 1.4) * 8 + static_cast<int>(q.y / 1.4)) * 8 +
+           static_cast<int>(q.x / 1.4);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return cell(a) < cell(b); });
+  ClusterList cl;
+  cl.build(r.offsets.data(), r.neighbors.data(), n, order.data(), n, 1);
+  return cl;
+}
+
+// The unordered pairs a cluster list holds (each bit), sorted.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_of(const ClusterList& cl) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  const auto& particle = cl.particle();
+  for (std::size_t c = 0; c < cl.clusters(); ++c)
+    for (std::uint32_t e = cl.offsets()[c]; e < cl.offsets()[c + 1]; ++e)
+      for (std::uint32_t bit = 0; bit < 16; ++bit)
+        if (cl.mask()[e] >> bit & 1u) {
+          const std::uint32_t i = particle[c * kClusterSize + bit / kClusterSize];
+          const std::uint32_t j = particle[cl.j_cluster()[e] * kClusterSize + bit % kClusterSize];
+          pairs.emplace_back(std::min(i, j), std::max(i, j));
+        }
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+// Every listed pair is one bit of the cluster list, and nothing else is; every particle has one
+// slot; a row listing a pair twice is flagged (the kernel then falls back to the rows).
+TEST(ClusterList, HoldsTheListedPairsOnce) {
+  for (std::uint64_t seed : {31u, 32u}) {
+    const Rows r = random_half_list(seed);
+    const ClusterList cl = clusters_of(r);
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
+    for (std::size_t i = 0; i + 1 < r.offsets.size(); ++i)
+      for (std::uint32_t k = r.offsets[i]; k < r.offsets[i + 1]; ++k) {
+        const std::uint32_t j = r.neighbors[k];
+        want.emplace_back(std::min<std::uint32_t>(static_cast<std::uint32_t>(i), j),
+                          std::max<std::uint32_t>(static_cast<std::uint32_t>(i), j));
+      }
+    std::sort(want.begin(), want.end());
+    ASSERT_GT(want.size(), 5000u);
+    EXPECT_TRUE(cl.exact());
+    EXPECT_EQ(cl.pairs(), want.size());
+    EXPECT_EQ(pairs_of(cl), want);
+    std::vector<std::uint32_t> slots;
+    for (std::uint32_t i : cl.particle())
+      if (i != ClusterList::kNone) slots.push_back(i);
+    std::sort(slots.begin(), slots.end());
+    ASSERT_EQ(slots.size(), r.x.size());
+    for (std::size_t i = 0; i < slots.size(); ++i) ASSERT_EQ(slots[i], i);
+    // Smaller than the per-atom list (4 bytes per entry), even with the pairs' orientations at
+    // random (a cluster pair then often has two entries).
+    EXPECT_LT(cl.bytes_per_particle(),
+              4.0 * static_cast<double>(r.neighbors.size()) / static_cast<double>(r.x.size()));
+  }
+  // A pair listed twice in one row is flagged.
+  Rows twice = random_half_list(33);
+  const std::uint32_t again = twice.neighbors[twice.offsets[0]];
+  twice.neighbors.insert(twice.neighbors.begin(), again);
+  for (std::size_t i = 1; i < twice.offsets.size(); ++i) ++twice.offsets[i];
+  EXPECT_FALSE(clusters_of(twice).exact());
+}
+
+// The kernel over the clusters [0, c/3) and [c/3, c) (two threads' parts), forces mapped back to
+// the particles.
+template <class E>
+ClusterTotals run_clusters(const ClusterList& cl, const Rows& r, const typename E::Params& params,
+                           double limit_sq, bool energy, std::vector<Fix3>& f) {
+  const std::size_t slots = cl.slots();
+  std::vector<double> x(slots, 0.0), y(slots, 0.0), z(slots, 0.0);
+  for (std::size_t s = 0; s < slots; ++s)
+    if (cl.particle()[s] != ClusterList::kNone) {
+      const Vec3 q = r.x[cl.particle()[s]];
+      x[s] = q.x, y[s] = q.y, z[s] = q.z;
+    }
+  const PairClusters<E> c{
+      &cl, x.data(), y.data(), z.data(), r.L, {r.L.x / 2, r.L.y / 2, r.L.z / 2}, params, limit_sq};
+  std::vector<std::int64_t> fx(slots, 0), fy(slots, 0), fz(slots, 0);
+  const std::size_t third = cl.clusters() / 3;
+  ClusterTotals t = pair_clusters_avx512(c, 0, third, fx.data(), fy.data(), fz.data(), energy);
+  const ClusterTotals rest =
+      pair_clusters_avx512(c, third, cl.clusters(), fx.data(), fy.data(), fz.data(), energy);
+  t.pairs += rest.pairs;
+  t.energy += rest.energy;
+  t.virial += rest.virial;
+  t.overflow = t.overflow || rest.overflow;
+  for (std::size_t s = 0; s < slots; ++s)
+    if (cl.particle()[s] != ClusterList::kNone) {
+      Fix3& fi = f[cl.particle()[s]];
+      fi.x += fx[s], fi.y += fy[s], fi.z += fz[s];
+    }
+  return t;
+}
+
+template <class E>
+void expect_cluster_bits() {
+  SCOPED_TRACE(std::string(E::kName));
+  for (std::uint64_t seed : {41u, 42u}) {
+    const Rows r = random_half_list(seed);
+    const std::size_t n = r.x.size();
+    const ClusterList cl = clusters_of(r);
+    const PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
+    std::vector<Fix3> want(n, Fix3{0, 0, 0});
+    fixed::Wide energy = 0, virial = 0;
+    const RowsTotals t_want = oracle(rows, n, want, &energy, &virial);
+    ASSERT_FALSE(t_want.overflow);
+    ASSERT_GT(t_want.pairs, 3000);
+    for (bool with_energy : {false, true}) {
+      std::vector<Fix3> got(n, Fix3{0, 0, 0});
+      const ClusterTotals t = run_clusters<E>(cl, r, rows.params, rows.limit_sq, with_energy, got);
+      EXPECT_FALSE(t.overflow);
+      EXPECT_EQ(t.pairs, t_want.pairs);
+      if (with_energy) {
+        EXPECT_TRUE(t.energy == energy) << "energy";
+        EXPECT_TRUE(t.virial == virial) << "virial";
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(got[i].x, want[i].x) << "particle " << i << " seed " << seed;
+        ASSERT_EQ(got[i].y, want[i].y) << "particle " << i;
+        ASSERT_EQ(got[i].z, want[i].z) << "particle " << i;
+      }
+    }
+  }
+}
+
+TEST(ClusterKernel, SameBitsAsTheScalarTerms) {
+  if (!cpu_runs(PairKernel::Cluster)) GTEST_SKIP() << "this CPU cannot run the cluster kernel";
+  for_each_pair_style([&]<class E>() {
+    if constexpr (E::kVector) expect_cluster_bits<E>();
+  });
+  table_linear = true;
+  expect_cluster_bits<Table>();
+  table_linear = false;
+}
+
+TEST(ClusterKernel, ReportsATermOutOfRange) {
+  using E = LJCut;
+  if (!cpu_runs(PairKernel::Cluster)) GTEST_SKIP() << "this CPU cannot run the cluster kernel";
+  Rows r = random_half_list(51);
+  // Particle 0's first listed neighbour moves onto it (r = 1e-3: far beyond the bound).
+  const std::uint32_t j = r.neighbors[r.offsets[0]];
+  r.x[j] = {r.x[0].x + 1e-3, r.x[0].y, r.x[0].z};
+  const ClusterList cl = clusters_of(r);
+  const PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
+  std::vector<Fix3> f(r.x.size(), Fix3{0, 0, 0});
+  RowsTotals want_t = oracle(rows, r.x.size(), f);
+  ASSERT_TRUE(want_t.overflow);
+  std::fill(f.begin(), f.end(), Fix3{0, 0, 0});
+  EXPECT_TRUE(run_clusters<E>(cl, r, rows.params, rows.limit_sq, false, f).overflow);
+}
+
 // SCANMD_PAIR_KERNEL pins the choice; auto is the widest the CPU runs; a name the CPU cannot run,
 // or an unknown one, is an error naming the variable.
 TEST(PairKernelChoice, EnvironmentAutoAndErrors) {
@@ -245,7 +445,7 @@ TEST(PairKernelChoice, EnvironmentAutoAndErrors) {
   EXPECT_EQ(resolve_pair_kernel(PairKernel::Scalar), PairKernel::Scalar);
   setenv("SCANMD_PAIR_KERNEL", "scalar", 1);
   EXPECT_EQ(resolve_pair_kernel(), PairKernel::Scalar);
-  for (PairKernel k : {PairKernel::Avx2, PairKernel::Avx512}) {
+  for (PairKernel k : {PairKernel::Avx2, PairKernel::Avx512, PairKernel::Cluster}) {
     setenv("SCANMD_PAIR_KERNEL", pair_kernel_name(k).c_str(), 1);
     if (cpu_runs(k)) {
       EXPECT_EQ(resolve_pair_kernel(), k);
