@@ -6,10 +6,17 @@
 //              operations in its order; nvcc --fmad=false), each force added with 64-bit integer
 //              atomics where the term's mask says, energy (and its bond / angle parts) and virial
 //              per thread in __int128, block sums, one 128-bit atomic per block and sum
+//   special    special_bonds 1-2 weight w in (0, 1): one thread per term, w × the pair style's
+//              terms of a bond's two atoms (physics/bonded/special_pair.hpp) into a per-term
+//              share, which the force kernel adds to the bond's fbond and energy (counted in
+//              evdwl, not ebond) as the host compute does
 //   exclusions one thread per row: the entries whose neighbour is a bond partner of the row's
 //              particle (by id, the bond_atom planes) left out, count then fill, the kept entries
 //              in their order: the host's NeighborList::drop_pairs
 #include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <tuple>
 
 #include "engine/cuda/device_math.cuh"
 #include "engine/cuda/launch.hpp"
@@ -18,6 +25,8 @@
 #include "physics/bonded/angle_harmonic.hpp"
 #include "physics/bonded/bond_fene.hpp"
 #include "physics/bonded/bond_harmonic.hpp"
+#include "physics/bonded/special_pair.hpp"
+#include "physics/pair/styles.hpp"
 
 namespace scanmd::cuda_step {
 
@@ -44,12 +53,20 @@ __global__ void __launch_bounds__(kThreads) bonded_kernel(BondedArgs a) {
     if (t.atoms == 2) {
       const std::uint32_t i = t.at[0], j = t.at[1];
       const BondGeometry g = bond_geometry(a.x[i], a.x[j], a.length, a.half_length);
-      const BondTerms b = Bond::eval(g.rsq, a.bond[t.type - 1]);
+      BondTerms b = Bond::eval(g.rsq, a.bond[t.type - 1]);
+      double e_pair = 0.0;
+      if (a.special != nullptr) {  // special_bonds 0 < w < 1: the host compute's order
+        const SpecialShare sh = a.special[k];
+        if (sh.in) {
+          b.fbond += sh.fpair;
+          e_pair = sh.energy;
+        }
+      }
       const BondFixed r = bond_fixed(g, b, with_energy, o);
       if (t.apply & 1u) o |= add_force(a.f, i, r.f, true);
       if (t.apply & 2u) o |= add_force(a.f, j, r.f, false);
       if (with_energy) {
-        energy = r.energy;
+        energy = static_cast<__int128>(r.energy) + fixed::to_fixed(e_pair, o);
         bond_energy = r.energy;
         virial = r.virial;
       }
@@ -88,6 +105,21 @@ void launch_styles(const BondedArgs& a, bool with_energy, cudaStream_t stream) {
     bonded_kernel<Bond, Angle, true><<<blocks, kThreads, 0, stream>>>(a);
   else
     bonded_kernel<Bond, Angle, false><<<blocks, kThreads, 0, stream>>>(a);
+}
+
+template <class E>
+__global__ void __launch_bounds__(kThreads) special_share_kernel(SpecialShareArgs<E> a) {
+  const std::uint64_t k = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
+  if (k >= a.count) return;
+  const BondedTerm t = a.terms[k];
+  SpecialShare sh;
+  if (t.atoms == 2) {
+    const std::uint32_t i = t.at[0], j = t.at[1];
+    const BondGeometry g = bond_geometry(a.x[i], a.x[j], a.length, a.half_length);
+    const typename E::Params& pp = a.table.types > 1 ? a.table.of(a.type[i], a.type[j]) : a.one;
+    sh = special_share<E>(g.rsq, pp, a.weight);
+  }
+  a.out[k] = sh;
 }
 
 __device__ __forceinline__ bool partner_of(const DropBondedArgs& a, std::uint32_t i,
@@ -134,6 +166,29 @@ void launch_bonded_forces(const BondedArgs& a, bool with_energy, cudaStream_t st
   else
     launch_styles<BondHarmonic, AngleHarmonic>(a, with_energy, stream);
   kernels::cuda::check(cudaGetLastError(), "bonded_kernel launch");
+}
+
+template <class E>
+void launch_special_shares(const SpecialShareArgs<E>& a, cudaStream_t stream) {
+  if constexpr (MotionStyle<E>) {
+    throw std::logic_error("special_bonds shares of a pair style that reads the pairs' motion");
+  } else {
+    if (a.count == 0) return;
+    const unsigned blocks = (a.count + kThreads - 1) / kThreads;
+    special_share_kernel<E><<<blocks, kThreads, 0, stream>>>(a);
+    kernels::cuda::check(cudaGetLastError(), "special_share_kernel launch");
+  }
+}
+
+// Every style's launcher, instantiated here (as forces.cu's pair launchers).
+namespace {
+template <class... E>
+auto instantiate_special(std::tuple<E...>*) {
+  return std::tuple{&launch_special_shares<E>...};
+}
+}  // namespace
+auto special_share_launchers() {
+  return instantiate_special(static_cast<PairStyles*>(nullptr));
 }
 
 void launch_drop_bonded_count(const DropBondedArgs& a, std::uint64_t* row_len,

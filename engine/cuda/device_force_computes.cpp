@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <variant>
 
@@ -31,30 +32,36 @@ struct DeviceStyleTable {
 };
 using DevicePairTables = over_pair_styles_t<std::variant, DeviceStyleTable>;
 
+// The run's style's constants on the device (waits for the uploads).
+DevicePairTables upload_pair_tables(const PairPotential& potential, std::uint32_t types,
+                                    cudaStream_t stream) {
+  DevicePairTables out;
+  potential.visit([&]<class E>(const StyleTable<E>& t) {
+    DeviceStyleTable<E> d;
+    std::vector<typename E::Params> params = t.params;
+    if constexpr (TabulatedStyle<E>) {
+      // The data once, each pair's pointer moved to the same offset in the device copy.
+      const std::vector<double>& host = *t.data;
+      ensure(d.data, host.size());
+      upload(d.data.data(), host, host.size(), stream);
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (pair data)");
+      for (auto& p : params) p.data = d.data.data() + (p.data - host.data());
+    }
+    d.one = params.front();
+    if (types > 1) {  // per-type tables in device memory; one species passes scalars
+      ensure(d.table, params.size());
+      upload(d.table.data(), params, params.size(), stream);
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (pair table)");
+    }
+    out = std::move(d);
+  });
+  return out;
+}
+
 class DevicePairCompute final : public DeviceForceCompute {
  public:
   DevicePairCompute(const PairPotential& potential, std::uint32_t types, cudaStream_t stream)
-      : types_(types) {
-    potential.visit([&]<class E>(const StyleTable<E>& t) {
-      DeviceStyleTable<E> d;
-      std::vector<typename E::Params> params = t.params;
-      if constexpr (TabulatedStyle<E>) {
-        // The data once, each pair's pointer moved to the same offset in the device copy.
-        const std::vector<double>& host = *t.data;
-        ensure(d.data, host.size());
-        upload(d.data.data(), host, host.size(), stream);
-        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (pair data)");
-        for (auto& p : params) p.data = d.data.data() + (p.data - host.data());
-      }
-      d.one = params.front();
-      if (types_ > 1) {  // per-type tables in device memory; one species passes scalars
-        ensure(d.table, params.size());
-        upload(d.table.data(), params, params.size(), stream);
-        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (pair table)");
-      }
-      tables_ = std::move(d);
-    });
-  }
+      : types_(types), tables_(upload_pair_tables(potential, types, stream)) {}
 
   void compute(DeviceForceState& s, bool with_energy, bool) override {
     // The kernel adds to the forces (zeroed by the backend); with several pair computes each
@@ -202,11 +209,16 @@ class DeviceEamCompute final : public DeviceForceCompute {
 
 // Bonds and angles (see the header): the listing of the host compute, on a host copy of the
 // particles and ghosts made at each rebuild, its terms in device memory, the kernel of
-// bonded.cu.
+// bonded.cu. With a special_bonds 1-2 weight in (0, 1), `pair` (the run's pair potential) gives
+// each bond w times its pair terms (the shares kernel before the force kernel).
 class DeviceBondedCompute final : public DeviceForceCompute {
  public:
-  DeviceBondedCompute(std::shared_ptr<const BondedParams> params, cudaStream_t stream)
-      : params_(params), lister_(params) {
+  DeviceBondedCompute(std::shared_ptr<const BondedParams> params, const PairPotential& pair,
+                      std::uint32_t types, cudaStream_t stream)
+      : params_(params), lister_(params), types_(types) {
+    const double w = params_->special_lj[0];
+    if (params_->bond_style != BondStyle::None && w > 0.0 && w < 1.0)
+      special_pair_.emplace(upload_pair_tables(pair, types, stream));
     if (!params_->bond.empty()) {
       ensure(bond_, params_->bond.size());
       upload(bond_.data(), params_->bond, params_->bond.size(), stream);
@@ -238,9 +250,8 @@ class DeviceBondedCompute final : public DeviceForceCompute {
       ensure(terms_, count_);
       upload(terms_.data(), terms, count_, s.stream);
     }
+    if (special_pair_ && count_ > 0) ensure(special_, count_);
     if (params_->bond_style != BondStyle::None && params_->special_lj[0] != 1.0) {
-      if (params_->special_lj[0] != 0.0)  // refused with the deck (species.cpp)
-        throw std::logic_error("the CUDA bonded compute: a special_bonds 1-2 weight in (0, 1)");
       const int kb = p.fields.find(kBondAtomField);
       std::vector<const std::uint64_t*> planes;
       if (kb >= 0)
@@ -252,6 +263,22 @@ class DeviceBondedCompute final : public DeviceForceCompute {
   }
 
   void compute(DeviceForceState& s, bool with_energy, bool) override {
+    if (special_pair_)
+      std::visit(
+          [&]<class E>(const DeviceStyleTable<E>& pair) {
+            const SpecialShareArgs<E> a{s.particles.x.data(),
+                                        s.particles.type.data(),
+                                        terms_.data(),
+                                        count_,
+                                        s.box.length,
+                                        s.box.half_length,
+                                        pair.one,
+                                        PairTable<E>{pair.table.data(), types_},
+                                        params_->special_lj[0],
+                                        special_.data()};
+            launch_special_shares(a, s.stream);
+          },
+          *special_pair_);
     const BondedArgs a{s.particles.x.data(),
                        s.particles.f.data(),
                        terms_.data(),
@@ -262,7 +289,8 @@ class DeviceBondedCompute final : public DeviceForceCompute {
                        params_->angle_style,
                        s.box.length,
                        s.box.half_length,
-                       s.flags};
+                       s.flags,
+                       special_pair_ ? special_.data() : nullptr};
     launch_bonded_forces(a, with_energy, s.stream);
   }
 
@@ -330,6 +358,9 @@ class DeviceBondedCompute final : public DeviceForceCompute {
   HostBondedCompute lister_;
   ParticleStore host_;  // the particles and ghosts of the last rebuild (ids for messages)
   Box host_box_{};      // of the last rebuild (messages)
+  std::uint32_t types_;
+  std::optional<DevicePairTables> special_pair_;  // special_bonds 0 < w < 1 only
+  DeviceBuffer<SpecialShare> special_;            // per term (count_)
   std::uint32_t count_ = 0;
   DeviceBuffer<BondedTerm> terms_;
   DeviceBuffer<BondCoeff> bond_;
@@ -354,7 +385,8 @@ std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
         break;
       case ForceKind::Bonded:
         if (!species.bonded) throw std::logic_error("force compute '" + c.name + "': no params");
-        out.push_back(std::make_unique<DeviceBondedCompute>(species.bonded, stream));
+        out.push_back(std::make_unique<DeviceBondedCompute>(
+            species.bonded, species.pair, static_cast<std::uint32_t>(species.types), stream));
         break;
     }
   }

@@ -21,6 +21,7 @@
 #include "engine/cuda/neighbor_runs.hpp"
 #include "physics/bonded/bonded_config.hpp"
 #include "physics/bonded/bonded_terms.hpp"
+#include "physics/bonded/special_pair.hpp"
 #include "physics/dynamics/fire.hpp"
 #include "physics/dynamics/langevin.hpp"
 #include "physics/manybody/eam.hpp"
@@ -254,8 +255,29 @@ struct BondedArgs {
   AngleStyle angle_style;
   Vec3 length, half_length;
   DeviceFlags* flags;
+  // special_bonds 1-2 weight in (0, 1): each term's share (launch_special_shares; read for the
+  // bonds), added to its fbond and energy as the host compute adds it; nullptr without.
+  const SpecialShare* special;
 };
 void launch_bonded_forces(const BondedArgs& a, bool with_energy, cudaStream_t stream);
+
+// The special_bonds shares of the listed bonds (physics/bonded/special_pair.hpp), one thread per
+// term, into out[k] (angles: nothing added). Defined in bonded.cu for every style of
+// physics/pair/styles.hpp that does not read the pairs' motion.
+template <class E>
+struct SpecialShareArgs {
+  const Vec3* x;
+  const std::uint32_t* type;
+  const BondedTerm* terms;
+  std::uint32_t count;
+  Vec3 length, half_length;
+  typename E::Params one;  // one species: its pair (table not used)
+  PairTable<E> table;      // several species (table.types > 1), device memory
+  double weight;           // the 1-2 weight w
+  SpecialShare* out;       // count entries
+};
+template <class E>
+void launch_special_shares(const SpecialShareArgs<E>& a, cudaStream_t stream);
 
 // The special_bonds exclusions: the entries (i, j) of the list whose j is a bond partner of i
 // (the bond_atom planes, `slots` of them, by id) left out. Pass 1 (count): kept entries per row
