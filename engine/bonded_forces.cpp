@@ -14,6 +14,7 @@
 #include "physics/bonded/angle_harmonic.hpp"
 #include "physics/bonded/bond_fene.hpp"
 #include "physics/bonded/bond_harmonic.hpp"
+#include "physics/bonded/special_pair.hpp"
 
 namespace scanmd {
 
@@ -335,11 +336,10 @@ void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedPar
     const double w = prm.special_lj[0];
     special->visit([&]<class E>(const StyleTable<E>& table) {
       if constexpr (!MotionStyle<E>) {  // (refused with the deck: species.cpp)
-        const auto& pp = table.view().of(p.type[i], p.type[j]);
-        if (rsq < pp.cutoff_sq) {
-          const PairTerms<double> t = E::eval(rsq, pp);
-          b.fbond += w * t.fpair;
-          e_pair = w * t.energy;
+        const SpecialShare s = special_share<E>(rsq, table.view().of(p.type[i], p.type[j]), w);
+        if (s.in) {
+          b.fbond += s.fpair;
+          e_pair = s.energy;
         }
       }
     });

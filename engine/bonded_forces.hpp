@@ -41,9 +41,11 @@
 // of the two ends' fixed-point forces (momentum exact), and energy and virial (r·F) are
 // converted once per term on the one rank that adds them.
 //
-// The CUDA backend (engine/cuda/device_force_computes.hpp, DeviceBondedCompute) runs the same
-// listing and check (list_and_check) on a host copy of its particles and ghosts at each rebuild
-// and computes the terms on the device with the evaluation of physics/bonded/bonded_terms.hpp.
+// The CUDA backend (engine/cuda/device_force_computes.hpp, DeviceBondedCompute) lists the terms
+// on the device by these rules and in this order (engine/cuda/bonded.cu) and computes them with
+// the evaluation of physics/bonded/bonded_terms.hpp; it runs this listing and check
+// (list_and_check) on a host copy only to word an error, or at every rebuild with
+// SCANMD_CUDA_BONDED_CHECK=1 to require the same terms in the same order.
 //
 // special_bonds: with a 1-2 weight w other than 1 the pairs of bond partners are dropped from the
 // neighbour list after it is built (by id: each atom's bond_atom field, forwarded to the ghosts
@@ -77,9 +79,10 @@ class HostBondedCompute final : public HostForceCompute {
   using Term = BondedTerm;
   const std::vector<Term>& terms() const { return terms_; }
 
-  // The listing of a rebuild without the exclusions (the CUDA compute lists its terms with it,
-  // from a host copy of its particles and ghosts): the terms of this rank (terms()), then the
-  // global count check (collective; an error naming the term's atoms, `step` and the rank).
+  // The listing of a rebuild without the exclusions (the CUDA compute runs it on a host copy of
+  // its particles and ghosts to word an error or check its own): the terms of this rank
+  // (terms()), then the global count check (collective; an error naming the term's atoms, `step`
+  // and the rank).
   // `import_cutoff`: R, for the messages.
   void list_and_check(const ParticleStore& p, const Box& box, const PairRule& rule,
                       const Communicator& comm, long long step, double import_cutoff);

@@ -117,13 +117,6 @@ Species make_species(const SimulationConfig& config) {
                                      "pairs: not with potential.style = \"{}\" yet (weights 0 "
                                      "or 1 work with every style)",
                                      w12, config.potential.style));
-    if (config.run.backend == Backend::Cuda && config.bond.style != BondStyle::None && w12 > 0.0 &&
-        w12 < 1.0)
-      throw SpeciesError("run.backend",
-                         fmt::format("a special_bonds 1-2 weight of {} (between 0 and 1) runs on "
-                                     "the host backend only yet (backend = \"host\"; weights 0 "
-                                     "and 1 run on both)",
-                                     w12));
     s.bonded = std::make_shared<const BondedParams>(
         BondedParams::from(config.bond, config.angle, config.special_bonds));
   }

@@ -3,9 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <variant>
 
 #include "engine/bonded_forces.hpp"
@@ -13,6 +17,7 @@
 
 #include "engine/cuda/device_memory.hpp"
 #include "engine/cuda/launch.hpp"
+#include "kernels/cuda/api.hpp"
 
 namespace scanmd {
 
@@ -31,30 +36,36 @@ struct DeviceStyleTable {
 };
 using DevicePairTables = over_pair_styles_t<std::variant, DeviceStyleTable>;
 
+// The run's style's constants on the device (waits for the uploads).
+DevicePairTables upload_pair_tables(const PairPotential& potential, std::uint32_t types,
+                                    cudaStream_t stream) {
+  DevicePairTables out;
+  potential.visit([&]<class E>(const StyleTable<E>& t) {
+    DeviceStyleTable<E> d;
+    std::vector<typename E::Params> params = t.params;
+    if constexpr (TabulatedStyle<E>) {
+      // The data once, each pair's pointer moved to the same offset in the device copy.
+      const std::vector<double>& host = *t.data;
+      ensure(d.data, host.size());
+      upload(d.data.data(), host, host.size(), stream);
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (pair data)");
+      for (auto& p : params) p.data = d.data.data() + (p.data - host.data());
+    }
+    d.one = params.front();
+    if (types > 1) {  // per-type tables in device memory; one species passes scalars
+      ensure(d.table, params.size());
+      upload(d.table.data(), params, params.size(), stream);
+      check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (pair table)");
+    }
+    out = std::move(d);
+  });
+  return out;
+}
+
 class DevicePairCompute final : public DeviceForceCompute {
  public:
   DevicePairCompute(const PairPotential& potential, std::uint32_t types, cudaStream_t stream)
-      : types_(types) {
-    potential.visit([&]<class E>(const StyleTable<E>& t) {
-      DeviceStyleTable<E> d;
-      std::vector<typename E::Params> params = t.params;
-      if constexpr (TabulatedStyle<E>) {
-        // The data once, each pair's pointer moved to the same offset in the device copy.
-        const std::vector<double>& host = *t.data;
-        ensure(d.data, host.size());
-        upload(d.data.data(), host, host.size(), stream);
-        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (pair data)");
-        for (auto& p : params) p.data = d.data.data() + (p.data - host.data());
-      }
-      d.one = params.front();
-      if (types_ > 1) {  // per-type tables in device memory; one species passes scalars
-        ensure(d.table, params.size());
-        upload(d.table.data(), params, params.size(), stream);
-        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (pair table)");
-      }
-      tables_ = std::move(d);
-    });
-  }
+      : types_(types), tables_(upload_pair_tables(potential, types, stream)) {}
 
   void compute(DeviceForceState& s, bool with_energy, bool) override {
     // The kernel adds to the forces (zeroed by the backend); with several pair computes each
@@ -200,13 +211,22 @@ class DeviceEamCompute final : public DeviceForceCompute {
   DeviceFieldHalo<std::uint64_t> fp_halo_;
 };
 
-// Bonds and angles (see the header): the listing of the host compute, on a host copy of the
-// particles and ghosts made at each rebuild, its terms in device memory, the kernel of
-// bonded.cu.
+// Bonds and angles (see the header): the listing of the host compute's rules on the device at
+// each rebuild (bonded.cu: copies by id, count → scan → fill; the global term check from the
+// count kernel's sums), the kernel of bonded.cu. The host compute's own listing runs on a host
+// copy of the particles and ghosts only to word an error the check found (the same messages as
+// the host backend), and after every listing with SCANMD_CUDA_BONDED_CHECK=1, which requires the
+// same terms in the same order (the tests' oracle). With a special_bonds 1-2 weight in (0, 1),
+// `pair` (the run's pair potential) gives each bond w times its pair terms (the shares kernel
+// before the force kernel).
 class DeviceBondedCompute final : public DeviceForceCompute {
  public:
-  DeviceBondedCompute(std::shared_ptr<const BondedParams> params, cudaStream_t stream)
-      : params_(params), lister_(params) {
+  DeviceBondedCompute(std::shared_ptr<const BondedParams> params, const PairPotential& pair,
+                      std::uint32_t types, cudaStream_t stream)
+      : params_(params), lister_(params), types_(types) {
+    const double w = params_->special_lj[0];
+    if (params_->bond_style != BondStyle::None && w > 0.0 && w < 1.0)
+      special_pair_.emplace(upload_pair_tables(pair, types, stream));
     if (!params_->bond.empty()) {
       ensure(bond_, params_->bond.size());
       upload(bond_.data(), params_->bond, params_->bond.size(), stream);
@@ -215,32 +235,26 @@ class DeviceBondedCompute final : public DeviceForceCompute {
       ensure(angle_, params_->angle.size());
       upload(angle_.data(), params_->angle, params_->angle.size(), stream);
     }
+    auto given = [&](DeviceBuffer<std::uint8_t>& d, const std::vector<unsigned char>& h) {
+      std::vector<std::uint8_t> flags(h.begin(), h.end());
+      flags.push_back(0);  // never empty
+      ensure(d, flags.size());
+      upload(d.data(), flags, flags.size(), stream);
+    };
+    given(bond_given_, params_->bond_given);
+    given(angle_given_, params_->angle_given);
+    ensure(sums_, 8);
+    const char* env = std::getenv("SCANMD_CUDA_BONDED_CHECK");
+    verify_ = env != nullptr && std::string_view(env) == "1";
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (bonded coefficients)");
   }
 
   void on_rebuild(DeviceRebuildState& s) override {
     DeviceParticles& p = s.particles;
     host_box_ = s.box;
-    copy_to_host(p, s.stream);
-    lister_.list_and_check(host_, s.box, s.rule, s.comm, s.step, s.import_cutoff);
-    const std::vector<BondedTerm>& terms = lister_.terms();
-    for (const BondedTerm& t : terms) {  // the host compute's words for a type without coeffs
-      if (t.atoms == 2 && !params_->has_bond_type(static_cast<int>(t.type)))
-        throw std::runtime_error(fmt::format("bond {}-{}: bond type {} has no [[bond.coeff]]",
-                                             host_.id[t.at[0]], host_.id[t.at[1]], t.type));
-      if (t.atoms == 3 && !params_->has_angle_type(static_cast<int>(t.type)))
-        throw std::runtime_error(fmt::format("angle {}-{}-{}: angle type {} has no [[angle.coeff]]",
-                                             host_.id[t.at[0]], host_.id[t.at[1]],
-                                             host_.id[t.at[2]], t.type));
-    }
-    count_ = static_cast<std::uint32_t>(terms.size());
-    if (count_ > 0) {
-      ensure(terms_, count_);
-      upload(terms_.data(), terms, count_, s.stream);
-    }
+    list_terms(s);
+    if (special_pair_ && count_ > 0) ensure(special_, count_);
     if (params_->bond_style != BondStyle::None && params_->special_lj[0] != 1.0) {
-      if (params_->special_lj[0] != 0.0)  // refused with the deck (species.cpp)
-        throw std::logic_error("the CUDA bonded compute: a special_bonds 1-2 weight in (0, 1)");
       const int kb = p.fields.find(kBondAtomField);
       std::vector<const std::uint64_t*> planes;
       if (kb >= 0)
@@ -252,6 +266,22 @@ class DeviceBondedCompute final : public DeviceForceCompute {
   }
 
   void compute(DeviceForceState& s, bool with_energy, bool) override {
+    if (special_pair_)
+      std::visit(
+          [&]<class E>(const DeviceStyleTable<E>& pair) {
+            const SpecialShareArgs<E> a{s.particles.x.data(),
+                                        s.particles.type.data(),
+                                        terms_.data(),
+                                        count_,
+                                        s.box.length,
+                                        s.box.half_length,
+                                        pair.one,
+                                        PairTable<E>{pair.table.data(), types_},
+                                        params_->special_lj[0],
+                                        special_.data()};
+            launch_special_shares(a, s.stream);
+          },
+          *special_pair_);
     const BondedArgs a{s.particles.x.data(),
                        s.particles.f.data(),
                        terms_.data(),
@@ -262,27 +292,31 @@ class DeviceBondedCompute final : public DeviceForceCompute {
                        params_->angle_style,
                        s.box.length,
                        s.box.half_length,
-                       s.flags};
+                       s.flags,
+                       special_pair_ ? special_.data() : nullptr};
     launch_bonded_forces(a, with_energy, s.stream);
   }
 
   void raise_errors(const DeviceFlags& h, const DeviceParticles& p, const std::string& context,
                     cudaStream_t stream) const override {
-    const std::vector<BondedTerm>& terms = lister_.terms();
-    if (h.bond_bad != kNone && h.bond_bad < terms.size()) {
-      const BondedTerm& t = terms[h.bond_bad];
+    if (h.bond_bad != kNone && h.bond_bad < count_) {
+      const BondedTerm t = read_one(terms_.data() + h.bond_bad, stream);
       const Vec3 xi = read_one(p.x.data() + t.at[0], stream);
       const Vec3 xj = read_one(p.x.data() + t.at[1], stream);
       const BondGeometry g = bond_geometry(xi, xj, host_box_.length, host_box_.half_length);
       throw std::runtime_error(fmt::format(
           "{}: bad FENE bond between atoms {} and {}: r = {:.6g} >= 2 R0 (R0 = {:g})", context,
-          host_.id[t.at[0]], host_.id[t.at[1]], std::sqrt(g.rsq), params_->bond[t.type - 1].r0));
+          read_one(p.id.data() + t.at[0], stream), read_one(p.id.data() + t.at[1], stream),
+          std::sqrt(g.rsq), params_->bond[t.type - 1].r0));
     }
-    if (h.bonded_overflow != kNone && h.bonded_overflow < terms.size()) {
-      const BondedTerm& t = terms[h.bonded_overflow];
-      std::string ids = fmt::format("{} and {}", host_.id[t.at[0]], host_.id[t.at[1]]);
+    if (h.bonded_overflow != kNone && h.bonded_overflow < count_) {
+      const BondedTerm t = read_one(terms_.data() + h.bonded_overflow, stream);
+      std::string ids = fmt::format("{} and {}", read_one(p.id.data() + t.at[0], stream),
+                                    read_one(p.id.data() + t.at[1], stream));
       if (t.atoms == 3)
-        ids = fmt::format("{}, {} and {}", host_.id[t.at[0]], host_.id[t.at[1]], host_.id[t.at[2]]);
+        ids = fmt::format("{}, {} and {}", read_one(p.id.data() + t.at[0], stream),
+                          read_one(p.id.data() + t.at[1], stream),
+                          read_one(p.id.data() + t.at[2], stream));
       throw std::overflow_error(
           fmt::format("{}: the {} of atoms {} does not fit the fixed point (a force or energy "
                       "beyond 2^22)",
@@ -291,6 +325,107 @@ class DeviceBondedCompute final : public DeviceForceCompute {
   }
 
  private:
+  // The terms of this rank into terms_ / count_ (bonded.cu's listing), then the global check:
+  // as HostBondedCompute::on_rebuild, a term no rank computes is an error on every rank
+  // (collective), then a term whose type has no coefficients on the rank that lists it.
+  void list_terms(DeviceRebuildState& s) {
+    DeviceParticles& p = s.particles;
+    const std::uint32_t n = p.n;
+    cuda_step::DeviceFields& f = p.fields;
+    BondedListArgs a{};
+    a.id = p.id.data();
+    a.x = p.x.data();
+    a.home = p.home.data();
+    a.shift = p.shift.data();
+    a.n = n;
+    a.n_owned = p.n_owned;
+    const int kb = f.find(kBondAtomField), kbt = f.find(kBondTypeField);
+    const int ka = f.find(kAngleAtomField), kat = f.find(kAngleTypeField);
+    a.bonds = params_->bond_style != BondStyle::None && kb >= 0 && kbt >= 0;
+    a.angles = params_->angle_style != AngleStyle::None && ka >= 0 && kat >= 0;
+    if (a.bonds)
+      for (int c = 0; c < kBondSlots; ++c) {
+        a.bond_atom[c] = f.plane(static_cast<std::size_t>(kb), c);
+        a.bond_type[c] = f.plane(static_cast<std::size_t>(kbt), c);
+      }
+    if (a.angles) {
+      for (int c = 0; c < 2 * kAngleSlots; ++c)
+        a.angle_atom[c] = f.plane(static_cast<std::size_t>(ka), c);
+      for (int c = 0; c < kAngleSlots; ++c)
+        a.angle_type[c] = f.plane(static_cast<std::size_t>(kat), c);
+    }
+    a.half_length = s.box.half_length;
+    a.rule = s.rule;
+    std::uint32_t slots = 16;
+    while (slots < 2 * static_cast<std::uint64_t>(n)) slots <<= 1;
+    ensure(copies_, slots);
+    check(
+        cudaMemsetAsync(copies_.data(), 0xff, std::size_t{slots} * sizeof(std::uint32_t), s.stream),
+        "cudaMemsetAsync (bonded copies)");
+    a.copies = copies_.data();
+    a.mask = slots - 1;
+    a.bond_given = bond_given_.data();
+    a.bond_types = static_cast<std::uint32_t>(params_->bond_given.size());
+    a.angle_given = angle_given_.data();
+    a.angle_types = static_cast<std::uint32_t>(params_->angle_given.size());
+    // sums_: [0..5] the check's counts, [6] no_coeff (kNone), [7] unused.
+    const unsigned long long init[8] = {0, 0, 0, 0, 0, 0, kNone, 0};
+    check(cudaMemcpyAsync(sums_.data(), init, sizeof init, cudaMemcpyHostToDevice, s.stream),
+          "cudaMemcpyAsync (bonded sums)");
+    a.sums = sums_.data();
+    ensure(counts_, std::size_t{n} + 1);
+    launch_bonded_copies(a, s.stream);
+    launch_bonded_count(a, counts_.data(), s.stream);
+    s.scratch.ensure(kernels::cuda::scan_scratch_bytes<std::uint32_t>(n));
+    kernels::cuda::exclusive_scan<std::uint32_t>(
+        s.scratch.data(), s.scratch.size(), std::span<const std::uint32_t>(counts_.data(), n),
+        std::span<std::uint32_t>(counts_.data(), n), counts_.data() + n, s.stream);
+    const std::uint32_t total = n > 0 ? read_one(counts_.data() + n, s.stream) : 0;
+    ensure(terms_, std::max<std::uint32_t>(total, 1));
+    launch_bonded_fill(a, counts_.data(), terms_.data(), sums_.data() + 6, s.stream);
+    unsigned long long sums[8];
+    check(cudaMemcpyAsync(sums, sums_.data(), sizeof sums, cudaMemcpyDeviceToHost, s.stream),
+          "cudaMemcpyAsync (bonded sums)");
+    check(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize (bonded listing)");
+    count_ = total;
+    long long global[6];
+    for (int m = 0; m < 6; ++m) global[m] = static_cast<long long>(sums[m]);
+    s.comm.sum(std::span<long long>(global, 6));
+    const bool adds_up = global[0] == global[4] && global[1] == global[5] &&
+                         global[2] == 2 * global[4] && global[3] == 3 * global[5];
+    if (!adds_up || verify_) {
+      // The host listing on a copy: its check words the error (collective); with
+      // SCANMD_CUDA_BONDED_CHECK=1 its terms must be the device's.
+      copy_to_host(p, s.stream);
+      lister_.list_and_check(host_, s.box, s.rule, s.comm, s.step, s.import_cutoff);
+      if (!adds_up)
+        throw std::logic_error("the device's bonded listing does not add up, the host's does");
+      std::vector<BondedTerm> device(count_);
+      if (count_ > 0) download(device, terms_.data(), count_, s.stream);
+      check(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize (bonded check)");
+      const std::vector<BondedTerm>& host = lister_.terms();
+      auto same = [](const BondedTerm& x, const BondedTerm& y) {
+        return x.at[0] == y.at[0] && x.at[1] == y.at[1] && x.at[2] == y.at[2] && x.type == y.type &&
+               x.atoms == y.atoms && x.apply == y.apply && x.energy == y.energy;
+      };
+      if (host.size() != device.size() ||
+          !std::equal(host.begin(), host.end(), device.begin(), same))
+        throw std::logic_error(fmt::format(
+            "SCANMD_CUDA_BONDED_CHECK: step {}, rank {}: the device lists {} bonded terms, the "
+            "host {}, not the same",
+            s.step, s.comm.rank(), device.size(), host.size()));
+    }
+    if (sums[6] != kNone && sums[6] < count_) {  // the host compute's words
+      const BondedTerm t = read_one(terms_.data() + sums[6], s.stream);
+      auto id = [&](std::uint32_t i) { return read_one(p.id.data() + i, s.stream); };
+      if (t.atoms == 2)
+        throw std::runtime_error(fmt::format("bond {}-{}: bond type {} has no [[bond.coeff]]",
+                                             id(t.at[0]), id(t.at[1]), t.type));
+      throw std::runtime_error(fmt::format("angle {}-{}-{}: angle type {} has no [[angle.coeff]]",
+                                           id(t.at[0]), id(t.at[1]), id(t.at[2]), t.type));
+    }
+  }
+
   // id, x, home, shift of the particles and ghosts, and the topology fields, into host_.
   void copy_to_host(DeviceParticles& p, cudaStream_t stream) {
     const std::uint32_t n = p.n;
@@ -327,9 +462,16 @@ class DeviceBondedCompute final : public DeviceForceCompute {
   }
 
   std::shared_ptr<const BondedParams> params_;
-  HostBondedCompute lister_;
-  ParticleStore host_;  // the particles and ghosts of the last rebuild (ids for messages)
-  Box host_box_{};      // of the last rebuild (messages)
+  HostBondedCompute lister_;  // the host's listing: error messages, SCANMD_CUDA_BONDED_CHECK
+  ParticleStore host_;        // its copy of the particles and ghosts
+  Box host_box_{};            // of the last rebuild (messages)
+  bool verify_ = false;       // SCANMD_CUDA_BONDED_CHECK=1
+  DeviceBuffer<std::uint32_t> copies_, counts_;
+  DeviceBuffer<unsigned long long> sums_;
+  DeviceBuffer<std::uint8_t> bond_given_, angle_given_;
+  std::uint32_t types_;
+  std::optional<DevicePairTables> special_pair_;  // special_bonds 0 < w < 1 only
+  DeviceBuffer<SpecialShare> special_;            // per term (count_)
   std::uint32_t count_ = 0;
   DeviceBuffer<BondedTerm> terms_;
   DeviceBuffer<BondCoeff> bond_;
@@ -354,7 +496,8 @@ std::vector<std::unique_ptr<DeviceForceCompute>> make_device_computes(
         break;
       case ForceKind::Bonded:
         if (!species.bonded) throw std::logic_error("force compute '" + c.name + "': no params");
-        out.push_back(std::make_unique<DeviceBondedCompute>(species.bonded, stream));
+        out.push_back(std::make_unique<DeviceBondedCompute>(
+            species.bonded, species.pair, static_cast<std::uint32_t>(species.types), stream));
         break;
     }
   }

@@ -8,12 +8,15 @@
 //   DeviceEamCompute    the many-body EAM tables (eam, eam/alloy, eam/fs) in device memory, and
 //                       the density, embedding and force kernels (eam.cu) with the halo's
 //                       density reverse sum and F' forward between them
-//   DeviceBondedCompute bonds and angles (physics/bonded/): at each rebuild the particles and
-//                       ghosts come to the host, where HostBondedCompute's listing and global
-//                       term check run on them (engine/bonded_forces.hpp: the same terms, the
-//                       same errors); the terms go up and the kernel of bonded.cu computes them,
-//                       one thread per term; the special_bonds exclusions are dropped from the
-//                       device list (DeviceNeighborList::drop_bonded)
+//   DeviceBondedCompute bonds and angles (physics/bonded/): at each rebuild the terms are listed
+//                       on the device by HostBondedCompute's rules (bonded.cu: copies by id,
+//                       count → scan → fill; the same terms in the same order) and checked
+//                       globally from the count kernel's sums; only an error comes to the host,
+//                       where HostBondedCompute's listing words it (the same messages). The
+//                       kernel of bonded.cu computes the terms, one thread per term (with a
+//                       special_bonds 1-2 weight in (0, 1) each bond's share of the pair terms
+//                       first); the special_bonds exclusions are dropped from the device list
+//                       (DeviceNeighborList::drop_bonded)
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -19,8 +19,10 @@
 #include "decomposition/import_rule.hpp"
 #include "engine/cell_list.hpp"
 #include "engine/cuda/neighbor_runs.hpp"
+#include "engine/topology.hpp"
 #include "physics/bonded/bonded_config.hpp"
 #include "physics/bonded/bonded_terms.hpp"
+#include "physics/bonded/special_pair.hpp"
 #include "physics/dynamics/fire.hpp"
 #include "physics/dynamics/langevin.hpp"
 #include "physics/manybody/eam.hpp"
@@ -254,8 +256,66 @@ struct BondedArgs {
   AngleStyle angle_style;
   Vec3 length, half_length;
   DeviceFlags* flags;
+  // special_bonds 1-2 weight in (0, 1): each term's share (launch_special_shares; read for the
+  // bonds), added to its fbond and energy as the host compute adds it; nullptr without.
+  const SpecialShare* special;
 };
 void launch_bonded_forces(const BondedArgs& a, bool with_energy, cudaStream_t stream);
+
+// The special_bonds shares of the listed bonds (physics/bonded/special_pair.hpp), one thread per
+// term, into out[k] (angles: nothing added). Defined in bonded.cu for every style of
+// physics/pair/styles.hpp that does not read the pairs' motion.
+template <class E>
+struct SpecialShareArgs {
+  const Vec3* x;
+  const std::uint32_t* type;
+  const BondedTerm* terms;
+  std::uint32_t count;
+  Vec3 length, half_length;
+  typename E::Params one;  // one species: its pair (table not used)
+  PairTable<E> table;      // several species (table.types > 1), device memory
+  double weight;           // the 1-2 weight w
+  SpecialShare* out;       // count entries
+};
+template <class E>
+void launch_special_shares(const SpecialShareArgs<E>& a, cudaStream_t stream);
+
+// The listing of a rebuild on the device (HostBondedCompute::list_terms, engine/bonded_forces.hpp:
+// the same terms in the same order, the same rules), as count → scan → fill:
+//   copies  every particle and ghost index into an open-addressing table by id (linear probing,
+//           one slot per copy; the caller fills it with 0xff bytes first, slots >= 2 n)
+//   count   counts[c]: the terms copy c lists (its bonds to higher ids, then the angles of which
+//           it is the vertex, each where its partners' minimum images are here and the
+//           decomposition's rule gives it to this rank); and into sums[0..5] the global check's
+//           counts (HostBondedCompute::check_terms: bonds and angles whose energy is added here,
+//           the atoms' shares applied here, the terms the owned particles hold)
+//   fill    after the caller's exclusive scan into offsets: the terms of c from offsets[c]; the
+//           lowest index of a term whose type has no coefficients into *no_coeff (atomicMin)
+struct BondedListArgs {
+  const std::uint64_t* id;
+  const Vec3* x;
+  const Int3* home;
+  const Int3* shift;
+  std::uint32_t n, n_owned;
+  bool bonds, angles;                                // listed at all (style and fields)
+  const std::uint64_t* bond_atom[kBondSlots];        // the bond_atom planes (partner ids, 0: none)
+  const std::uint64_t* bond_type[kBondSlots];        // the bond_type planes
+  const std::uint64_t* angle_atom[2 * kAngleSlots];  // end ids of each angle slot, 2 planes each
+  const std::uint64_t* angle_type[kAngleSlots];
+  Vec3 half_length;
+  PairRule rule;
+  std::uint32_t* copies;  // the table (2^k slots), mask = slots − 1
+  std::uint32_t mask;
+  const std::uint8_t* bond_given;  // [type − 1]: the type has coefficients
+  std::uint32_t bond_types;
+  const std::uint8_t* angle_given;
+  std::uint32_t angle_types;
+  unsigned long long* sums;  // [6], zeroed by the caller
+};
+void launch_bonded_copies(const BondedListArgs& a, cudaStream_t stream);
+void launch_bonded_count(const BondedListArgs& a, std::uint32_t* counts, cudaStream_t stream);
+void launch_bonded_fill(const BondedListArgs& a, const std::uint32_t* offsets, BondedTerm* terms,
+                        unsigned long long* no_coeff, cudaStream_t stream);
 
 // The special_bonds exclusions: the entries (i, j) of the list whose j is a bond partner of i
 // (the bond_atom planes, `slots` of them, by id) left out. Pass 1 (count): kept entries per row

@@ -23,6 +23,13 @@ LAMMPS (lj/cut 2.5 shifted, min_style fire with its defaults, timestep 0.005) an
 --case eam instead: a Cu-Ni eam/alloy fcc crystal (500 atoms, 30% Ni) with every atom displaced
 by up to 0.3 Å, written by LAMMPS; 300 iterations (the same force-evaluation count in both, final
 pe 1e-12 apart), then 50 NVE steps at 300 K, etotal within 1e-4 relative.
+--case fene instead: a Kremer-Grest melt with overlaps (--builder scripts/build_melt.py --style
+bond, 20 chains of 20 beads at density 0.85, bonds 0.97 < R0, no two beads closer than 0.75 σ):
+FENE 30/1.5/1/1, WCA shifted, special_bonds fene, min_style fire with every min_modify setting
+written out (scanmd's defaults); the same stop reason, iteration and force-evaluation counts, pe
+of every progress row and the final pe to 1e-9 relative, the relaxed state's ebond and evdwl to
+1e-9 · max(|v|, 1); then 200 NVE steps at dt 0.005, etotal spread below 5e-3 per particle (the
+stiff bonds' dt² error: 2.9e-3 measured).
 --set KEY=VALUE goes to scanmd only; --expect-mismatch succeeds only when the comparison with
 LAMMPS fails (the negative control: a FIRE parameter off in scanmd).
 
@@ -149,6 +156,75 @@ thermo = ["step", "temp", "pe", "ke", "etotal", "press"]
 """
 
 
+# A Kremer-Grest melt (in.chain's physics) from scripts/build_melt.py --style bond. Every FIRE
+# setting is written out with scanmd's defaults (docs/minimize.md); comm_modify covers R0 + skin.
+LAMMPS_FENE = """units lj
+atom_style bond
+special_bonds fene
+read_data gas.data
+pair_style lj/cut 1.122462048309373
+pair_coeff 1 1 1.0 1.0 1.122462048309373
+pair_modify shift yes
+bond_style fene
+bond_coeff 1 30.0 1.5 1.0 1.0
+comm_modify cutoff 2.0
+neighbor 0.4 bin
+neigh_modify every 1 delay 0 check yes
+timestep 0.005
+min_style fire
+min_modify integrator eulerimplicit tmax 10.0 tmin 0.02 delaystep 20 dtgrow 1.1 dtshrink 0.5 &
+           alpha0 0.25 alphashrink 0.99 vdfmax 2000 halfstepback yes initialdelay yes dmax 0.1 &
+           norm two
+thermo 100
+thermo_style custom step pe ebond evdwl
+thermo_modify format float %.17g
+minimize 0.0 1e-6 20000 100000
+"""
+
+DECK_FENE = """[system]
+data_file = "gas.data"
+[potential]
+style = "lj"
+epsilon = 1.0
+sigma = 1.0
+cutoff = 1.122462048309373
+shift = true
+[bond]
+style = "fene"
+[[bond.coeff]]
+type = 1
+k = 30.0
+r0 = 1.5
+epsilon = 1.0
+sigma = 1.0
+[special_bonds]
+lj = [0.0, 1.0, 1.0]
+[neighbor]
+skin = 0.4
+[run]
+dt = 0.005
+steps = 200
+backend = "host"
+[velocity]
+create = true
+temperature = 1.0
+seed = 12345
+[minimize]
+style = "fire"
+etol = 0.0
+ftol = 1e-6
+max_steps = 20000
+progress_every = 100
+[output]
+thermo_every = 50
+thermo_digits = 17
+thermo = ["step", "temp", "pe", "ke", "etotal", "press", "ebond", "evdwl"]
+"""
+
+SCRIPTS = {"lj": (LAMMPS_LJ, DECK_LJ), "eam": (LAMMPS_EAM, DECK_EAM),
+           "fene": (LAMMPS_FENE, DECK_FENE)}
+
+
 def lammps(lmp, cwd, script):
     with open(os.path.join(cwd, "in.min"), "w") as f:
         f.write(script)
@@ -158,17 +234,19 @@ def lammps(lmp, cwd, script):
     if "Parameters for fire" not in log or "eulerimplicit" not in log:
         sys.exit("FAIL: this LAMMPS does not run the 2020 FIRE (no 'Parameters for fire ... "
                  "eulerimplicit' in its log): scanmd follows that variant")
-    progress = {int(m.group(1)): float(m.group(2))
-                for m in re.finditer(r"^\s*(\d+)\s+(-?[0-9.e+-]+)\s*$", out, re.M)}
+    # Progress rows: step pe [ebond evdwl]; the last one is the final state.
+    rows = re.findall(r"^[ \t]*(\d+)((?:[ \t]+-?[0-9.e+-]+)+)[ \t]*$", out, re.M)
+    progress = {int(r[0]): float(r[1].split()[0]) for r in rows}
+    final_terms = [float(v) for v in rows[-1][1].split()[1:]]
     stop = re.search(r"Stopping criterion = (.*)", out).group(1).strip()
     e = re.search(r"Energy initial, next-to-last, final =\s*\n\s*(\S+)\s+(\S+)\s+(\S+)", out)
     it = re.search(r"Iterations, force evaluations = (\d+) (\d+)", out)
-    return stop, float(e.group(3)), int(it.group(1)), int(it.group(2)), progress
+    return stop, float(e.group(3)), int(it.group(1)), int(it.group(2)), progress, final_terms
 
 
 def scanmd(exe, cwd, mpi, ranks, method, sets, env):
     deck = os.path.join(cwd, "gas.toml")
-    cmd = ([] if ranks == 1 and not mpi else shlex.split(mpi[0]) + [str(ranks)] +
+    cmd = ([] if ranks == 1 and not mpi[0] else shlex.split(mpi[0]) + [str(ranks)] +
            shlex.split(mpi[1])) + [exe, "run", deck, "--set", f"decomposition.method={method}"]
     for s in sets:
         cmd += ["--set", s]
@@ -178,12 +256,15 @@ def scanmd(exe, cwd, mpi, ranks, method, sets, env):
     h = re.search(r"state hash: ([0-9a-f]+)", out)
     progress = {int(m.group(1)): float(m.group(2))
                 for m in re.finditer(r"^minimize:\s+(\d+)\s+(\S+)\s", out, re.M)}
-    rows = re.findall(r"^\s*(\d+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s*$", out, re.M)
-    if not (stop and e and h and rows):
+    # Thermo rows: step temp pe ke etotal press [ebond evdwl].
+    rows = [r.split() for r in
+            re.findall(r"^[ \t]*\d+(?:[ \t]+-?[0-9.]+(?:e[-+]?\d+)?){5,7}[ \t]*$", out, re.M)]
+    evals = re.search(r"minimize: stopped by .*?, (\d+) force evaluations", out)
+    if not (stop and e and h and rows and evals):
         sys.exit(f"FAIL: scanmd output not understood:\n{out}")
     etot = [float(r[4]) for r in rows]
     return (stop.group(1), float(e.group(2)), int(stop.group(2)), h.group(1), etot,
-            int(rows[-1][0]), progress)
+            int(rows[-1][0]), progress, int(evals.group(1)), [float(v) for v in rows[0][6:]])
 
 
 def main():
@@ -195,7 +276,7 @@ def main():
     ap.add_argument("--mpiexec", default="")
     ap.add_argument("--mpi-flags", default="")
     ap.add_argument("--runs", nargs="+", default=["1:half-shell"])
-    ap.add_argument("--case", choices=["lj", "eam"], default="lj")
+    ap.add_argument("--case", choices=["lj", "eam", "fene"], default="lj")
     ap.add_argument("--hash-steps", type=int, default=0,
                     help="hash runs stop after this many iterations (0: every run goes to the end)")
     ap.add_argument("--early", type=int, default=1000,
@@ -215,11 +296,12 @@ def main():
         else:
             run([sys.executable, os.path.abspath(a.builder), "--chains", str(a.chains), "--beads",
                  str(a.beads), "--density", "0.85", "--seed", str(a.seed), "--min-distance",
-                 "0.75", "--style", "atomic", "-o", "gas.data"], d)
+                 "0.75", "--style", "bond" if a.case == "fene" else "atomic", "-o", "gas.data"],
+                d)
+        lammps_script, deck = SCRIPTS[a.case]
         with open(os.path.join(d, "gas.toml"), "w") as f:
-            f.write(DECK_EAM if a.case == "eam" else DECK_LJ)
-        l_stop, l_e, l_it, l_ev, l_prog = lammps(a.lmp, d,
-                                                 LAMMPS_EAM if a.case == "eam" else LAMMPS_LJ)
+            f.write(deck)
+        l_stop, l_e, l_it, l_ev, l_prog, l_terms = lammps(a.lmp, d, lammps_script)
         print(f"LAMMPS: {l_stop}, {l_it} iterations, {l_ev} force evaluations, final pe {l_e!r}")
         hashes = {}
         mismatch = []
@@ -236,8 +318,8 @@ def main():
             if len(more) > 1:
                 env["SCANMD_PAIR_KERNEL"] = more[1]
             sets = a.set + ([] if full else [f"minimize.max_steps={a.hash_steps}"])
-            s_stop, s_e, s_it, h, etot, last, s_prog = scanmd(exe, d, (a.mpiexec, a.mpi_flags),
-                                                              int(ranks), method, sets, env)
+            s_stop, s_e, s_it, h, etot, last, s_prog, s_ev, s_terms = scanmd(
+                exe, d, (a.mpiexec, a.mpi_flags), int(ranks), method, sets, env)
             print(f"scanmd {spec}: {s_stop}, {s_it} iterations, final pe "
                   f"{s_e!r}, state hash {h}")
             if not full or not a.hash_steps:
@@ -251,6 +333,15 @@ def main():
                                     "1e-9)")
                 if abs(s_it - l_it) > 0.01 * l_it:
                     mismatch.append(f"{s_it} iterations vs LAMMPS {l_it} (more than 1% apart)")
+                if a.case == "fene":
+                    print(f"  force evaluations {s_ev} (LAMMPS {l_ev}); relaxed ebond, evdwl "
+                          f"{s_terms!r} (LAMMPS {l_terms!r})")
+                    if s_ev != l_ev or s_it != l_it:
+                        mismatch.append(f"{s_it} iterations, {s_ev} force evaluations vs "
+                                        f"LAMMPS {l_it}, {l_ev}")
+                    for name, sv, lv in zip(("ebond", "evdwl"), s_terms, l_terms):
+                        if abs(sv - lv) > 1e-9 * max(abs(lv), 1.0):
+                            mismatch.append(f"relaxed {name} {sv!r} vs LAMMPS {lv!r}")
             # EAM: mid-path pe 1e-9 apart (the splines' last bits), the end 1e-14 again.
             tol = 1e-8 if a.case == "eam" else 1e-9
             for k in sorted(l_prog):
@@ -260,7 +351,8 @@ def main():
             drift = max(etot) - min(etot)
             print(f"  NVE after it: etotal {etot[0]!r} .. {etot[-1]!r} over {last} steps, "
                   f"spread {drift:.3g}")
-            steps, limit = (50, 1e-4 * abs(etot[0])) if a.case == "eam" else (200, 2e-3)
+            steps, limit = {"eam": (50, 1e-4 * abs(etot[0])), "lj": (200, 2e-3),
+                            "fene": (200, 5e-3)}[a.case]
             if last != steps or drift > limit:
                 sys.exit(f"FAIL: the relaxed configuration's NVE run drifted ({drift:.3g} > "
                          f"{limit:.3g}) or stopped early (step {last})")
