@@ -89,7 +89,9 @@ class HostBondedCompute final : public HostForceCompute {
   const PairPotential* pair_;
   std::vector<Term> terms_;
   std::vector<std::uint32_t> first_copy_, next_copy_;  // copies by id (list_terms)
-  long long step_ = 0;                                 // of the listing (messages)
+  bool bond_types_ok_ =
+      false;            // every listed bond's type has coefficients (else: checked per term)
+  long long step_ = 0;  // of the listing (messages)
   int rank_ = 0, ranks_ = 1;
 };
 
