@@ -405,7 +405,17 @@ ForceTotals all_terms(ParticleStore& p, const std::vector<HostBondedCompute::Ter
                       const BondedParams& prm, const PairPotential* special, Vec3 L, Vec3 half,
                       bool types_checked) {
   TermSums sums{p, p.f.data(), {}};
-  for (const HostBondedCompute::Term& t : terms) {
+  // The partners of the terms a few ahead fetched early: the listing follows the first atom's
+  // (cell) order, the others' positions and forces lie scattered.
+  constexpr std::size_t kAhead = 8;
+  const std::size_t count = terms.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    const HostBondedCompute::Term& t = terms[k];
+    if (k + kAhead < count) {
+      const std::uint32_t ahead = terms[k + kAhead].at[1];
+      __builtin_prefetch(&p.x[ahead]);
+      __builtin_prefetch(&sums.f[ahead], 1);
+    }
     if (t.atoms == 2)
       bond_term<Bond, Energy>(sums, t, prm, special, L, half, types_checked);
     else
