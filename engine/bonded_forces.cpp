@@ -64,6 +64,20 @@ void HostBondedCompute::list_and_check(const ParticleStore& p, const Box& box, c
   check_terms(p, import_cutoff, comm, step);
 }
 
+std::size_t HostBondedCompute::copies_slot(const ParticleStore& p, std::uint64_t id) const {
+  const std::size_t slots = first_copy_.size();
+  if (direct_) return id < slots ? static_cast<std::size_t>(id) : slots;
+  const std::size_t mask = slots - 1;
+  std::size_t h = static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+  while (first_copy_[h] != kEmpty && p.id[first_copy_[h]] != id) h = (h + 1) & mask;
+  return h;
+}
+
+std::uint32_t HostBondedCompute::first_copy_of(const ParticleStore& p, std::uint64_t id) const {
+  const std::size_t h = copies_slot(p, id);
+  return h < first_copy_.size() ? first_copy_[h] : kEmpty;
+}
+
 void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const PairRule& rule) {
   const std::size_t n = p.size();
   terms_.clear();
@@ -71,30 +85,18 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
   // table is indexed by the id itself when the ids here are dense enough (at most 4 slots per
   // particle: every run with ids numbered from 1, as data files and lattices number them), else
   // it is an open-addressing hash table (a power of two, at least twice the particles).
-  constexpr std::uint32_t kEmpty = 0xffffffffu;
   std::uint64_t max_id = 0;
   for (std::uint32_t i = 0; i < n; ++i) max_id = std::max(max_id, p.id[i]);
-  const bool direct = max_id < 4 * static_cast<std::uint64_t>(n) + 1024;
+  direct_ = max_id < 4 * static_cast<std::uint64_t>(n) + 1024;
   std::size_t slots = 16;
-  if (direct)
+  if (direct_)
     slots = static_cast<std::size_t>(max_id) + 1;
   else
     while (slots < 2 * n) slots <<= 1;
-  const std::size_t mask = slots - 1;
   first_copy_.assign(slots, kEmpty);
   next_copy_.assign(n, kEmpty);
-  auto slot_of = [&](std::uint64_t id) {
-    return static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> 20) & mask;
-  };
-  // The slot of `id`'s copies (kEmpty in it when there are none).
-  auto find = [&](std::uint64_t id) -> std::size_t {
-    if (direct) return id < slots ? static_cast<std::size_t>(id) : slots;
-    std::size_t h = slot_of(id);
-    while (first_copy_[h] != kEmpty && p.id[first_copy_[h]] != id) h = (h + 1) & mask;
-    return h;
-  };
   for (std::uint32_t i = 0; i < n; ++i) {
-    const std::size_t h = find(p.id[i]);
+    const std::size_t h = copies_slot(p, p.id[i]);
     if (first_copy_[h] != kEmpty) next_copy_[i] = first_copy_[h];
     first_copy_[h] = i;
   }
@@ -102,9 +104,7 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
   // The copy of atom `other` at the minimum image from copy c, or −1 when it is not here: the
   // image shift of minimum_image's branch (base/box.hpp), added to c's.
   auto partner = [&](std::uint32_t c, std::uint64_t other) -> long long {
-    const std::size_t h = find(other);
-    if (h == slots) return -1;  // (direct table: an id above every id here)
-    std::uint32_t k = first_copy_[h];
+    std::uint32_t k = first_copy_of(p, other);
     if (k == kEmpty) return -1;
     const Vec3 xc = p.x[c], xo = p.x[k];
     auto axis = [](double d, double hl) { return d > hl ? 1 : (d < -hl ? -1 : 0); };
@@ -124,8 +124,28 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
   const int ka = f.find(kAngleAtomField), kat = f.find(kAngleTypeField);
   const bool bonds = params_->bond_style != BondStyle::None && kb >= 0 && kbt >= 0;
   const bool angles = params_->angle_style != AngleStyle::None && ka >= 0 && kat >= 0;
+  // With the direct table, the partners' slots are fetched 16 particles ahead and their
+  // positions 8 ahead (the loop follows the cell order, the partners lie scattered).
+  constexpr std::uint32_t kAhead = 8;
+  const std::int64_t* bond_atoms =
+      bonds ? f.integers(static_cast<std::size_t>(kb)).data() : nullptr;
+  auto fetch_ahead = [&](std::uint32_t c) {
+    if (c + 2 * kAhead < n)
+      for (int slot = 0; slot < kBondSlots; ++slot) {
+        const auto other =
+            static_cast<std::uint64_t>(bond_atoms[(c + 2 * kAhead) * kBondSlots + slot]);
+        if (other < first_copy_.size()) __builtin_prefetch(&first_copy_[other]);
+      }
+    if (c + kAhead < n)
+      for (int slot = 0; slot < kBondSlots; ++slot) {
+        const auto other = static_cast<std::uint64_t>(bond_atoms[(c + kAhead) * kBondSlots + slot]);
+        if (other < slots && first_copy_[other] != kEmpty)
+          __builtin_prefetch(&p.x[first_copy_[other]]);
+      }
+  };
   for (std::uint32_t c = 0; c < n; ++c) {
     if (bonds) {
+      if (direct_) fetch_ahead(c);
       const auto atom = f.integers(static_cast<std::size_t>(kb));
       const auto type = f.integers(static_cast<std::size_t>(kbt));
       for (int slot = 0; slot < kBondSlots; ++slot) {
@@ -295,6 +315,8 @@ void HostBondedCompute::exclude_bonded_pairs(const ParticleStore& p, NeighborLis
   const int kb = p.fields.find(kBondAtomField);
   if (kb < 0) return;
   const auto atom = p.fields.integers(static_cast<std::size_t>(kb));
+  // By id (every image of a partner): the j of a row lie near i, their ids in cache (measured
+  // faster than gathering each row's partners' copies from the listing's table).
   list.drop_pairs([&](std::uint32_t i, std::uint32_t j) {
     const auto other = static_cast<std::int64_t>(p.id[j]);
     for (int slot = 0; slot < kBondSlots; ++slot)
