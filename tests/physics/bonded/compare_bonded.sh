@@ -7,13 +7,10 @@
 # and Angles) and `run 0`: its pe, press, ebond, eangle, evdwl must equal scanmd's step-100 row.
 # Usage: compare_bonded.sh --scanmd EXE --data FILE --style bond|angle
 #          --lmp "LAMMPS line" ... --deck "TOML of [bond] [angle] [special_bonds]"
-#          [--set key=value ...] [--expect-mismatch] [--id-stride N]
-# --id-stride N: every atom id of the data file multiplied by N (in Atoms, Velocities, Bonds and
-# Angles) before both runs: sparse ids, which scanmd's bonded listing finds by hash instead of
-# a table indexed by id; the physics must not change.
+#          [--set key=value ...] [--expect-mismatch]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../../support/thermo_compare.sh"
-scanmd="" data="" style=bond deck="" expect_mismatch=0 id_stride=1
+scanmd="" data="" style=bond deck="" expect_mismatch=0
 lmp_lines=() sets=()
 while (($#)); do
   case "$1" in
@@ -24,7 +21,6 @@ while (($#)); do
     --deck) deck="$2"; shift 2 ;;
     --set) sets+=(--set "$2"); shift 2 ;;
     --expect-mismatch) expect_mismatch=1; shift ;;
-    --id-stride) id_stride="$2"; shift 2 ;;
     *) echo "compare_bonded.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -34,13 +30,7 @@ done
 find_lmp
 tol=1e-9
 enter_work bonded
-awk -v n="$id_stride" '
-  /^[A-Z]/ {section = $1; print; next}
-  NF == 0 {print; next}
-  section == "Atoms" || section == "Velocities" {$1 *= n}
-  section == "Bonds" {$3 *= n; $4 *= n}
-  section == "Angles" {$3 *= n; $4 *= n; $5 *= n}
-  {print}' "$data" > melt.data
+cp "$data" melt.data
 cat > in.run <<EOF
 units           lj
 atom_style      $style
