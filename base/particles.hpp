@@ -86,31 +86,52 @@ struct ParticleStore {
 
   // Reorders the owned particles (no ghosts present): new slot k takes old slot order[k].
   // In place, cycle by cycle, with one bit per particle of scratch: a copy of the arrays would
-  // add to the peak memory of the run (this runs while the last neighbour list is alive).
-  // x_build is left as it is: the halo build that follows sets it. The optional fields are
-  // permuted through one copy of each column (they exist only when a compute asked for them).
+  // add to the peak memory of the run (this runs while the last neighbour list is alive), and
+  // fresh pages at every rebuild. x_build is left as it is: the halo build that follows sets
+  // it. The optional fields move with their particle, in the same cycles.
   void permute_owned(const std::vector<std::uint32_t>& order) {
     const std::size_t n = order.size();
+    // The optional fields' columns, and the words of a cycle's first particle.
+    struct Column {
+      std::uint64_t* words;
+      std::size_t width;
+    };
+    std::vector<Column> columns;
+    std::size_t field_words = 0;
     for (std::size_t k = 0; k < fields.count(); ++k) {
-      const auto words = fields.words(k);
-      const std::size_t w = fields.width(k);
-      const std::vector<std::uint64_t> old(words.begin(), words.begin() + n * w);
-      for (std::size_t i = 0; i < n; ++i)
-        for (std::size_t j = 0; j < w; ++j) words[i * w + j] = old[order[i] * w + j];
+      columns.push_back({fields.words(k).data(), fields.width(k)});
+      field_words += fields.width(k);
     }
+    std::vector<std::uint64_t> saved_fields(field_words);
+    auto fields_to = [&](std::uint64_t* out, std::size_t from) {
+      for (const Column& c : columns)
+        for (std::size_t j = 0; j < c.width; ++j) *out++ = c.words[from * c.width + j];
+    };
+    auto fields_from = [&](std::size_t to, const std::uint64_t* in) {
+      for (const Column& c : columns)
+        for (std::size_t j = 0; j < c.width; ++j) c.words[to * c.width + j] = *in++;
+    };
+    auto move_fields = [&](std::size_t to, std::size_t from) {
+      for (const Column& c : columns)
+        for (std::size_t j = 0; j < c.width; ++j)
+          c.words[to * c.width + j] = c.words[from * c.width + j];
+    };
     std::vector<bool> placed(n, false);
     for (std::size_t start = 0; start < n; ++start) {
       if (placed[start]) continue;
       const Slot saved = slot(start);
+      if (field_words) fields_to(saved_fields.data(), start);
       std::size_t j = start;
       for (;;) {
         placed[j] = true;
         const std::size_t k = order[j];
         if (k == start) {
           put(j, saved);
+          if (field_words) fields_from(j, saved_fields.data());
           break;
         }
         put(j, slot(k));
+        if (field_words) move_fields(j, k);
         j = k;
       }
     }

@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "base/box.hpp"
 #include "engine/topology.hpp"
@@ -66,23 +68,45 @@ void HostBondedCompute::list_and_check(const ParticleStore& p, const Box& box, c
   check_terms(p, import_cutoff, comm, step);
 }
 
+std::size_t HostBondedCompute::copies_slot(const ParticleStore& p, std::uint64_t id) const {
+  const std::size_t slots = first_copy_.size();
+  if (direct_) return id < slots ? static_cast<std::size_t>(id) : slots;
+  const std::size_t mask = slots - 1;
+  std::size_t h = static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> 20) & mask;
+  while (first_copy_[h] != kEmpty && p.id[first_copy_[h]] != id) h = (h + 1) & mask;
+  return h;
+}
+
+std::uint32_t HostBondedCompute::first_copy_of(const ParticleStore& p, std::uint64_t id) const {
+  const std::size_t h = copies_slot(p, id);
+  return h < first_copy_.size() ? first_copy_[h] : kEmpty;
+}
+
 void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const PairRule& rule) {
   const std::size_t n = p.size();
   terms_.clear();
-  // Copies by id: an open-addressing table of the first copy of each id (a power of two, at
-  // least twice the particles), the other copies chained through next_copy_.
+  // Copies by id: the first copy of each id, the other copies chained through next_copy_. The
+  // table is indexed by the id itself when the ids here are dense enough (at most 4 slots per
+  // particle: one rank or a few, scanmd's ids being 1..N), else it is an open-addressing hash
+  // table (a power of two, at least twice the particles; many ranks).
+  std::uint64_t max_id = 0;
+  for (std::uint32_t i = 0; i < n; ++i) max_id = std::max(max_id, p.id[i]);
+  // SCANMD_BONDED_ID_TABLE=hash: the hash table whatever the ids (the tests' way to run it on a
+  // small system, where every rank's ids are dense).
+  static const bool hash_only = [] {
+    const char* e = std::getenv("SCANMD_BONDED_ID_TABLE");
+    return e != nullptr && std::string_view(e) == "hash";
+  }();
+  direct_ = !hash_only && max_id < 4 * static_cast<std::uint64_t>(n) + 1024;
   std::size_t slots = 16;
-  while (slots < 2 * n) slots <<= 1;
-  const std::size_t mask = slots - 1;
-  constexpr std::uint32_t kEmpty = 0xffffffffu;
+  if (direct_)
+    slots = static_cast<std::size_t>(max_id) + 1;
+  else
+    while (slots < 2 * n) slots <<= 1;
   first_copy_.assign(slots, kEmpty);
   next_copy_.assign(n, kEmpty);
-  auto slot_of = [&](std::uint64_t id) {
-    return static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> 20) & mask;
-  };
   for (std::uint32_t i = 0; i < n; ++i) {
-    std::size_t h = slot_of(p.id[i]);
-    while (first_copy_[h] != kEmpty && p.id[first_copy_[h]] != p.id[i]) h = (h + 1) & mask;
+    const std::size_t h = copies_slot(p, p.id[i]);
     if (first_copy_[h] != kEmpty) next_copy_[i] = first_copy_[h];
     first_copy_[h] = i;
   }
@@ -90,9 +114,7 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
   // The copy of atom `other` at the minimum image from copy c, or −1 when it is not here: the
   // image shift of minimum_image's branch (base/box.hpp), added to c's.
   auto partner = [&](std::uint32_t c, std::uint64_t other) -> long long {
-    std::size_t h = slot_of(other);
-    while (first_copy_[h] != kEmpty && p.id[first_copy_[h]] != other) h = (h + 1) & mask;
-    std::uint32_t k = first_copy_[h];
+    std::uint32_t k = first_copy_of(p, other);
     if (k == kEmpty) return -1;
     const Vec3 xc = p.x[c], xo = p.x[k];
     auto axis = [](double d, double hl) { return d > hl ? 1 : (d < -hl ? -1 : 0); };
@@ -106,13 +128,34 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
     return PairSide{i < p.n_owned, p.home[i], p.id[i], p.id[i], p.x[i]};
   };
   const bool full = rule.method == Method::FullShell;
+  bool types_ok = true;
   const ParticleFields& f = p.fields;
   const int kb = f.find(kBondAtomField), kbt = f.find(kBondTypeField);
   const int ka = f.find(kAngleAtomField), kat = f.find(kAngleTypeField);
   const bool bonds = params_->bond_style != BondStyle::None && kb >= 0 && kbt >= 0;
   const bool angles = params_->angle_style != AngleStyle::None && ka >= 0 && kat >= 0;
+  // With the direct table, the partners' slots are fetched 16 particles ahead and their
+  // positions 8 ahead (the loop follows the cell order, the partners lie scattered).
+  constexpr std::uint32_t kAhead = 8;
+  const std::int64_t* bond_atoms =
+      bonds ? f.integers(static_cast<std::size_t>(kb)).data() : nullptr;
+  auto fetch_ahead = [&](std::uint32_t c) {
+    if (c + 2 * kAhead < n)
+      for (int slot = 0; slot < kBondSlots; ++slot) {
+        const auto other =
+            static_cast<std::uint64_t>(bond_atoms[(c + 2 * kAhead) * kBondSlots + slot]);
+        if (other < first_copy_.size()) __builtin_prefetch(&first_copy_[other]);
+      }
+    if (c + kAhead < n)
+      for (int slot = 0; slot < kBondSlots; ++slot) {
+        const auto other = static_cast<std::uint64_t>(bond_atoms[(c + kAhead) * kBondSlots + slot]);
+        if (other < slots && first_copy_[other] != kEmpty)
+          __builtin_prefetch(&p.x[first_copy_[other]]);
+      }
+  };
   for (std::uint32_t c = 0; c < n; ++c) {
     if (bonds) {
+      if (direct_) fetch_ahead(c);
       const auto atom = f.integers(static_cast<std::size_t>(kb));
       const auto type = f.integers(static_cast<std::size_t>(kbt));
       for (int slot = 0; slot < kBondSlots; ++slot) {
@@ -124,6 +167,7 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
         const PairSide a = side(c), b = side(u);
         if (!rule.lists_pair(a, b) && !rule.lists_pair(b, a)) continue;
         Term t{{c, u, 0}, static_cast<std::uint32_t>(type[c * kBondSlots + slot]), 2, 3, true};
+        types_ok = types_ok && params_->has_bond_type(static_cast<int>(t.type));
         if (full) {
           t.apply = static_cast<std::uint8_t>((a.owned ? 1 : 0) | (b.owned ? 2 : 0));
           t.energy = a.owned;  // the lower id's copy
@@ -187,6 +231,7 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
       }
     }
   }
+  bond_types_ok_ = types_ok;
 }
 
 void HostBondedCompute::check_terms(const ParticleStore& p, double import_cutoff,
@@ -286,6 +331,8 @@ void HostBondedCompute::exclude_bonded_pairs(const ParticleStore& p, NeighborLis
   const int kb = p.fields.find(kBondAtomField);
   if (kb < 0) return;
   const auto atom = p.fields.integers(static_cast<std::size_t>(kb));
+  // By id (every image of a partner): the j of a row lie near i, their ids in cache (measured
+  // faster than gathering each row's partners' copies from the listing's table).
   list.drop_pairs([&](std::uint32_t i, std::uint32_t j) {
     const auto other = static_cast<std::int64_t>(p.id[j]);
     for (int slot = 0; slot < kBondSlots; ++slot)
@@ -297,12 +344,15 @@ void HostBondedCompute::exclude_bonded_pairs(const ParticleStore& p, NeighborLis
 namespace {
 
 // One bond or angle's fixed-point terms, added where the term's mask says (see the header).
+// (A value local to the loop over the terms, which the compiler keeps in registers: the
+// overflow flag is tested after every term.)
 struct TermSums {
-  ParticleStore& p;
-  ForceTotals& totals;
+  const ParticleStore& p;
+  Fix3* f;  // p.f
+  ForceTotals totals;
   bool overflow = false;
   void add(std::uint32_t i, const Fix3& F, bool plus) {
-    Fix3& a = p.f[i];
+    Fix3& a = f[i];
     const std::int64_t s = plus ? 1 : -1;
     fixed::add_checked(a.x, s * F.x, overflow);
     fixed::add_checked(a.y, s * F.y, overflow);
@@ -319,18 +369,21 @@ struct TermSums {
                   t.atoms == 2 ? "bond" : "angle", ids));
 }
 
-template <class Bond>
-void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedParams& prm,
-               const PairPotential* special, Vec3 L, Vec3 half, bool with_energy) {
+// Energy: a pass with energies (each term adds its own where t.energy says); without, the
+// style skips what only the energy needs (FENE's log): the forces are the same bits.
+template <class Bond, bool Energy>
+[[gnu::always_inline]] inline void bond_term(TermSums& sums, const HostBondedCompute::Term& t,
+                                             const BondedParams& prm, const PairPotential* special,
+                                             Vec3 L, Vec3 half, bool types_checked) {
   const ParticleStore& p = sums.p;
   const std::uint32_t i = t.at[0], j = t.at[1];
   const BondGeometry g = bond_geometry(p.x[i], p.x[j], L, half);
   const double rsq = g.rsq;
-  if (!prm.has_bond_type(static_cast<int>(t.type)))
+  if (!types_checked && !prm.has_bond_type(static_cast<int>(t.type)))
     throw std::runtime_error(
         fmt::format("bond {}-{}: bond type {} has no [[bond.coeff]]", p.id[i], p.id[j], t.type));
   const BondCoeff& co = prm.bond[t.type - 1];
-  BondTerms b = Bond::eval(rsq, co);
+  BondTerms b = Bond::eval(rsq, co, Energy);
   double e_pair = 0.0;
   if (special) {  // w × the pair style's terms of the two atoms (special_bonds 0 < w < 1)
     const double w = prm.special_lj[0];
@@ -344,7 +397,7 @@ void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedPar
       }
     });
   }
-  const bool energy = with_energy && t.energy;
+  const bool energy = Energy && t.energy;
   const BondFixed r = bond_fixed(g, b, energy, sums.overflow);
   if (t.apply & 1u) sums.add(i, r.f, true);
   if (t.apply & 2u) sums.add(j, r.f, false);
@@ -353,16 +406,18 @@ void bond_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedPar
     sums.totals.bond_energy += r.energy;
     sums.totals.virial += r.virial;
   }
-  if (b.bad)
+  if (b.bad) [[unlikely]]
     throw std::runtime_error(
         fmt::format("bad FENE bond between atoms {} and {}: r = {:.6g} >= 2 R0 (R0 = {:g})",
                     p.id[i], p.id[j], std::sqrt(rsq), co.r0));
-  if (sums.overflow) term_overflow(p, t);
+  if (sums.overflow) [[unlikely]]
+    term_overflow(p, t);
 }
 
 template <class Angle>
-void angle_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedParams& prm, Vec3 L,
-                Vec3 half, bool with_energy) {
+[[gnu::always_inline]] inline void angle_term(TermSums& sums, const HostBondedCompute::Term& t,
+                                              const BondedParams& prm, Vec3 L, Vec3 half,
+                                              bool with_energy) {
   const ParticleStore& p = sums.p;
   const std::uint32_t i = t.at[0], j = t.at[1], k = t.at[2];
   if (!prm.has_angle_type(static_cast<int>(t.type)))
@@ -382,16 +437,37 @@ void angle_term(TermSums& sums, const HostBondedCompute::Term& t, const BondedPa
   if (sums.overflow) term_overflow(p, t);
 }
 
-template <class Bond, class Angle>
-void all_terms(TermSums& sums, const std::vector<HostBondedCompute::Term>& terms,
-               const BondedParams& prm, const PairPotential* special, Vec3 L, Vec3 half,
-               bool with_energy) {
-  for (const HostBondedCompute::Term& t : terms) {
+template <class Bond, class Angle, bool Energy>
+ForceTotals all_terms(ParticleStore& p, const std::vector<HostBondedCompute::Term>& terms,
+                      const BondedParams& prm, const PairPotential* special, Vec3 L, Vec3 half,
+                      bool types_checked) {
+  TermSums sums{p, p.f.data(), {}};
+  // The partners of the terms a few ahead fetched early: the listing follows the first atom's
+  // (cell) order, the others' positions and forces lie scattered.
+  constexpr std::size_t kAhead = 8;
+  const std::size_t count = terms.size();
+  for (std::size_t k = 0; k < count; ++k) {
+    const HostBondedCompute::Term& t = terms[k];
+    if (k + kAhead < count) {
+      const std::uint32_t ahead = terms[k + kAhead].at[1];
+      __builtin_prefetch(&p.x[ahead]);
+      __builtin_prefetch(&sums.f[ahead], 1);
+    }
     if (t.atoms == 2)
-      bond_term<Bond>(sums, t, prm, special, L, half, with_energy);
+      bond_term<Bond, Energy>(sums, t, prm, special, L, half, types_checked);
     else
-      angle_term<Angle>(sums, t, prm, L, half, with_energy);
+      angle_term<Angle>(sums, t, prm, L, half, Energy);
   }
+  return sums.totals;
+}
+
+template <class Bond, class Angle>
+ForceTotals all_terms(ParticleStore& p, const std::vector<HostBondedCompute::Term>& terms,
+                      const BondedParams& prm, const PairPotential* special, Vec3 L, Vec3 half,
+                      bool with_energy, bool types_checked) {
+  if (with_energy)
+    return all_terms<Bond, Angle, true>(p, terms, prm, special, L, half, types_checked);
+  return all_terms<Bond, Angle, false>(p, terms, prm, special, L, half, types_checked);
 }
 
 }  // namespace
@@ -399,8 +475,6 @@ void all_terms(TermSums& sums, const std::vector<HostBondedCompute::Term>& terms
 ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool first) {
   ParticleStore& p = s.particles;
   if (first) std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
-  ForceTotals totals;
-  TermSums sums{p, totals};
   const BondedParams& prm = *params_;
   const Vec3 L = s.box.length, half = s.box.half_length;
   const bool fene = prm.bond_style == BondStyle::Fene;
@@ -408,14 +482,16 @@ ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool
   const double w12 = prm.special_lj[0];
   const PairPotential* special = w12 > 0.0 && w12 < 1.0 ? pair_ : nullptr;
   if (fene && cosine)
-    all_terms<BondFene, AngleCosine>(sums, terms_, prm, special, L, half, with_energy);
-  else if (fene)
-    all_terms<BondFene, AngleHarmonic>(sums, terms_, prm, special, L, half, with_energy);
-  else if (cosine)
-    all_terms<BondHarmonic, AngleCosine>(sums, terms_, prm, special, L, half, with_energy);
-  else
-    all_terms<BondHarmonic, AngleHarmonic>(sums, terms_, prm, special, L, half, with_energy);
-  return totals;
+    return all_terms<BondFene, AngleCosine>(p, terms_, prm, special, L, half, with_energy,
+                                            bond_types_ok_);
+  if (fene)
+    return all_terms<BondFene, AngleHarmonic>(p, terms_, prm, special, L, half, with_energy,
+                                              bond_types_ok_);
+  if (cosine)
+    return all_terms<BondHarmonic, AngleCosine>(p, terms_, prm, special, L, half, with_energy,
+                                                bond_types_ok_);
+  return all_terms<BondHarmonic, AngleHarmonic>(p, terms_, prm, special, L, half, with_energy,
+                                                bond_types_ok_);
 }
 
 }  // namespace scanmd

@@ -92,13 +92,21 @@ class HostBondedCompute final : public HostForceCompute {
   void check_terms(const ParticleStore& p, double import_cutoff, const Communicator& comm,
                    long long step) const;
   void exclude_bonded_pairs(const ParticleStore& p, NeighborList& list) const;
+  // The copies of an id here (the listing's table): the slot of first_copy_ for `id` (the
+  // table's size when a direct table has no such slot), and the first copy (kEmpty: none).
+  std::size_t copies_slot(const ParticleStore& p, std::uint64_t id) const;
+  std::uint32_t first_copy_of(const ParticleStore& p, std::uint64_t id) const;
 
   std::shared_ptr<const BondedParams> params_;
   const PairPotential* pair_;
   std::vector<Term> terms_;
+  static constexpr std::uint32_t kEmpty = 0xffffffffu;
   std::vector<std::uint32_t> first_copy_, next_copy_;  // copies by id (list_terms)
-  long long step_ = 0;                                 // of the listing (messages)
-  bool neutral_ = false;                               // neutral territory (messages)
+  bool direct_ = true;                                 // first_copy_ indexed by id (else hashed)
+  // Every listed bond's type has coefficients (else they are checked per term).
+  bool bond_types_ok_ = false;
+  long long step_ = 0;    // of the listing (messages)
+  bool neutral_ = false;  // neutral territory (messages)
   int rank_ = 0, ranks_ = 1;
 };
 

@@ -18,7 +18,8 @@ namespace scanmd {
 struct BondFene {
   static constexpr std::string_view kName = "fene";
 
-  SCANMD_HD static BondTerms eval(double rsq, const BondCoeff& c) {
+  // with_energy false: the energy (the log) is skipped; fbond and bad are the same bits.
+  SCANMD_HD static BondTerms eval(double rsq, const BondCoeff& c, bool with_energy = true) {
     constexpr double two_1_3 = 1.2599210498948732;  // 2^(1/3), LAMMPS's TWO_1_3
     BondTerms t;
     const double r0sq = c.r0 * c.r0;
@@ -28,12 +29,12 @@ struct BondFene {
       rlogarg = 0.1;
     }
     t.fbond = -c.k / rlogarg;
-    t.energy = -0.5 * c.k * r0sq * det::log(rlogarg);
+    if (with_energy) t.energy = -0.5 * c.k * r0sq * det::log(rlogarg);
     if (rsq < two_1_3 * c.sigma * c.sigma) {
       const double sr2 = c.sigma * c.sigma / rsq;
       const double sr6 = sr2 * sr2 * sr2;
       t.fbond += 48.0 * c.epsilon * sr6 * (sr6 - 0.5) / rsq;
-      t.energy += 4.0 * c.epsilon * sr6 * (sr6 - 1.0) + c.epsilon;
+      if (with_energy) t.energy += 4.0 * c.epsilon * sr6 * (sr6 - 1.0) + c.epsilon;
     }
     return t;
   }

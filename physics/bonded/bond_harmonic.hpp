@@ -11,7 +11,7 @@ namespace scanmd {
 struct BondHarmonic {
   static constexpr std::string_view kName = "harmonic";
 
-  SCANMD_HD static BondTerms eval(double rsq, const BondCoeff& c) {
+  SCANMD_HD static BondTerms eval(double rsq, const BondCoeff& c, bool = true) {
     BondTerms t;
     const double r = det::sqrt_of(rsq);
     const double dr = r - c.r0;

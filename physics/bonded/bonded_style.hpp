@@ -3,9 +3,10 @@
 // `eval` the host and CUDA drivers template over, written with +, −, ×, /, IEEE sqrt and the
 // deterministic det::log / det::acos only, so every backend gets the same bits.
 //
-//   bond   eval(r², coeff) → {fbond, energy, bad}: the force on i is fbond·d with d = x_i − x_j
-//          (LAMMPS's sign: F_i = delx·fbond), −fbond·d on j; `bad` when the bond has
-//          stretched beyond what the style can hold (FENE: r ≥ 2 R0, LAMMPS's "Bad FENE bond")
+//   bond   eval(r², coeff, with_energy = true) → {fbond, energy, bad}: the force on i is fbond·d
+//          with d = x_i − x_j (LAMMPS's sign: F_i = delx·fbond), −fbond·d on j; `bad` when the
+//          bond has stretched beyond what the style can hold (FENE: r ≥ 2 R0, LAMMPS's "Bad
+//          FENE bond"); without energy the style may skip it (FENE's log), fbond the same bits
 //   angle  eval(d1, d2, coeff) with d1 = x_i − x_j, d2 = x_k − x_j (j the vertex) → {f1, f3,
 //          energy}: F_i = f1, F_k = f3, F_j = −(f1 + f3), as LAMMPS angle styles
 #pragma once

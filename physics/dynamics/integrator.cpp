@@ -52,14 +52,18 @@ fixed::Wide VelocityVerlet::initial_integrate(ParticleStore& p, const Box& box,
   }
   const LangevinView l = view();
   bool overflow = false;
+  const bool kept = kept_.step == step;
+  const std::size_t n_kept = kept ? std::min(n, kept_.id.size()) : 0;
   const fixed::Wide work =
       thread_work(n, bad, overflow, [&](std::size_t i, std::size_t& first_bad) {
-        const double w =
-            verlet_initial_langevin(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]],
-                                    box.length, l, p.type[i], p.id[i], step);
+        const Vec3 u = i < n_kept && kept_.id[i] == p.id[i] ? kept_.u[i]
+                                                            : langevin_noise(seed_, p.id[i], step);
+        const double w = verlet_initial_langevin_with(p.x[i], p.v[i], p.image[i], p.f[i], dt_,
+                                                      dtf_[p.type[i]], box.length, l, p.type[i], u);
         if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
         return w;
       });
+  kept_.step = kNoStep;
   check_positions(p, bad);
   return checked(work, overflow);
 }
@@ -74,9 +78,15 @@ fixed::Wide VelocityVerlet::final_integrate(ParticleStore& p, std::uint64_t step
   const LangevinView l = view();
   bool overflow = false;
   std::size_t bad = n;  // (no position check in the second half kick)
+  kept_.id.resize(n);
+  kept_.u.resize(n);
   const fixed::Wide work = thread_work(n, bad, overflow, [&](std::size_t i, std::size_t&) {
-    return langevin_kick(p.v[i], p.f[i], dtf_[p.type[i]], 0.5 * dt_, l, p.type[i], p.id[i], step);
+    const Vec3 u = langevin_noise(seed_, p.id[i], step);
+    kept_.id[i] = p.id[i];
+    kept_.u[i] = u;
+    return langevin_kick_with(p.v[i], p.f[i], dtf_[p.type[i]], 0.5 * dt_, l, p.type[i], u);
   });
+  kept_.step = step;
   return checked(work, overflow);
 }
 

@@ -43,18 +43,26 @@ SCANMD_HD inline void verlet_initial(Vec3& x, Vec3& v, Int3& image, Fix3 f, doub
   wrap(x, image, length);
 }
 
-// The same with the Langevin force (physics/dynamics/langevin.hpp) in the kick; returns the thermostat's
-// work of the kick.
-SCANMD_HD inline double verlet_initial_langevin(Vec3& x, Vec3& v, Int3& image, Fix3 f, double dt,
-                                                double dtf, const Vec3& length,
-                                                const LangevinView& l, std::uint32_t type,
-                                                std::uint64_t id, std::uint64_t step) {
-  const double work = langevin_kick(v, f, dtf, 0.5 * dt, l, type, id, step);
+// The same with the Langevin force (physics/dynamics/langevin.hpp) in the kick, for the noise u
+// of (seed, id, step); returns the thermostat's work of the kick.
+SCANMD_HD inline double verlet_initial_langevin_with(Vec3& x, Vec3& v, Int3& image, Fix3 f,
+                                                     double dt, double dtf, const Vec3& length,
+                                                     const LangevinView& l, std::uint32_t type,
+                                                     Vec3 u) {
+  const double work = langevin_kick_with(v, f, dtf, 0.5 * dt, l, type, u);
   x.x += dt * v.x;
   x.y += dt * v.y;
   x.z += dt * v.z;
   wrap(x, image, length);
   return work;
+}
+
+SCANMD_HD inline double verlet_initial_langevin(Vec3& x, Vec3& v, Int3& image, Fix3 f, double dt,
+                                                double dtf, const Vec3& length,
+                                                const LangevinView& l, std::uint32_t type,
+                                                std::uint64_t id, std::uint64_t step) {
+  return verlet_initial_langevin_with(x, v, image, f, dt, dtf, length, l, type,
+                                      langevin_noise(l.seed, id, step));
 }
 
 // Second half kick of one particle.
@@ -104,6 +112,7 @@ class VelocityVerlet {
   void langevin(double temperature, double damping, std::uint64_t seed) {
     langevin_coefficients(mass_, temperature, damping, dt_, drag_, noise_, units_);
     seed_ = seed;
+    kept_.step = kNoStep;
   }
 
   double dt() const { return dt_; }
@@ -133,6 +142,18 @@ class VelocityVerlet {
   std::vector<double> mass_, dtf_;
   std::vector<double> drag_, noise_;  // Langevin γ1, γ2 per type; empty: off
   std::uint64_t seed_ = 0;
+
+  // The noise of the second kick, kept for the first kick of the next step, which draws the
+  // same numbers (counter step + 1 both): u of the particle with id[i] at `step`. The first
+  // kick takes u[i] where the particle at i still has that id (none moved between the two
+  // kicks), and draws the rest: the numbers are a pure function of (seed, id, step) either way.
+  static constexpr std::uint64_t kNoStep = ~std::uint64_t{0};
+  struct KeptNoise {
+    std::uint64_t step = kNoStep;
+    std::vector<std::uint64_t> id;
+    std::vector<Vec3> u;
+  };
+  mutable KeptNoise kept_;
 };
 
 // Has any owned particle moved more than `limit` since the last neighbour build?

@@ -64,24 +64,35 @@ SCANMD_HD inline Vec3 langevin_noise(std::uint64_t seed, std::uint64_t id, std::
           static_cast<double>(r[2] >> 11) * k - 0.5};
 }
 
-SCANMD_HD inline Vec3 langevin_force(const LangevinView& l, std::uint32_t type, std::uint64_t id,
-                                     std::uint64_t step, Vec3 v) {
-  const Vec3 u = langevin_noise(l.seed, id, step);
+// The force for the noise u of (seed, id, step) (langevin_noise).
+SCANMD_HD inline Vec3 langevin_force_of(const LangevinView& l, std::uint32_t type, Vec3 u, Vec3 v) {
   const double g1 = l.drag[type], g2 = l.noise[type];
   return {g1 * v.x + g2 * u.x, g1 * v.y + g2 * u.y, g1 * v.z + g2 * u.z};
 }
 
-// One half kick with the Langevin force: v += dtf (F + F_L), dtf = dt·ftm2v/2m. Returns the
-// thermostat's work F_L · (v + v')/2 · half_dt of this kick (half_dt = dt/2).
-SCANMD_HD inline double langevin_kick(Vec3& v, Fix3 f, double dtf, double half_dt,
-                                      const LangevinView& l, std::uint32_t type, std::uint64_t id,
-                                      std::uint64_t step) {
-  const Vec3 fl = langevin_force(l, type, id, step, v);
+SCANMD_HD inline Vec3 langevin_force(const LangevinView& l, std::uint32_t type, std::uint64_t id,
+                                     std::uint64_t step, Vec3 v) {
+  return langevin_force_of(l, type, langevin_noise(l.seed, id, step), v);
+}
+
+// One half kick with the Langevin force for the noise u of (seed, id, step): v += dtf (F + F_L),
+// dtf = dt·ftm2v/2m. Returns the thermostat's work F_L · (v + v')/2 · half_dt of this kick
+// (half_dt = dt/2).
+SCANMD_HD inline double langevin_kick_with(Vec3& v, Fix3 f, double dtf, double half_dt,
+                                           const LangevinView& l, std::uint32_t type, Vec3 u) {
+  const Vec3 fl = langevin_force_of(l, type, u, v);
   const Vec3 v0 = v;
   v.x += dtf * (fixed::to_double(f.x) + fl.x);
   v.y += dtf * (fixed::to_double(f.y) + fl.y);
   v.z += dtf * (fixed::to_double(f.z) + fl.z);
   return (fl.x * (v0.x + v.x) + fl.y * (v0.y + v.y) + fl.z * (v0.z + v.z)) * 0.5 * half_dt;
+}
+
+// The same with the noise of (l.seed, id, step).
+SCANMD_HD inline double langevin_kick(Vec3& v, Fix3 f, double dtf, double half_dt,
+                                      const LangevinView& l, std::uint32_t type, std::uint64_t id,
+                                      std::uint64_t step) {
+  return langevin_kick_with(v, f, dtf, half_dt, l, type, langevin_noise(l.seed, id, step));
 }
 
 }  // namespace scanmd
