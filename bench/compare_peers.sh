@@ -34,7 +34,8 @@
 # (GROMACS's 2 thread-MPI ranks are one process: its figure covers both).
 #
 # Before timing, a physics check on each size's start: step-0 potential energy per atom
-# (positions only) must agree within 1e-6 relative (1e-4 for GROMACS mixed precision), and the mean
+# (positions only) must agree within 1e-6 relative with LAMMPS's (GROMACS: 1e-5, the 6 digits its
+# md.log prints; 1e-4 in mixed precision, float sums), else the script stops; the mean
 # pe/atom and pressure over 100 steps (every 10th step) are printed side by side in LJ units.
 #
 # With SCANMD_BENCH_DOC=FILE the table is also written to FILE as Markdown with the machine, the
@@ -88,7 +89,7 @@ for v in mixed double; do
     printf -v "$b" %s "$deb"
   fi
 done
-gmx_simd() { "$1" --version 2> /dev/null | awk -F': *' '/^SIMD instructions/ {print $2; exit}'; }
+gmx_simd() { "$1" --version 2> /dev/null | awk -F': *' '/^SIMD instructions/ && !v {v = $2} END {print v}' || true; }
 
 # --- inputs ----------------------------------------------------------------------------------------
 scanmd_deck() {  # data steps thermo_every → deck on stdout
@@ -243,7 +244,8 @@ print(f"physics check, {n} atoms (LJ units; GROMACS converted from kJ/mol and ba
 print(f"  {'code':16s} {'pe/atom step 0':>16s} {'rel. to LAMMPS':>15s} {'mean pe/atom':>13s} {'mean press':>11s}")
 for code, r in rows.items():
     rel = abs(r[0][1] - ref) / abs(ref)
-    tol = 1e-4 if code == "gromacs_mixed" else 1e-6
+    # GROMACS's md.log prints 6 significant digits; mixed precision sums pair energies in float
+    tol = {"gromacs_mixed": 1e-4, "gromacs_double": 1e-5}.get(code, 1e-6)
     bad |= rel > tol
     mpe = sum(x[1] for x in r) / len(r)
     mp = sum(x[2] for x in r) / len(r)
@@ -264,7 +266,7 @@ add() {  # key "ps rss"
 }
 doc=${SCANMD_BENCH_DOC:-}
 cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-lmp_ver=$(lmp -h 2> /dev/null | awk -F' - ' '/^Large-scale/ {print $2; exit}')
+lmp_ver=$(lmp -h 2> /dev/null | awk -F' - ' '/^Large-scale/ && !v {v = $2} END {print v}' || true)
 echo "machine: $cpu, $(nproc --all) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "GROMACS mixed: $gmx_mixed ($(gmx_simd "$gmx_mixed")); double: $gmx_double ($(gmx_simd "$gmx_double"))"
 if [[ -n $doc ]]; then
