@@ -35,7 +35,8 @@
 #
 # Before timing, a physics check on each size's start: step-0 potential energy per atom
 # (positions only) must agree within 1e-6 relative with LAMMPS's (GROMACS: 1e-5, the 6 digits its
-# md.log prints; 1e-4 in mixed precision, float sums), else the script stops; the mean
+# md.log prints; 2e-3 in mixed precision, whose float energy sums are off by 2e-5 at 32 000 atoms
+# and 4e-4 at 256 000), else the script stops; the mean
 # pe/atom and pressure over 100 steps (every 10th step) are printed side by side in LJ units.
 #
 # With SCANMD_BENCH_DOC=FILE the table is also written to FILE as Markdown with the machine, the
@@ -244,8 +245,9 @@ print(f"physics check, {n} atoms (LJ units; GROMACS converted from kJ/mol and ba
 print(f"  {'code':16s} {'pe/atom step 0':>16s} {'rel. to LAMMPS':>15s} {'mean pe/atom':>13s} {'mean press':>11s}")
 for code, r in rows.items():
     rel = abs(r[0][1] - ref) / abs(ref)
-    # GROMACS's md.log prints 6 significant digits; mixed precision sums pair energies in float
-    tol = {"gromacs_mixed": 1e-4, "gromacs_double": 1e-5}.get(code, 1e-6)
+    # GROMACS's md.log prints 6 significant digits; its mixed precision sums the energies in float,
+    # an error that grows with N (2e-5 at 32 000 atoms, 4e-4 at 256 000), so double is the check
+    tol = {"gromacs_mixed": 2e-3, "gromacs_double": 1e-5}.get(code, 1e-6)
     bad |= rel > tol
     mpe = sum(x[1] for x in r) / len(r)
     mp = sum(x[2] for x in r) / len(r)
@@ -256,7 +258,6 @@ PY
 }
 
 # --- main ------------------------------------------------------------------------------------------
-declare -a names
 declare -A ps rss_of
 add() {  # key "ps rss"
   local k=$1 p m
@@ -284,11 +285,11 @@ fi
 printf '%-7s %-5s %-8s %-34s %12s %9s %8s\n' atoms ranks code variant psteps/s RSS_MiB scanmd/x
 for natoms in $sizes; do
   start "$natoms"
-  check "$natoms"
+  check "$natoms" | tee -a "$tmp/checks"
   n=$steps
   ((natoms > 100000)) && n=$((steps / 4 > 10 ? steps / 4 : 10))
   for ranks in $rank_counts; do
-    ps=() rss_of=() names=()
+    ps=() rss_of=()
     for ((r = 0; r < runs; ++r)); do
       add "scanmd|double, own rule (skin/2)" "$(run_scanmd "$natoms" "$ranks" "$n")"
       add "LAMMPS|Debian, same rule" "$(run_lammps "$natoms" "$ranks" "$n" lmp 1 yes "")"
@@ -331,5 +332,8 @@ for natoms in $sizes; do
     done
   done
 done
+if [[ -n $doc ]]; then
+  printf '\nThe energy check before timing (the script stops on a mismatch):\n\n```\n%s```\n' "$(cat "$tmp/checks")"$'\n' >> "$doc"
+fi
 echo "(particle-steps/s, median of $runs alternating runs; $steps steps, a quarter above 100 000 atoms;"
 echo " RSS: peak resident set per process; scanmd/x: scanmd double over the row on the same rank count)"
