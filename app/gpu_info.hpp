@@ -13,9 +13,9 @@ struct GpuDevice {
 };
 
 struct GpuInventory {
-  bool compiled = false;       // the build has the CUDA backend
+  bool compiled = false;  // the build has the CUDA backend
   std::vector<GpuDevice> devices;
-  std::string why_none;        // reason when devices is empty
+  std::string why_none;  // reason when devices is empty
 };
 
 GpuInventory query_gpus();

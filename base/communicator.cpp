@@ -16,9 +16,13 @@ void check_mpi(int rc, const char* what) {
 
 // ---- MpiRuntime --------------------------------------------------------------------------------
 
-MpiRuntime::MpiRuntime(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
+MpiRuntime::MpiRuntime(int& argc, char**& argv) {
+  MPI_Init(&argc, &argv);
+}
 
-MpiRuntime::~MpiRuntime() { MPI_Finalize(); }
+MpiRuntime::~MpiRuntime() {
+  MPI_Finalize();
+}
 
 int MpiRuntime::world_rank() {
   int rank = 0;
@@ -34,7 +38,9 @@ std::string MpiRuntime::library_version() {
   return std::string(v.substr(0, v.find_first_of("\r\n")));
 }
 
-void MpiRuntime::abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+void MpiRuntime::abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+}
 
 // ---- Communicator ------------------------------------------------------------------------------
 
@@ -124,18 +130,32 @@ void Communicator::sum(std::span<Wide> values) const {
             "MPI_Allreduce(int128[])");
 }
 
-double Communicator::max(double v) const { return reduce(comm_, v, MPI_DOUBLE, MPI_MAX); }
-double Communicator::min(double v) const { return reduce(comm_, v, MPI_DOUBLE, MPI_MIN); }
-double Communicator::sum(double v) const { return reduce(comm_, v, MPI_DOUBLE, MPI_SUM); }
-long long Communicator::sum(long long v) const { return reduce(comm_, v, MPI_LONG_LONG, MPI_SUM); }
+double Communicator::max(double v) const {
+  return reduce(comm_, v, MPI_DOUBLE, MPI_MAX);
+}
+double Communicator::min(double v) const {
+  return reduce(comm_, v, MPI_DOUBLE, MPI_MIN);
+}
+double Communicator::sum(double v) const {
+  return reduce(comm_, v, MPI_DOUBLE, MPI_SUM);
+}
+long long Communicator::sum(long long v) const {
+  return reduce(comm_, v, MPI_LONG_LONG, MPI_SUM);
+}
 void Communicator::sum(std::span<long long> values) const {
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
                           MPI_LONG_LONG, MPI_SUM, comm_),
             "MPI_Allreduce(long long)");
 }
-long long Communicator::max(long long v) const { return reduce(comm_, v, MPI_LONG_LONG, MPI_MAX); }
-long long Communicator::min(long long v) const { return reduce(comm_, v, MPI_LONG_LONG, MPI_MIN); }
-bool Communicator::any(bool v) const { return reduce<int>(comm_, v ? 1 : 0, MPI_INT, MPI_LOR) != 0; }
+long long Communicator::max(long long v) const {
+  return reduce(comm_, v, MPI_LONG_LONG, MPI_MAX);
+}
+long long Communicator::min(long long v) const {
+  return reduce(comm_, v, MPI_LONG_LONG, MPI_MIN);
+}
+bool Communicator::any(bool v) const {
+  return reduce<int>(comm_, v ? 1 : 0, MPI_INT, MPI_LOR) != 0;
+}
 
 int Communicator::first_rank_where(bool local) const {
   return reduce<int>(comm_, local ? rank_ : size_, MPI_INT, MPI_MIN);
@@ -150,7 +170,9 @@ Communicator::Vote Communicator::vote(bool failed, bool flag, bool stop) const {
   return {out[0], out[1] == 0, out[2] == 0};
 }
 
-void Communicator::barrier() const { check_mpi(MPI_Barrier(comm_), "MPI_Barrier"); }
+void Communicator::barrier() const {
+  check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+}
 
 std::string Communicator::broadcast(std::string value, int root) const {
   unsigned long long len = value.size();

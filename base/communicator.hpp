@@ -50,7 +50,7 @@ class MpiRuntime {
   MpiRuntime& operator=(const MpiRuntime&) = delete;
   static int world_rank();
   static std::string library_version();  // MPI_Get_library_version, first line
-  static void abort(int code);            // MPI_Abort on MPI_COMM_WORLD
+  static void abort(int code);           // MPI_Abort on MPI_COMM_WORLD
 };
 
 // A run of items to or from one rank: [offset, offset + count) of a send or receive buffer.

@@ -32,7 +32,7 @@ using Wide = __int128;
 // Converts v to fixed point; sets overflow (never clears it) when |v| is too large or NaN.
 // An out-of-range value (or NaN) converts to 0 and raises the flag.
 SCANMD_HD inline std::int64_t to_fixed(double v, bool& overflow) {
-  const double t = v * kScale;  // power-of-two scaling: exact
+  const double t = v * kScale;                   // power-of-two scaling: exact
   const bool ok = (t < kLimit) & (t > -kLimit);  // false for NaN
   overflow |= !ok;
 #if defined(__CUDA_ARCH__)
@@ -42,8 +42,12 @@ SCANMD_HD inline std::int64_t to_fixed(double v, bool& overflow) {
 #endif
 }
 
-SCANMD_HD inline double to_double(std::int64_t f) { return static_cast<double>(f) * kInvScale; }
-inline double to_double(Wide f) { return static_cast<double>(f) * kInvScale; }
+SCANMD_HD inline double to_double(std::int64_t f) {
+  return static_cast<double>(f) * kInvScale;
+}
+inline double to_double(Wide f) {
+  return static_cast<double>(f) * kInvScale;
+}
 
 // a += b, flagging (never clearing) signed overflow instead of wrapping.
 SCANMD_HD inline void add_checked(std::int64_t& a, std::int64_t b, bool& overflow) {
@@ -60,6 +64,8 @@ SCANMD_HD inline void add_checked(std::int64_t& a, std::int64_t b, bool& overflo
 // Splits a pair quantity between its two particles so that the parts add up exactly:
 // the lower-id particle gets `lo`, the other `whole - lo`. Full shell counts each part on
 // the rank owning that particle, the one-rank-per-pair methods add both.
-SCANMD_HD inline std::int64_t lower_share(std::int64_t whole) { return whole >> 1; }
+SCANMD_HD inline std::int64_t lower_share(std::int64_t whole) {
+  return whole >> 1;
+}
 
 }  // namespace scanmd::fixed

@@ -17,13 +17,21 @@ struct Vec3 {
 
 struct Int3 {
   int x, y, z;
-  SCANMD_HD friend constexpr bool operator==(Int3 a, Int3 b) { return a.x == b.x && a.y == b.y && a.z == b.z; }
+  SCANMD_HD friend constexpr bool operator==(Int3 a, Int3 b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+  }
   SCANMD_HD friend constexpr bool operator!=(Int3 a, Int3 b) { return !(a == b); }
 };
 
-SCANMD_HD constexpr Int3 operator+(Int3 a, Int3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-SCANMD_HD constexpr Int3 operator-(Int3 a, Int3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-SCANMD_HD constexpr Int3 operator*(Int3 a, Int3 b) { return {a.x * b.x, a.y * b.y, a.z * b.z}; }
+SCANMD_HD constexpr Int3 operator+(Int3 a, Int3 b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+SCANMD_HD constexpr Int3 operator-(Int3 a, Int3 b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+SCANMD_HD constexpr Int3 operator*(Int3 a, Int3 b) {
+  return {a.x * b.x, a.y * b.y, a.z * b.z};
+}
 
 // Lexicographic sign of an offset: x first, then y, then z. The half-shell and
 // neutral-territory rules are built on it; it is antisymmetric: sign(-o) == -sign(o).

@@ -7,8 +7,8 @@
 #include <functional>
 #include <vector>
 
-#include "base/particles.hpp"
 #include "base/communicator.hpp"
+#include "base/particles.hpp"
 
 namespace scanmd {
 

@@ -2,7 +2,8 @@
 
 namespace scanmd {
 
-ExchangePlan ExchangePlan::make(const Communicator& comm, std::span<const std::size_t> send_offsets) {
+ExchangePlan ExchangePlan::make(const Communicator& comm,
+                                std::span<const std::size_t> send_offsets) {
   const int P = comm.size();
   std::vector<std::size_t> send_counts(P);
   for (int r = 0; r < P; ++r) send_counts[r] = send_offsets[r + 1] - send_offsets[r];

@@ -23,8 +23,8 @@ enum class Method {
 };
 
 inline constexpr NamedValue<Method> kMethodNames[] = {
-    {Method::HalfShell, "half-shell"},   {Method::NeutralTerritory, "neutral-territory"},
-    {Method::FullShell, "full-shell"},   {Method::EighthShell, "eighth-shell"},
+    {Method::HalfShell, "half-shell"}, {Method::NeutralTerritory, "neutral-territory"},
+    {Method::FullShell, "full-shell"}, {Method::EighthShell, "eighth-shell"},
     {Method::Midpoint, "midpoint"},
 };
 
@@ -43,6 +43,8 @@ constexpr std::optional<Method> method_from_name(std::string_view s) {
 }
 
 // Does the method send forces on ghosts back to their owners?
-constexpr bool has_reverse_exchange(Method m) { return m != Method::FullShell; }
+constexpr bool has_reverse_exchange(Method m) {
+  return m != Method::FullShell;
+}
 
 }  // namespace scanmd

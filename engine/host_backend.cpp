@@ -238,7 +238,7 @@ void HostBackend::after_list(long long step) {
   // cluster kernel runs or is on trial.
   if (kernel_ == PairKernel::Cluster ||
       (force_trial_ && !force_trial_->decided() && force_trial_->has(PairKernel::Cluster))) {
-    build_clusters(particles_, neighbors_, box_, force_scratch_);
+    build_clusters(particles_, neighbors_, force_scratch_);
   }
 }
 

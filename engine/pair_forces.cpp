@@ -209,8 +209,7 @@ int cores_available() {
   return CPU_COUNT(&set);
 }
 
-void build_clusters(const ParticleStore& p, const NeighborList& list, const Box& box,
-                    ForceScratch& scratch) {
+void build_clusters(const ParticleStore& p, const NeighborList& list, ForceScratch& scratch) {
   ClusterList& cl = scratch.clusters;
   if (cl.built() && scratch.clusters_of == &list && cl.built_from() == list.generation()) return;
   const auto t0 = std::chrono::steady_clock::now();
@@ -249,7 +248,7 @@ template <class E>
 ForceTotals compute_clusters(const Pass<E>& pass, ParticleStore& p, ForceScratch& scratch,
                              bool adding) {
   const std::size_t n = p.size();
-  build_clusters(p, pass.list, pass.box, scratch);
+  build_clusters(p, pass.list, scratch);
   const ClusterList& cl = scratch.clusters;
   if (!cl.exact()) return compute(pass, p, PairKernel::Avx512, &scratch, adding);
   const std::size_t slots = cl.slots(), clusters = cl.clusters();

@@ -50,8 +50,7 @@ struct ForceScratch {
 
 // The cluster kernel's list from `list` unless built from it already (its generation): called
 // at the rebuild when the kernel runs or is on trial, else by its first pass on a new list.
-void build_clusters(const ParticleStore& p, const NeighborList& list, const Box& box,
-                    ForceScratch& scratch);
+void build_clusters(const ParticleStore& p, const NeighborList& list, ForceScratch& scratch);
 
 // Threads per rank for the host loops: OMP_NUM_THREADS when set, else 1 (as LAMMPS' OPENMP
 // package), so that mpirun -np <cores> does not oversubscribe the cores by default; sets

@@ -99,8 +99,8 @@ void check_segmented_scans(Backend b, Workspace& ws, bool for_max) {
         const auto magnitude = segment_magnitudes(heads, in);
         std::vector<T> out;
         run_segmented_scan<true, T>(b, ws, heads, in, out, Op{});
-        expect_values(out, reference_segmented<true, T, Op>(heads, in), !reassociates(b),
-                      magnitude, "inclusive " + what);
+        expect_values(out, reference_segmented<true, T, Op>(heads, in), !reassociates(b), magnitude,
+                      "inclusive " + what);
         run_segmented_scan<false, T>(b, ws, heads, in, out, Op{});
         expect_values(out, reference_segmented<false, T, Op>(heads, in), !reassociates(b),
                       magnitude, "exclusive " + what);
