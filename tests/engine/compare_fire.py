@@ -71,14 +71,12 @@ thermo_modify format float %.17g
 minimize 0.0 1e-6 20000 100000
 """
 
-DECK_LJ = """[system]
-data_file = "gas.data"
-[potential]
-style = "lj/cut"
-cutoff = 2.5
-shift = true
-[neighbor]
-skin = 0.3
+
+def minimize_then_nve(skin, thermo):
+    """The deck's tail shared by the LJ and FENE cases: FIRE to ftol 1e-6, then 200 NVE steps."""
+    columns = ", ".join(f'"{c}"' for c in thermo)
+    return f"""[neighbor]
+skin = {skin}
 [run]
 dt = 0.005
 steps = 200
@@ -96,8 +94,17 @@ progress_every = 100
 [output]
 thermo_every = 50
 thermo_digits = 17
-thermo = ["step", "temp", "pe", "ke", "etotal", "press"]
+thermo = [{columns}]
 """
+
+
+DECK_LJ = """[system]
+data_file = "gas.data"
+[potential]
+style = "lj/cut"
+cutoff = 2.5
+shift = true
+""" + minimize_then_nve(0.3, ["step", "temp", "pe", "ke", "etotal", "press"])
 
 # EAM: a Cu-Ni fcc alloy (30% Ni, 500 atoms) with every atom displaced by up to 0.3 Å, written by
 # LAMMPS itself; 300 FIRE iterations (max iterations: past 300 the last soft mode creeps).
@@ -199,27 +206,8 @@ epsilon = 1.0
 sigma = 1.0
 [special_bonds]
 lj = [0.0, 1.0, 1.0]
-[neighbor]
-skin = 0.4
-[run]
-dt = 0.005
-steps = 200
-backend = "host"
-[velocity]
-create = true
-temperature = 1.0
-seed = 12345
-[minimize]
-style = "fire"
-etol = 0.0
-ftol = 1e-6
-max_steps = 20000
-progress_every = 100
-[output]
-thermo_every = 50
-thermo_digits = 17
-thermo = ["step", "temp", "pe", "ke", "etotal", "press", "ebond", "evdwl"]
-"""
+""" + minimize_then_nve(
+    0.4, ["step", "temp", "pe", "ke", "etotal", "press", "ebond", "evdwl"])
 
 SCRIPTS = {"lj": (LAMMPS_LJ, DECK_LJ), "eam": (LAMMPS_EAM, DECK_EAM),
            "fene": (LAMMPS_FENE, DECK_FENE)}
