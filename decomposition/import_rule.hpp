@@ -174,6 +174,32 @@ struct PairRule {
     return false;
   }
 
+  // Neutral territory's rule by classes (the host list build's candidate scan): with the head i
+  // in our column (can_head), o_j = H_j − C, lists_pair(i, j) above reduces to
+  //   j in our box (o_j = 0, class kOwnBox)          head in our box: order_i < order_j;
+  //                                                 head below our layer: always; above: never
+  //   j in our layer, column lexicographically higher (o_j.z = 0, (o_j.x, o_j.y) > 0: kPlate)
+  //                                                 always
+  //   anything else (kOther)                         never
+  // so a row keeps j when class_j & any, or class_j & after and order_i < order_j
+  // (nt_row_classes). tests/decomposition checks it against lists_pair on every offset pair.
+  static constexpr std::uint32_t kOwnBox = 1, kPlate = 2, kOther = 4;
+  SCANMD_HD std::uint32_t nt_class(Int3 home) const {
+    const Int3 o = home - coord;
+    if (o.x == 0 && o.y == 0 && o.z == 0) return kOwnBox;
+    if (o.z == 0 && lex_sign({o.x, o.y, 0}) > 0) return kPlate;
+    return kOther;
+  }
+  struct RowClasses {
+    std::uint32_t any, after;  // classes kept always, and kept when after the head in order
+  };
+  // For a head that can_head (its home in our column).
+  SCANMD_HD RowClasses nt_row_classes(Int3 home_i) const {
+    if (home_i.z == coord.z) return {kPlate, kOwnBox};
+    if (home_i.z < coord.z) return {kPlate | kOwnBox, 0};
+    return {kPlate, 0};
+  }
+
   SCANMD_HD bool lists_pair(const PairSide& i, const PairSide& j) const {
     if (method != Method::Midpoint)
       return lists_pair(i.owned, j.owned, i.home, j.home, i.order, j.order);

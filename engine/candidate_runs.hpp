@@ -56,4 +56,40 @@ KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_
                                       std::uint32_t k_i, std::uint32_t n_owned, std::uint32_t* near,
                                       std::uint32_t* far);
 
+// The same scan with the rule by classes (neutral territory: PairRule::nt_row_classes): a
+// candidate within R is kept when cls[k] & any, or cls[k] & after and k > k_i (cls: one class
+// bit per cell-order position).
+struct RowRuleClasses {
+  const std::uint32_t* cls;
+  std::uint32_t any, after;
+};
+
+inline KeptCandidates keep_candidates_classes_scalar(const CandidateRuns& c,
+                                                     const RowRuleClasses& rule, Vec3 qi,
+                                                     double r_sq, double inner_sq,
+                                                     std::uint32_t k_i, std::uint32_t* near,
+                                                     std::uint32_t* far) {
+  KeptCandidates n;
+  for (int r = 0; r < c.runs; ++r)
+    for (std::uint32_t k = c.begin[r]; k < c.end[r]; ++k) {
+      const std::uint32_t j = c.order[k];
+      const double dx = qi.x - c.qx[k], dy = qi.y - c.qy[k], dz = qi.z - c.qz[k];
+      const double d2 = dx * dx + dy * dy + dz * dz;
+      const std::uint32_t cls = rule.cls[k];
+      const bool keep =
+          (d2 < r_sq) & (((cls & rule.any) != 0) | (((cls & rule.after) != 0) & (k > k_i)));
+      const bool inside = d2 < inner_sq;
+      near[n.near] = j;
+      n.near += keep & inside;
+      far[n.far] = j;
+      n.far += keep & !inside;
+    }
+  return n;
+}
+
+KeptCandidates keep_candidates_classes_avx512(const CandidateRuns& c, const RowRuleClasses& rule,
+                                              Vec3 qi, double r_sq, double inner_sq,
+                                              std::uint32_t k_i, std::uint32_t* near,
+                                              std::uint32_t* far);
+
 }  // namespace scanmd

@@ -75,28 +75,47 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     }
     std::uint32_t* out = s.candidates.data();
     if constexpr (!GeneralRule) {
+      // Neutral territory: the rule by classes (PairRule::nt_row_classes), which keeps exactly
+      // the pairs lists_pair keeps; half and full shell: ghosts, and owned particles after i.
+      const bool classes = rule.method == Method::NeutralTerritory;
+      RowRuleClasses by_class{nt_class_.data(), 0, 0};
+      if (classes) {
+        const PairRule::RowClasses rc = rule.nt_row_classes(home_i);
+        by_class.any = rc.any;
+        by_class.after = rc.after;
+      }
       // A run of owned particles only keeps nothing at or before i in the cell order: it
-      // starts after i (about half the stencil's candidates, inside the box, skipped).
+      // starts after i (about half the stencil's candidates, inside the box, skipped). (Rows of
+      // neutral territory's tower: all of such a run below our layer, none of it above.)
+      const bool owned_all = classes && (by_class.any & PairRule::kOwnBox) != 0;
+      const bool owned_none = classes && !owned_all && (by_class.after & PairRule::kOwnBox) == 0;
       for (int r = 0; r < runs; ++r)
-        if (ghosts_before_[run_end[r]] == ghosts_before_[run_begin[r]] && run_begin[r] <= k_i)
-          run_begin[r] = std::min(run_end[r], k_i + 1);
+        if (!owned_all && ghosts_before_[run_end[r]] == ghosts_before_[run_begin[r]]) {
+          if (owned_none)
+            run_begin[r] = run_end[r];
+          else if (run_begin[r] <= k_i)
+            run_begin[r] = std::min(run_end[r], k_i + 1);
+        }
       const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(),
                             run_begin,  run_end,    runs};
       // Near and far in one pass: the row is ordered as it is collected.
       if (s.far.size() < capacity + 8) s.far.resize(capacity + capacity / 2 + 8);
       const KeptCandidates kept =
-          vector
+          classes ? (vector ? keep_candidates_classes_avx512(c, by_class, qi, r_sq, inner_sq, k_i,
+                                                             out + at, s.far.data())
+                            : keep_candidates_classes_scalar(c, by_class, qi, r_sq, inner_sq, k_i,
+                                                             out + at, s.far.data()))
+          : vector
               ? keep_candidates_avx512(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data())
               : keep_candidates_scalar(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data());
       std::copy(s.far.begin(), s.far.begin() + static_cast<std::ptrdiff_t>(kept.far),
                 out + at + kept.near);
       at += kept.near + kept.far;
     } else {
-      // Neutral territory and eighth shell list a pair of two owned particles (one home: this
-      // box) under the first in the cell order, as half shell does: runs without ghosts take the
-      // half-shell scan. (Not midpoint: a pair near a cut plane can belong to the next box.)
-      const bool owned_runs_fast = i_owned && (rule.method == Method::NeutralTerritory ||
-                                               rule.method == Method::EighthShell);
+      // Eighth shell lists a pair of two owned particles (one home: this box) under the first
+      // in the cell order, as half shell does: runs without ghosts take the half-shell scan.
+      // (Not midpoint: a pair near a cut plane can belong to the next box.)
+      const bool owned_runs_fast = i_owned && rule.method == Method::EighthShell;
       for (int r = 0; r < runs; ++r) {
         if (owned_runs_fast && ghosts_before_[run_end[r]] == ghosts_before_[run_begin[r]]) {
           const std::uint32_t b[1] = {std::max(run_begin[r], std::min(run_end[r], k_i + 1))};
@@ -194,12 +213,16 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
     at[static_cast<std::size_t>(t)] = p.n_owned * static_cast<std::size_t>(t) / threads;
   // Without an inner cutoff every neighbour counts as near: rows keep the cell order.
   const double inner_sq = inner_cutoff > 0.0 ? inner_cutoff * inner_cutoff : r_sq;
-  // Half and full shell have a two-line rule, inlined; the other methods ask the PairRule.
-  const bool general = !(rule.method == Method::HalfShell || rule.method == Method::FullShell);
+  // Half and full shell have a two-line rule, inlined, neutral territory a rule by classes of
+  // the candidates; the other methods ask the PairRule.
+  const bool nt = rule.method == Method::NeutralTerritory;
+  const bool general =
+      !(rule.method == Method::HalfShell || rule.method == Method::FullShell || nt);
   if (general)
     resize_with_slack(home_sorted_, n);
   else
     std::vector<Int3>().swap(home_sorted_);  // only the general rule reads it
+  if (nt) resize_with_slack(nt_class_, n);
   const Vec3 L = cells.box_length();
 #pragma omp parallel num_threads(threads)
   {
@@ -212,6 +235,7 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
       qy_[k] = q.y;
       qz_[k] = q.z;
       if (general) home_sorted_[k] = p.home[i];
+      if (nt) nt_class_[k] = rule.nt_class(p.home[i]);
     }
 #pragma omp single
     {
@@ -279,6 +303,7 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   release(qy_);
   release(qz_);
   release(home_sorted_);
+  release(nt_class_);
   release(ghosts_before_);
   release(counts_);
 }

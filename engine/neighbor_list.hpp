@@ -93,6 +93,7 @@ class NeighborList {
   std::vector<std::uint32_t> rank_;   // particle index → position in cell order
   std::vector<double> qx_, qy_, qz_;  // binning positions in cell order
   std::vector<Int3> home_sorted_;
+  std::vector<std::uint32_t> nt_class_;       // neutral territory: PairRule::nt_class in cell order
   std::vector<std::uint32_t> ghosts_before_;  // ghosts among cell-order positions < k
 };
 

@@ -104,6 +104,42 @@ TEST(PairRule, NeutralTerritoryExactlyOneBoxInPeriodicGrid) {
   }
 }
 
+// The host list build's form of neutral territory's rule (PairRule::nt_class, nt_row_classes:
+// a candidate kept by its class, and by the cell order for two particles of this box) against
+// lists_pair itself, for every head our column can hold and every candidate home within ±3
+// boxes of ours, both orders.
+TEST(PairRule, NeutralTerritoryClassesAreListsPair) {
+  const Int3 C{1, -2, 3};
+  const PairRule rule{Method::NeutralTerritory, C};
+  int heads = 0, kept = 0;
+  for (int hz = -3; hz <= 3; ++hz) {
+    const Int3 hi = C + Int3{0, 0, hz};  // can_head: our column
+    ASSERT_TRUE(rule.can_head(hz == 0, hi));
+    const PairRule::RowClasses rc = rule.nt_row_classes(hi);
+    ++heads;
+    for (int oz = -3; oz <= 3; ++oz)
+      for (int oy = -3; oy <= 3; ++oy)
+        for (int ox = -3; ox <= 3; ++ox) {
+          const Int3 hj = C + Int3{ox, oy, oz};
+          const std::uint32_t cls = rule.nt_class(hj);
+          for (const auto& [ki, kj] : {std::pair<int, int>{5, 9}, std::pair<int, int>{9, 5}}) {
+            const bool by_class = (cls & rc.any) != 0 || ((cls & rc.after) != 0 && kj > ki);
+            const bool listed =
+                rule.lists_pair(hz == 0, hj == C, hi, hj, static_cast<std::uint64_t>(ki),
+                                static_cast<std::uint64_t>(kj));
+            ASSERT_EQ(by_class, listed) << "head offset z " << hz << ", candidate offset " << ox
+                                        << "," << oy << "," << oz << ", orders " << ki << "," << kj;
+            kept += listed;
+          }
+        }
+  }
+  // Heads outside our column head no row.
+  EXPECT_FALSE(rule.can_head(false, C + Int3{1, 0, 0}));
+  EXPECT_FALSE(rule.can_head(false, C + Int3{0, -1, 2}));
+  EXPECT_EQ(heads, 7);
+  EXPECT_GT(kept, 0);
+}
+
 TEST(ImportRegion, ClassifyFollowsTheMethodDefinitions) {
   // A box [0,2)x[0,3)x[0,4) at coord (1,1,1), R = 1.5.
   const double R = 1.5;
