@@ -2,11 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <stdexcept>
 #include <string>
-
-#include <omp.h>
 
 #include "base/fixed_point.hpp"
 
@@ -20,42 +17,6 @@ constexpr int kTagGhosts = HaloExchange::kGhostTag;
 constexpr int kTagForward = HaloExchange::kForwardTag;
 constexpr int kTagReverse = HaloExchange::kReverseTag;
 }  // namespace
-
-namespace {
-std::size_t halo_parallel_from = 4096;
-}  // namespace
-
-void set_halo_parallel_from(std::size_t entries) {
-  halo_parallel_from = entries;
-}
-
-int halo_threads(std::size_t n) {
-  if (n < halo_parallel_from || omp_in_parallel()) return 1;
-  return std::max(1, omp_get_max_threads());
-}
-
-void halo_chunks(std::size_t n,
-                 const std::function<void(int t, std::size_t begin, std::size_t end)>& chunk) {
-  const int threads = halo_threads(n);
-  if (threads == 1) {
-    chunk(0, 0, n);
-    return;
-  }
-  std::vector<std::exception_ptr> error(static_cast<std::size_t>(threads));
-#pragma omp parallel num_threads(threads)
-  {
-    const int t = omp_get_thread_num(), team = omp_get_num_threads();
-    const std::size_t begin = n * static_cast<std::size_t>(t) / static_cast<std::size_t>(team);
-    const std::size_t end = n * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(team);
-    try {
-      chunk(t, begin, end);
-    } catch (...) {
-      error[static_cast<std::size_t>(t)] = std::current_exception();
-    }
-  }
-  for (const std::exception_ptr& e : error)
-    if (e) std::rethrow_exception(e);
-}
 
 HaloExchange::HaloExchange(const Communicator& comm, const RankGrid& grid, const Box& box,
                            Method method, double import_cutoff, double bonded_shell)

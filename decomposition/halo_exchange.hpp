@@ -22,10 +22,8 @@
 // Nothing here knows about pairs; the method enters only through ImportRegion.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -176,27 +174,13 @@ class HaloExchange {
   std::vector<std::uint64_t> leaving_words_, send_words_, recv_words_;  // optional fields' words
 };
 
-// Runs chunk(t, begin, end) on the rank's OpenMP threads over [0, n) cut into one range per
-// thread (t: the thread; one call, on this thread, when n is small or one thread runs): the
-// gather and the scatter-add of the halo, with no OpenMP pragma in this header (the CUDA
-// sources include it). Exceptions from a chunk are rethrown, the first thread's first.
-void halo_chunks(std::size_t n,
-                 const std::function<void(int t, std::size_t begin, std::size_t end)>& chunk);
-int halo_threads(std::size_t n);
-// Below `entries` one thread gathers and adds (default 4096: a parallel region costs more);
-// tests set 0 to take the threaded path on small systems.
-void set_halo_parallel_from(std::size_t entries);
-
 template <class T>
 void HaloExchange::forward_field(std::span<T> field, std::size_t n_owned, int tag) {
   const std::size_t m = export_index_.size();
   if (field.size() < n_owned + plan_.recv_total)
     throw std::logic_error("forward_field: no room for the ghosts of the plan");
   T* send = scratch<T>(m);
-  const std::uint32_t* index = export_index_.data();
-  halo_chunks(m, [&](int, std::size_t begin, std::size_t end) {
-    for (std::size_t k = begin; k < end; ++k) send[k] = field[index[k]];
-  });
+  for (std::size_t k = 0; k < m; ++k) send[k] = field[export_index_[k]];
   // Received straight into the ghost slots: they are laid out in receive order.
   execute<T>(comm_, plan_, std::span<const T>(send, m), field.subspan(n_owned, plan_.recv_total),
              tag);
@@ -210,33 +194,14 @@ void HaloExchange::reverse_field(std::span<T> field, std::size_t n_owned,
   T* back = scratch<T>(m);
   execute_reverse<T>(comm_, plan_, std::span<const T>(field.data() + n_owned, plan_.recv_total),
                      std::span<T>(back, m), tag);
-  // Each thread adds the entries of its range of owners, in entry order (an owner may be
-  // exported several times): each owner's sum is the one thread's, overflow included; the first
-  // entry that overflows is the one one thread names.
-  const std::uint32_t* index = export_index_.data();
-  const int threads = halo_threads(m);
-  std::vector<std::size_t> first_overflow(static_cast<std::size_t>(threads), m);
-  halo_chunks(threads > 1 ? n_owned : 1, [&](int t, std::size_t begin, std::size_t end) {
-    if (threads == 1) {  // every owner on this thread
-      begin = 0;
-      end = n_owned;
-    }
-    bool overflow = false;
-    for (std::size_t k = 0; k < m; ++k) {
-      const std::uint32_t i = index[k];
-      if (i < begin || i >= end) continue;
-      add_fixed(field[i], back[k], overflow);
-      if (overflow) {
-        first_overflow[static_cast<std::size_t>(t)] = k;
-        break;
-      }
-    }
-  });
-  const std::size_t k = *std::min_element(first_overflow.begin(), first_overflow.end());
-  if (k < m)
-    throw std::overflow_error("fixed-point " + std::string(what) + " sum overflow on particle " +
-                              std::to_string(ids[export_index_[k]]) +
-                              ": particles overlap or the time step is too large");
+  bool overflow = false;
+  for (std::size_t k = 0; k < m; ++k) {
+    add_fixed(field[export_index_[k]], back[k], overflow);
+    if (overflow)
+      throw std::overflow_error("fixed-point " + std::string(what) + " sum overflow on particle " +
+                                std::to_string(ids[export_index_[k]]) +
+                                ": particles overlap or the time step is too large");
+  }
 }
 
 }  // namespace scanmd

@@ -33,8 +33,7 @@
 //                  forces stay 0); forward_field / reverse_field do the same for a record and an
 //                  int64 field (the field halo of EAM densities and DPD velocities); optional
 //                  per-particle fields (base/particle_fields.hpp) migrate with their particles
-//                  (State) or are dropped (Scratch), forward_words / reverse_sum_words move them;
-//                  all of it on 1 thread and on 3 (the threaded gather and scatter-add).
+//                  (State) or are dropped (Scratch), forward_words / reverse_sum_words move them.
 //  StepErrors      a particle that cannot be wrapped after its drift (velocity 1e300) and two
 //                  particles driven into each other (r = 0.25 after the first drift): every rank
 //                  stops at step 1 with the same error (CollectiveError with several ranks),
@@ -44,8 +43,6 @@
 #include <mpi.h>
 
 #include <gtest/gtest.h>
-
-#include <omp.h>
 
 #include <algorithm>
 #include <bit>
@@ -588,15 +585,8 @@ TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
   const Vec3 L = sys.L;
   const Box box = Box::make(L);
   const double R = 2.8;
-  // Every method on one thread, then on three taking the threaded gather and scatter-add even
-  // for these few entries.
-  const std::size_t methods = std::size(kMethods);
-  for (std::size_t run = 0; run < 2 * methods; ++run) {
-    const Method m = kMethods[run % methods];
-    const int threads = run < methods ? 1 : 3;
-    SCOPED_TRACE(std::string(method_name(m)) + " x" + std::to_string(threads) + " threads");
-    omp_set_num_threads(threads);
-    set_halo_parallel_from(threads > 1 ? 0 : 4096);
+  for (Method m : kMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
     const RankGrid grid(choose_grid(comm.size(), {0, 0, 0}, box, m, R), box);
     const Int3 dims = grid.dims();
     HaloExchange halo(comm, grid, box, m, R);
@@ -758,8 +748,6 @@ TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
       EXPECT_GT(all_ghosts.size(), 1000u);
     }
   }
-  omp_set_num_threads(1);
-  set_halo_parallel_from(4096);
 }
 
 }  // namespace
