@@ -308,7 +308,7 @@ ForceTotals compute_clusters(const Pass<E>& pass, ParticleStore& p, ForceScratch
     }
     if (threads > 1) {
 #pragma omp barrier
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait  // the region's end is the barrier
       for (std::size_t k = 0; k < n; ++k)
         for (const auto& b : scratch.per_thread) {
           p.f[k].x += b[k].x;
@@ -373,7 +373,7 @@ ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, Fo
         error[static_cast<std::size_t>(t)] = std::current_exception();
       }
 #pragma omp barrier
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait  // the region's end is the barrier
       for (std::size_t k = 0; k < n; ++k)
         for (const auto& b : buffers) {
           p.f[k].x += b[k].x;
