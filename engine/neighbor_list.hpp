@@ -20,6 +20,9 @@
 // Half and full shell keep an owned pair under the particle first in the cell order, so a run
 // without ghosts is scanned only after i; they scan the runs with engine/candidate_runs.hpp (AVX-512 where the pair
 // kernel is), and threads collect disjoint row ranges: the list is the same either way.
+// Neutral territory takes the same scan with its rule by classes of the candidates' homes
+// (PairRule::nt_class: our box, the plate, the rest); the other methods ask PairRule::lists_pair
+// per candidate.
 #pragma once
 
 #include <cstdint>
