@@ -85,7 +85,10 @@ void HostBackend::load(ParticleStore owned) {
 }
 
 bool HostBackend::kick_drift(std::uint64_t step) {
-  work_ += integrator_.initial_integrate(particles_, box_, step);
+  // The half kick, the drift and the skin/2 test in one pass over the particles.
+  bool moved = false;
+  work_ +=
+      integrator_.initial_integrate_and_test(particles_, box_, step, half_skin_, images_, moved);
   step_now_ = step + 1;
   // The pair velocity (DPD): v at the half step, the velocity the forces of step + 1 see.
   if (const int k = particles_.fields.find(kPairVelocityField); k >= 0) {
@@ -93,8 +96,7 @@ bool HostBackend::kick_drift(std::uint64_t step) {
     std::memcpy(words.data(), static_cast<const void*>(particles_.v.data()),
                 particles_.n_owned * sizeof(Vec3));
   }
-  ScopedTimer t(timers_, Phase::Neigh);
-  return moved_beyond(particles_, box_, half_skin_, images_);
+  return moved;
 }
 
 ImportCounts HostBackend::rebuild(long long step) {

@@ -68,6 +68,32 @@ fixed::Wide VelocityVerlet::initial_integrate(ParticleStore& p, const Box& box,
   return checked(work, overflow);
 }
 
+fixed::Wide VelocityVerlet::initial_integrate_and_test(ParticleStore& p, const Box& box,
+                                                       std::uint64_t step, double limit,
+                                                       PairImages images, bool& moved) const {
+  if (!drag_.empty()) {
+    const fixed::Wide work = initial_integrate(p, box, step);
+    moved = moved_beyond(p, box, limit, images);
+    return work;
+  }
+  const std::size_t n = p.n_owned;
+  const double limit_sq = limit * limit;
+  std::size_t bad = n;  // the first particle outside [0, L) after its drift
+  bool any = false;
+#pragma omp parallel for schedule(static) reduction(min    \
+                                                    : bad) \
+    reduction(|                                            \
+              : any) if (n >= kParallelFrom)
+  for (std::size_t i = 0; i < n; ++i) {
+    verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]], box.length);
+    if (!inside_box(p.x[i], box.length) && i < bad) bad = i;
+    any |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
+  }
+  check_positions(p, bad);
+  moved = any;
+  return 0;
+}
+
 fixed::Wide VelocityVerlet::final_integrate(ParticleStore& p, std::uint64_t step) const {
   const std::size_t n = p.n_owned;
   if (drag_.empty()) {

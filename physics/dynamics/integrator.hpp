@@ -124,6 +124,11 @@ class VelocityVerlet {
   // independent, and the work is summed in fixed point, so the bits do not depend on threads.
   fixed::Wide initial_integrate(ParticleStore& p, const Box& box, std::uint64_t step) const;
   fixed::Wide final_integrate(ParticleStore& p, std::uint64_t step) const;
+  // initial_integrate, and `moved` = moved_beyond(p, box, limit, images) after it: without
+  // Langevin in the same pass (one parallel region per step less on threads, one read of the
+  // positions less), with it one after the other.
+  fixed::Wide initial_integrate_and_test(ParticleStore& p, const Box& box, std::uint64_t step,
+                                         double limit, PairImages images, bool& moved) const;
 
  private:
   LangevinView view() const { return {drag_.data(), noise_.data(), seed_}; }

@@ -1,6 +1,7 @@
 // Velocity Verlet on the rank's OpenMP threads (physics/dynamics/integrator.cpp) against one thread: every
 // position, velocity, image flag, the Langevin work and the first bad particle must be the same
-// bits whatever the thread count.
+// bits whatever the thread count; the fused half kick, drift and skin test (the host backend's
+// step) must equal the two passes.
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -83,6 +84,53 @@ TEST(IntegratorThreads, SameBitsAsOneThread) {
     for (const int threads : {2, 3, 4})
       expect_same_bits(one, integrate(threads, langevin, start, box), threads);
   }
+}
+
+// The half kick and drift with the skin test in the same pass (the host backend's step) against
+// the two passes: the same bits and the same answer, moved or not (a limit below and above every
+// displacement), on 1 to 3 threads, with and without Langevin; the same first bad particle.
+TEST(IntegratorThreads, FusedSkinTestIsTheTwoPasses) {
+  const Box box = Box::cube(20.0);
+  const ParticleStore start = random_store(20000, box, 13);
+  int moved = 0, still = 0;
+  for (const bool langevin : {false, true})
+    for (const double limit : {0.04, 10.0})
+      for (const int threads : {1, 2, 3}) {
+        omp_set_num_threads(threads);
+        VelocityVerlet vv(0.01, {1.0, 2.5});
+        if (langevin) vv.langevin(1.2, 0.5, 4242);
+        Result two;
+        two.p = start;
+        two.work_initial = vv.initial_integrate(two.p, box, 7);
+        two.moved = moved_beyond(two.p, box, limit, PairImages::Minimum);
+        VelocityVerlet vv1(0.01, {1.0, 2.5});
+        if (langevin) vv1.langevin(1.2, 0.5, 4242);
+        Result one;
+        one.p = start;
+        one.work_initial =
+            vv1.initial_integrate_and_test(one.p, box, 7, limit, PairImages::Minimum, one.moved);
+        expect_same_bits(two, one, threads);
+        (one.moved ? moved : still) += 1;
+      }
+  omp_set_num_threads(1);
+  EXPECT_EQ(moved, 6);
+  EXPECT_EQ(still, 6);
+  ParticleStore bad = start;
+  bad.v[17000] = {1e308, 0, 0};
+  bad.v[12345] = {std::numeric_limits<double>::infinity(), 0, 0};
+  for (const int threads : {1, 2, 3}) {
+    omp_set_num_threads(threads);
+    ParticleStore p = bad;
+    bool m = false;
+    try {
+      VelocityVerlet(0.01, {1.0, 2.5})
+          .initial_integrate_and_test(p, box, 7, 0.04, PairImages::Minimum, m);
+      ADD_FAILURE() << "no error on " << threads << " threads";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("particle 12346"), std::string::npos) << e.what();
+    }
+  }
+  omp_set_num_threads(1);
 }
 
 TEST(IntegratorThreads, NamesTheFirstParticleThatCannotBeWrapped) {
