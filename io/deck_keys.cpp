@@ -492,8 +492,9 @@ constexpr DeckKey kKeys[] = {
    .type = "tables `[[bond.coeff]]`: `type = n` and the style's coefficients (float ≥ 0; "
            "`r0` > 0)",
    .doc = "the coefficients of one bond type, as LAMMPS `bond_coeff`: fene `k` (ε/σ²), `r0` "
-          "(σ), `epsilon`, `sigma`; harmonic `k` (energy/length², no ½ as LAMMPS), `r0`. A type "
-          "listed twice is an error naming the table",
+          "(σ), `epsilon`, `sigma`; harmonic `k` (energy/length², no ½ as LAMMPS), `r0`. Each "
+          "table gives exactly its style's coefficients; a type listed twice, a coefficient "
+          "missing or one the style does not take is an error naming the table",
    .default_text = "none",
    .sample = "[{type = 1, k = 30.0, r0 = 1.5, epsilon = 1.0, sigma = 1.0}]",
    .sample_needs = "bond.style=\"fene\"\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
@@ -525,7 +526,9 @@ constexpr DeckKey kKeys[] = {
   {.section = "angle", .key = "coeff",
    .type = "tables `[[angle.coeff]]`: `type = n`, `k` (float ≥ 0), `theta0` (degrees, 0 .. 180)",
    .doc = "the coefficients of one angle type, as LAMMPS `angle_coeff`: harmonic `k` "
-          "(energy/rad², no ½), `theta0` (degrees); cosine `k`",
+          "(energy/rad², no ½), `theta0` (degrees); cosine `k`. Each table gives exactly its "
+          "style's coefficients; a type listed twice, a coefficient missing or one the style "
+          "does not take is an error naming the table",
    .default_text = "none",
    .sample = "[{type = 1, k = 25.0, theta0 = 109.5}]",
    .sample_needs = "angle.style=\"harmonic\"\nbond.style=\"harmonic\"\n"
