@@ -453,6 +453,15 @@ void check_bonded_coefficients(const Deck& deck, const std::vector<Item>& items,
       }
     }
   };
+  // Tables without a style (LAMMPS: "bond_coeff command before bond_style is defined").
+  auto unused = [&](std::string_view name, std::string_view style_key) {
+    for (const Item& it : items)
+      if (it.name == name)
+        KeyReader(file, it).fail(
+            fmt::format("is given but {} is \"none\" (its default): give "
+                        "the style the coefficients are for",
+                        style_key));
+  };
   switch (deck.bond.style) {
     case BondStyle::Fene:
       check("bond.coeff", "fene", {"k", "r0", "epsilon", "sigma"});
@@ -461,6 +470,7 @@ void check_bonded_coefficients(const Deck& deck, const std::vector<Item>& items,
       check("bond.coeff", "harmonic", {"k", "r0"});
       break;
     case BondStyle::None:
+      unused("bond.coeff", "bond.style");
       break;
   }
   switch (deck.angle.style) {
@@ -471,6 +481,7 @@ void check_bonded_coefficients(const Deck& deck, const std::vector<Item>& items,
       check("angle.coeff", "cosine", {"k"});
       break;
     case AngleStyle::None:
+      unused("angle.coeff", "angle.style");
       break;
   }
 }
