@@ -924,3 +924,27 @@ TEST(DeckCatalogue, MissingFile) {
 }
 
 }  // namespace
+
+// Issue 33: run.precision = "double" | "mixed". Another value, and mixed with a pair style that
+// has no float variant (DPD, a table) or with EAM, are refused at deck reading naming the file,
+// the line and the key; "mixed" with lj and morse reads.
+TEST(DeckErrors, PrecisionValuesAndStyles) {
+  EXPECT_THAT(error_of("[run]\nprecision = \"single\"\n"),
+              StartsWith("d.toml:2:13: run.precision: must be one of \"double\", \"mixed\" (got "
+                         "\"single\")"));
+  EXPECT_EQ(parse_deck("[run]\nprecision = \"mixed\"\n", "d.toml").run.precision,
+            scanmd::Precision::Mixed);
+  EXPECT_EQ(parse_deck("", "d.toml").run.precision, scanmd::Precision::Double);
+  EXPECT_NO_THROW(parse_deck(
+      "[run]\nprecision = \"mixed\"\n[potential]\nstyle = \"morse\"\nd0 = 1.0\nalpha = 5.0\n"
+      "r0 = 1.1\ncutoff = 2.2\n",
+      "d.toml"));
+  EXPECT_EQ(error_of("[run]\nprecision = \"mixed\"\n[potential]\nstyle = \"dpd\"\n"
+                     "gamma = 4.5\ntemperature = 1.0\ncutoff = 1.0\n"),
+            "d.toml:2:13: run.precision: run.precision = \"mixed\" supports pair styles \"lj\", "
+            "\"lj/cut\", \"morse\"; style \"dpd\" is double only");
+  EXPECT_THAT(error_of("[potential]\nstyle = \"yukawa\"\nkappa = 2.0\n[run]\nprecision = "
+                       "\"mixed\"\n"),
+              StartsWith("d.toml:5:13: run.precision: run.precision = \"mixed\" supports pair "
+                         "styles \"lj\", \"lj/cut\", \"morse\"; style \"yukawa\" is double only"));
+}
