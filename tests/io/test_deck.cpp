@@ -570,7 +570,7 @@ TEST(DeckErrors, LongKeysAndValuesAreNotEchoedWhole) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(msg, "d.toml:2:1: unknown key 'run." + std::string(44, 'k') +
-                     "... (1048580 characters)' (keys of [run]: dt, steps, backend)");
+                     "... (1048580 characters)' (keys of [run]: dt, steps, backend, precision)");
   EXPECT_LT(seconds, 1.0);
   const std::string set = error_of("", {"run." + k + "=1"});
   EXPECT_LT(set.size(), 400u) << set.substr(0, 400);
@@ -726,7 +726,7 @@ TEST(DeckErrors, UnknownKeySuggestsTheClosest) {
             "d.toml:1:1: unknown key 'steps'; did you mean 'run.steps'?");
   // nothing close: list the keys of the section
   EXPECT_EQ(error_of("[run]\nfoo = 1\n"),
-            "d.toml:2:1: unknown key 'run.foo' (keys of [run]: dt, steps, backend)");
+            "d.toml:2:1: unknown key 'run.foo' (keys of [run]: dt, steps, backend, precision)");
   // a sub-table of a section
   EXPECT_THAT(error_of("[run.extra]\nx = 1\n"), StartsWith("d.toml:1:6: unknown key 'run.extra'"));
 }
