@@ -607,6 +607,20 @@ constexpr DeckKey kKeys[] = {
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) { d.run.backend = one_of<Backend>(r, kBackendNames); },
    .value = [](const Deck& d) { return toml_quote(backend_name(d.run.backend)); }},
+  {.section = "run", .key = "precision", .choices = names_in<kPrecisionNames>,
+   .doc = "the pair math: `double`, or `mixed`: each pair's r² (formed in double, as the cutoff "
+          "test does) rounded once to float and the pair style's terms in float32 (16 pairs per "
+          "AVX-512 vector), the forces still summed in 64-bit fixed point and integrated in "
+          "double, so a mixed run has its own `state hash`, the same on any rank count, method, "
+          "thread count, host kernel and backend. Pair styles `lj` (WCA too) and `morse`; other "
+          "pair styles and EAM are refused; bonds, angles and `dpd/tstat` stay double (see "
+          "[Performance](performance.md#mixed-precision))",
+   .sample = "\"mixed\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.run.precision = one_of<Precision>(r, kPrecisionNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<Precision>(kPrecisionNames, d.run.precision)); }},
 
   // [decomposition]
   {.section = "decomposition", .key = "method", .choices = names_in<kMethodNames>,
