@@ -124,6 +124,10 @@ class VelocityVerlet {
   // independent, and the work is summed in fixed point, so the bits do not depend on threads.
   fixed::Wide initial_integrate(ParticleStore& p, const Box& box, std::uint64_t step) const;
   fixed::Wide final_integrate(ParticleStore& p, std::uint64_t step) const;
+  // final_integrate(p, step) and then initial_integrate(p, box, step) in one pass over the
+  // particles (the same bits: each particle's two kicks and drift in the same order, the
+  // Langevin noise of `step` drawn once for both, each kick's work converted on its own).
+  fixed::Wide final_then_initial(ParticleStore& p, const Box& box, std::uint64_t step) const;
 
  private:
   LangevinView view() const { return {drag_.data(), noise_.data(), seed_}; }
