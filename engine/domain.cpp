@@ -13,13 +13,13 @@ Domain::Domain(const Communicator& comm, const RankGrid& grid, const Box& box, M
       halo_(comm, grid, box, method, import_cutoff, bonded_shell) {}
 
 ImportCounts Domain::redistribute(ParticleStore& p, long long step, Timers& timers, CellList* cells,
-                                  kernels::Workspace* scratch) {
+                                  kernels::Workspace* scratch, bool sort_owned) {
   {
     ScopedTimer t(timers, Phase::Migrate);
     halo_.migrate(p);
     check_census(comm_, p, census_, step);
   }
-  {
+  if (sort_owned) {
     // Owned particles in cell order: neighbours sit close in memory in the force loop.
     ScopedTimer t(timers, Phase::Neigh);
     // (In the caller's cell list, whose arrays the binning of all particles reuses next, or a

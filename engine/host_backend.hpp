@@ -126,6 +126,7 @@ class HostBackend final : public StepBackend {
   std::string cluster_note() const;
   std::string cluster_note_;  // kept when the trial drops the cluster kernel
   long long rebuilds_ = 0;    // of the run, and the force-only passes: the cluster build's share
+  static constexpr long long kSortEvery = 8;  // rebuilds between two sorts of the owned particles
   long long force_passes_ = 0;
   const Communicator& comm_;
   Timers& timers_;
