@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -155,11 +156,21 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
           __builtin_prefetch(&p.x[first_copy_[other]]);
       }
   };
+  // The columns' views, once (each view checks its column's kind).
+  std::span<const std::int64_t> bond_atom, bond_type, angle_atom, angle_type;
+  if (bonds) {
+    bond_atom = f.integers(static_cast<std::size_t>(kb));
+    bond_type = f.integers(static_cast<std::size_t>(kbt));
+  }
+  if (angles) {
+    angle_atom = f.integers(static_cast<std::size_t>(ka));
+    angle_type = f.integers(static_cast<std::size_t>(kat));
+  }
   for (std::uint32_t c = 0; c < n; ++c) {
     if (bonds) {
       if (direct_) fetch_ahead(c);
-      const auto atom = f.integers(static_cast<std::size_t>(kb));
-      const auto type = f.integers(static_cast<std::size_t>(kbt));
+      const auto atom = bond_atom;
+      const auto type = bond_type;
       for (int slot = 0; slot < kBondSlots; ++slot) {
         const auto other = static_cast<std::uint64_t>(atom[c * kBondSlots + slot]);
         if (other == 0 || other < p.id[c]) continue;  // each bond from its lower id
@@ -178,8 +189,8 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
       }
     }
     if (angles) {
-      const auto atom = f.integers(static_cast<std::size_t>(ka));
-      const auto type = f.integers(static_cast<std::size_t>(kat));
+      const auto atom = angle_atom;
+      const auto type = angle_type;
       for (int slot = 0; slot < kAngleSlots; ++slot) {
         const auto e1 = static_cast<std::uint64_t>(atom[c * 2 * kAngleSlots + 2 * slot]);
         const auto e2 = static_cast<std::uint64_t>(atom[c * 2 * kAngleSlots + 2 * slot + 1]);
@@ -249,17 +260,21 @@ void HostBondedCompute::check_terms(const ParticleStore& p, double import_cutoff
     sums[k] += t.energy ? 1 : 0;
     sums[2 + k] += std::popcount(static_cast<unsigned>(t.apply));
   }
+  const auto bond_atom =
+      bonds ? f.integers(static_cast<std::size_t>(kb)) : std::span<const std::int64_t>{};
+  const auto angle_atom =
+      angles ? f.integers(static_cast<std::size_t>(ka)) : std::span<const std::int64_t>{};
   auto held = [&](auto&& each) {
     for (std::uint32_t i = 0; i < p.n_owned; ++i) {
       if (bonds) {
-        const auto atom = f.integers(static_cast<std::size_t>(kb));
+        const auto atom = bond_atom;
         for (int slot = 0; slot < kBondSlots; ++slot) {
           const auto other = static_cast<std::uint64_t>(atom[i * kBondSlots + slot]);
           if (other != 0 && other > p.id[i]) each(TermKey{p.id[i], other, 0, 0, comm.rank()});
         }
       }
       if (angles) {
-        const auto atom = f.integers(static_cast<std::size_t>(ka));
+        const auto atom = angle_atom;
         for (int slot = 0; slot < kAngleSlots; ++slot) {
           const auto e1 = static_cast<std::uint64_t>(atom[i * 2 * kAngleSlots + 2 * slot]);
           if (e1 != 0)
