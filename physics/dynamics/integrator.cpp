@@ -90,19 +90,27 @@ fixed::Wide VelocityVerlet::final_integrate(ParticleStore& p, std::uint64_t step
   return checked(work, overflow);
 }
 
-fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
-                                               std::uint64_t step) const {
+fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box, std::uint64_t step,
+                                               bool* moved, double limit, PairImages images) const {
   const std::size_t n = p.n_owned;
   std::size_t bad = n;  // the first particle outside [0, L) after its drift
+  const bool skin = moved != nullptr;
+  const double limit_sq = limit * limit;
+  bool any_moved = false;
   if (drag_.empty()) {
-#pragma omp parallel for schedule(static) reduction(min : bad) if (n >= kParallelFrom)
+#pragma omp parallel for schedule(static) reduction(min    \
+                                                    : bad) \
+    reduction(|                                            \
+              : any_moved) if (n >= kParallelFrom)
     for (std::size_t i = 0; i < n; ++i) {
       const double dtf = dtf_[p.type[i]];
       verlet_final(p.v[i], p.f[i], dtf);
       verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf, box.length);
       if (!inside_box(p.x[i], box.length) && i < bad) bad = i;
+      if (skin) any_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
     }
     check_positions(p, bad);
+    if (skin) *moved = any_moved;
     return 0;
   }
   const LangevinView l = view();
@@ -112,6 +120,7 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
   {
     fixed::Wide mine = 0;
     bool over[2] = {false, false};
+    bool mine_moved = false;
     std::size_t first_bad = n;
 #pragma omp for schedule(static) nowait
     for (std::size_t i = 0; i < n; ++i) {
@@ -124,6 +133,7 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
       mine += fixed::to_fixed(w_final, over[0]);
       mine += fixed::to_fixed(w_initial, over[1]);
       if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
+      if (skin) mine_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
     }
 #pragma omp critical(scanmd_integrate)
     {
@@ -131,6 +141,7 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
       overflow[0] = overflow[0] || over[0];
       overflow[1] = overflow[1] || over[1];
       bad = std::min(bad, first_bad);
+      any_moved = any_moved || mine_moved;
     }
   }
   kept_.step = kNoStep;
@@ -138,7 +149,9 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
   // kick's work.
   checked(0, overflow[0]);
   check_positions(p, bad);
-  return checked(work, overflow[1]);
+  const fixed::Wide result = checked(work, overflow[1]);
+  if (skin) *moved = any_moved;
+  return result;
 }
 
 bool moved_beyond(const ParticleStore& p, const Box& box, double limit, PairImages images) {

@@ -100,12 +100,22 @@ TEST(IntegratorFused, SameBitsAsTheTwoPasses) {
         two.langevin(1.2, 0.5, 4242);
         fused.langevin(1.2, 0.5, 4242);
       }
-      ParticleStore a = start, b = start;
+      ParticleStore a = start, b = start, far = start;
       const fixed::Wide work_two = two.final_integrate(a, 9) + two.initial_integrate(a, box, 9);
-      const fixed::Wide work_fused = fused.final_then_initial(b, box, 9);
+      // With the skin test in the pass (moved_beyond's), at a limit some particles pass and at
+      // one none does.
+      bool moved = false, moved_far = true;
+      const fixed::Wide work_fused =
+          fused.final_then_initial(b, box, 9, &moved, 0.04, PairImages::Minimum);
+      fused.final_then_initial(far, box, 9, &moved_far, 50.0, PairImages::Minimum);
+      EXPECT_EQ(moved, moved_beyond(a, box, 0.04, PairImages::Minimum));
+      EXPECT_TRUE(moved);
+      EXPECT_FALSE(moved_far);
       omp_set_num_threads(before);
       EXPECT_TRUE(work_two == work_fused) << "langevin " << langevin << ", " << threads;
-      if (langevin) EXPECT_NE(static_cast<long long>(work_two), 0);
+      if (langevin) {
+        EXPECT_NE(static_cast<long long>(work_two), 0);
+      }
       int crossed = 0;
       for (std::size_t i = 0; i < a.n_owned; ++i) {
         crossed += a.image[i].x != 0 || a.image[i].y != 0 || a.image[i].z != 0;
