@@ -32,11 +32,13 @@ bool fene_forces_avx512(const Vec3* x, const BondedTerm* terms, std::size_t coun
                         std::int64_t* fy, std::int64_t* fz) {
   static_assert(sizeof(Vec3) == 3 * sizeof(double) && sizeof(BondCoeff) == 4 * sizeof(double));
   alignas(32) std::int32_t xi[8], xj[8], ct[8];
+  bool one_type = true;
   for (std::size_t l = 0; l < 8; ++l) {
     const BondedTerm& t = terms[l < count ? l : 0];
     xi[l] = static_cast<std::int32_t>(3 * t.at[0]);
     xj[l] = static_cast<std::int32_t>(3 * t.at[1]);
     ct[l] = static_cast<std::int32_t>(4 * (t.type - 1));
+    one_type = one_type && t.type == terms[0].type;
   }
   const __mmask8 lanes = static_cast<__mmask8>((1u << count) - 1u);
   const __m256i vi = _mm256_load_si256(reinterpret_cast<const __m256i*>(xi));
@@ -57,9 +59,13 @@ bool fene_forces_avx512(const Vec3* x, const BondedTerm* terms, std::size_t coun
   const __m512d rsq = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)),
                                     _mm512_mul_pd(dz, dz));
   // BondFene::eval without the energy.
+  // The coefficients of each lane's type (broadcast when the block has one type: in.chain's).
   const double* cd = &coeff[0].k;
-  const __m512d k = gather(vc, cd), r0 = gather(vc, cd + 1), epsilon = gather(vc, cd + 2),
-                sigma = gather(vc, cd + 3);
+  const BondCoeff& c0 = coeff[terms[0].type - 1];
+  const __m512d k = one_type ? _mm512_set1_pd(c0.k) : gather(vc, cd);
+  const __m512d r0 = one_type ? _mm512_set1_pd(c0.r0) : gather(vc, cd + 1);
+  const __m512d epsilon = one_type ? _mm512_set1_pd(c0.epsilon) : gather(vc, cd + 2);
+  const __m512d sigma = one_type ? _mm512_set1_pd(c0.sigma) : gather(vc, cd + 3);
   const __m512d r0sq = _mm512_mul_pd(r0, r0);
   __m512d rlogarg = _mm512_sub_pd(_mm512_set1_pd(1.0), _mm512_div_pd(rsq, r0sq));
   const __mmask8 held = _mm512_cmp_pd_mask(rlogarg, _mm512_set1_pd(0.1), _CMP_LT_OQ);
