@@ -112,8 +112,9 @@ int main(int argc, char** argv) {
 #if defined(__GLIBC__)
   // Arrays of 256 KiB and more get their own pages, returned when freed. glibc's default raises
   // this threshold (up to 32 MiB) after the first such free, after which freed per-particle
-  // arrays stay resident in the heap: about 19 MiB more peak memory at 256 000 atoms. The
-  // per-rebuild arrays are few (about ten per rebuild), so the page faults cost little.
+  // arrays stay resident in the heap: about 19 MiB more peak memory at 256 000 atoms. The host
+  // backend keeps its per-rebuild arrays from one rebuild to the next instead (no page faults:
+  // engine/neighbor_list.cpp, HaloExchange::build's records).
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 #endif
   scanmd::MpiRuntime mpi(argc, argv);

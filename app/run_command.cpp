@@ -290,6 +290,10 @@ int cores_of_this_rank() {
 // run.backend resolved (collective; see engine/backend_choice.hpp), and the choice logged.
 Backend choose_backend(const Communicator& comm, const SimulationConfig& config) {
   const Backend requested = config.run.backend;
+  if (config.run.precision == Precision::Mixed)
+    spdlog::info(
+        "precision: mixed (the pair style's terms in float32; forces summed in 64-bit fixed "
+        "point, integration in double: its own state hash, the same on every backend)");
   // A special_bonds 1-2 weight between 0 and 1 has no CUDA side yet: auto takes the host.
   if (requested == Backend::Auto && cuda_lacks(config)) {
     spdlog::info(

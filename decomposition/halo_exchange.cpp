@@ -95,7 +95,7 @@ void HaloExchange::migrate(ParticleStore& p) {
   }
 }
 
-ImportCounts HaloExchange::build(ParticleStore& p) {
+ImportCounts HaloExchange::build(ParticleStore& p, kernels::Workspace* records) {
   p.clear_ghosts();
   const std::size_t n = p.n_owned;
   const Int3 dims = grid_.dims();
@@ -112,25 +112,36 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
   kernels::counting_sort(ws_, exports_.dest, static_cast<std::uint32_t>(P), offsets32_, perm_);
   offsets_.assign(offsets32_.begin(), offsets32_.end());
   export_index_.resize(m);
-  send_ghosts_.resize(m);
+  std::span<GhostRecord> send;
+  if (records) {
+    send = records->get<GhostRecord>(kRecordSlot, m);
+  } else {
+    send_ghosts_.resize(m);
+    send = send_ghosts_;
+  }
   for (std::size_t k = 0; k < m; ++k) {
     const std::uint32_t e = perm_[k];
     const std::uint32_t i = exports_.particle[e];
     export_index_[k] = i;
-    send_ghosts_[k] = {
-        p.id[i],           p.type[i],       p.x[i], p.home[i] + exports_.shift[e] * dims,
-        exports_.shift[e], exports_.kind[e]};
+    send[k] = {p.id[i],           p.type[i],       p.x[i], p.home[i] + exports_.shift[e] * dims,
+               exports_.shift[e], exports_.kind[e]};
   }
 
   // 3. Send; receivers append ghosts.
   plan_ = ExchangePlan::make(comm_, offsets_);
-  recv_ghosts_.resize(plan_.recv_total);
-  execute<GhostRecord>(comm_, plan_, send_ghosts_, recv_ghosts_, kTagGhosts);
+  std::span<GhostRecord> recv;
+  if (records) {
+    recv = records->get<GhostRecord>(kRecordSlot + 1, plan_.recv_total);
+  } else {
+    recv_ghosts_.resize(plan_.recv_total);
+    recv = recv_ghosts_;
+  }
+  execute<GhostRecord>(comm_, plan_, send, recv, kTagGhosts);
 
   ImportCounts counts;
-  p.resize(n, n + recv_ghosts_.size());
-  for (std::size_t k = 0; k < recv_ghosts_.size(); ++k) {
-    const GhostRecord& g = recv_ghosts_[k];
+  p.resize(n, n + recv.size());
+  for (std::size_t k = 0; k < recv.size(); ++k) {
+    const GhostRecord& g = recv[k];
     const std::size_t j = n + k;
     p.id[j] = g.id;
     p.type[j] = g.type;
@@ -142,7 +153,7 @@ ImportCounts HaloExchange::build(ParticleStore& p) {
     counts.plate += g.kind == ImportKind::Plate;
     counts.bonded += g.kind == ImportKind::Bonded;
   }
-  counts.ghosts = static_cast<long long>(recv_ghosts_.size());
+  counts.ghosts = static_cast<long long>(recv.size());
   const long long fwd = static_cast<long long>(plan_.remote_send_count()) * forward_bytes_;
   const long long rev = has_reverse_exchange(method_)
                             ? static_cast<long long>(plan_.remote_recv_count()) * reverse_bytes_

@@ -59,7 +59,11 @@ class HaloExchange {
                double import_cutoff, double bonded_shell = 0.0);
 
   void migrate(ParticleStore& p);
-  ImportCounts build(ParticleStore& p);
+  // `records`: a Workspace whose slots kRecordSlot and kRecordSlot + 1 hold the ghost records
+  // of the build (reused from one build to the next: the host backend's, whose neighbour-list
+  // build uses the same slots afterwards); none: vectors freed at the end of the build.
+  ImportCounts build(ParticleStore& p, kernels::Workspace* records = nullptr);
+  static constexpr std::size_t kRecordSlot = kernels::Workspace::kUserSlot;
   // The bytes of one ghost record per step, forward and reverse, for build()'s bytes_per_step
   // (default: x and f, 24 each; the force computes add their fields: halo_record_bytes).
   void set_record_bytes(long long forward, long long reverse) {

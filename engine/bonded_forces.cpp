@@ -6,11 +6,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "base/box.hpp"
+#include "engine/bond_fene_avx512.hpp"
 #include "engine/topology.hpp"
 #include "physics/bonded/angle_cosine.hpp"
 #include "physics/bonded/angle_harmonic.hpp"
@@ -153,11 +156,21 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
           __builtin_prefetch(&p.x[first_copy_[other]]);
       }
   };
+  // The columns' views, once (each view checks its column's kind).
+  std::span<const std::int64_t> bond_atom, bond_type, angle_atom, angle_type;
+  if (bonds) {
+    bond_atom = f.integers(static_cast<std::size_t>(kb));
+    bond_type = f.integers(static_cast<std::size_t>(kbt));
+  }
+  if (angles) {
+    angle_atom = f.integers(static_cast<std::size_t>(ka));
+    angle_type = f.integers(static_cast<std::size_t>(kat));
+  }
   for (std::uint32_t c = 0; c < n; ++c) {
     if (bonds) {
       if (direct_) fetch_ahead(c);
-      const auto atom = f.integers(static_cast<std::size_t>(kb));
-      const auto type = f.integers(static_cast<std::size_t>(kbt));
+      const auto atom = bond_atom;
+      const auto type = bond_type;
       for (int slot = 0; slot < kBondSlots; ++slot) {
         const auto other = static_cast<std::uint64_t>(atom[c * kBondSlots + slot]);
         if (other == 0 || other < p.id[c]) continue;  // each bond from its lower id
@@ -176,8 +189,8 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
       }
     }
     if (angles) {
-      const auto atom = f.integers(static_cast<std::size_t>(ka));
-      const auto type = f.integers(static_cast<std::size_t>(kat));
+      const auto atom = angle_atom;
+      const auto type = angle_type;
       for (int slot = 0; slot < kAngleSlots; ++slot) {
         const auto e1 = static_cast<std::uint64_t>(atom[c * 2 * kAngleSlots + 2 * slot]);
         const auto e2 = static_cast<std::uint64_t>(atom[c * 2 * kAngleSlots + 2 * slot + 1]);
@@ -247,17 +260,21 @@ void HostBondedCompute::check_terms(const ParticleStore& p, double import_cutoff
     sums[k] += t.energy ? 1 : 0;
     sums[2 + k] += std::popcount(static_cast<unsigned>(t.apply));
   }
+  const auto bond_atom =
+      bonds ? f.integers(static_cast<std::size_t>(kb)) : std::span<const std::int64_t>{};
+  const auto angle_atom =
+      angles ? f.integers(static_cast<std::size_t>(ka)) : std::span<const std::int64_t>{};
   auto held = [&](auto&& each) {
     for (std::uint32_t i = 0; i < p.n_owned; ++i) {
       if (bonds) {
-        const auto atom = f.integers(static_cast<std::size_t>(kb));
+        const auto atom = bond_atom;
         for (int slot = 0; slot < kBondSlots; ++slot) {
           const auto other = static_cast<std::uint64_t>(atom[i * kBondSlots + slot]);
           if (other != 0 && other > p.id[i]) each(TermKey{p.id[i], other, 0, 0, comm.rank()});
         }
       }
       if (angles) {
-        const auto atom = f.integers(static_cast<std::size_t>(ka));
+        const auto atom = angle_atom;
         for (int slot = 0; slot < kAngleSlots; ++slot) {
           const auto e1 = static_cast<std::uint64_t>(atom[i * 2 * kAngleSlots + 2 * slot]);
           if (e1 != 0)
@@ -437,6 +454,49 @@ template <class Angle>
   if (sums.overflow) term_overflow(p, t);
 }
 
+// The force-only pass of FENE bonds without a special_bonds pair share, eight bonds at a time
+// by the AVX-512 block (engine/bond_fene_avx512.hpp; the same bits): a block holding an angle,
+// or one the vector leaves to the scalar path (a bad bond, a force beyond the fixed point), is
+// computed by the scalar loop, which reports what it finds as before.
+template <class Angle>
+ForceTotals fene_terms_avx512(ParticleStore& p, const std::vector<HostBondedCompute::Term>& terms,
+                              const BondedParams& prm, Vec3 L, Vec3 half) {
+  TermSums sums{p, p.f.data(), {}};
+  constexpr std::size_t kBlock = 8, kAhead = 16;
+  const std::size_t count = terms.size();
+  std::int64_t fx[kBlock], fy[kBlock], fz[kBlock];
+  for (std::size_t k = 0; k < count; k += kBlock) {
+    const std::size_t m = std::min(kBlock, count - k);
+    const HostBondedCompute::Term* block = terms.data() + k;
+    for (std::size_t l = 0; l < m && k + kAhead + l < count; ++l) {
+      const HostBondedCompute::Term& ahead = terms[k + kAhead + l];
+      __builtin_prefetch(&p.x[ahead.at[0]]);
+      __builtin_prefetch(&p.x[ahead.at[1]]);
+    }
+    bool bonds_only = true;
+    for (std::size_t l = 0; l < m; ++l) bonds_only = bonds_only && block[l].atoms == 2;
+    if (!bonds_only ||
+        !fene_forces_avx512(p.x.data(), block, m, prm.bond.data(), L, half, fx, fy, fz)) {
+      for (std::size_t l = 0; l < m; ++l) {
+        if (block[l].atoms == 2)
+          bond_term<BondFene, false>(sums, block[l], prm, nullptr, L, half, true);
+        else
+          angle_term<Angle>(sums, block[l], prm, L, half, false);
+      }
+      continue;
+    }
+    for (std::size_t l = 0; l < m; ++l) {
+      const HostBondedCompute::Term& t = block[l];
+      const Fix3 F{fx[l], fy[l], fz[l]};
+      if (t.apply & 1u) sums.add(t.at[0], F, true);
+      if (t.apply & 2u) sums.add(t.at[1], F, false);
+      if (sums.overflow) [[unlikely]]
+        term_overflow(p, t);
+    }
+  }
+  return sums.totals;
+}
+
 template <class Bond, class Angle, bool Energy>
 ForceTotals all_terms(ParticleStore& p, const std::vector<HostBondedCompute::Term>& terms,
                       const BondedParams& prm, const PairPotential* special, Vec3 L, Vec3 half,
@@ -464,7 +524,10 @@ ForceTotals all_terms(ParticleStore& p, const std::vector<HostBondedCompute::Ter
 template <class Bond, class Angle>
 ForceTotals all_terms(ParticleStore& p, const std::vector<HostBondedCompute::Term>& terms,
                       const BondedParams& prm, const PairPotential* special, Vec3 L, Vec3 half,
-                      bool with_energy, bool types_checked) {
+                      bool with_energy, bool types_checked, bool avx512) {
+  if constexpr (std::is_same_v<Bond, BondFene>)
+    if (avx512 && !with_energy && special == nullptr && types_checked)
+      return fene_terms_avx512<Angle>(p, terms, prm, L, half);
   if (with_energy)
     return all_terms<Bond, Angle, true>(p, terms, prm, special, L, half, types_checked);
   return all_terms<Bond, Angle, false>(p, terms, prm, special, L, half, types_checked);
@@ -481,17 +544,18 @@ ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool
   const bool cosine = prm.angle_style == AngleStyle::Cosine;
   const double w12 = prm.special_lj[0];
   const PairPotential* special = w12 > 0.0 && w12 < 1.0 ? pair_ : nullptr;
+  const bool avx512 = uses_avx512(s.kernel);  // the vector kernel chosen: the CPU has it
   if (fene && cosine)
     return all_terms<BondFene, AngleCosine>(p, terms_, prm, special, L, half, with_energy,
-                                            bond_types_ok_);
+                                            bond_types_ok_, avx512);
   if (fene)
     return all_terms<BondFene, AngleHarmonic>(p, terms_, prm, special, L, half, with_energy,
-                                              bond_types_ok_);
+                                              bond_types_ok_, avx512);
   if (cosine)
     return all_terms<BondHarmonic, AngleCosine>(p, terms_, prm, special, L, half, with_energy,
-                                                bond_types_ok_);
+                                                bond_types_ok_, avx512);
   return all_terms<BondHarmonic, AngleHarmonic>(p, terms_, prm, special, L, half, with_energy,
-                                                bond_types_ok_);
+                                                bond_types_ok_, avx512);
 }
 
 }  // namespace scanmd

@@ -30,6 +30,13 @@ constexpr std::string_view backend_name(Backend b) {
   return name_of<Backend>(kBackendNames, b);
 }
 
+// The precision of the pair math (run.precision): Double, or Mixed, each pair's terms in float
+// (physics/pair/mixed.hpp), forces still summed in 64-bit fixed point and integrated in double.
+enum class Precision { Double, Mixed };
+
+inline constexpr NamedValue<Precision> kPrecisionNames[] = {{Precision::Double, "double"},
+                                                            {Precision::Mixed, "mixed"}};
+
 // How the CUDA neighbour-list build places each accepted candidate in its row.
 //   SegmentedScan   run counts → segmented exclusive scan (segments = rows): deterministic row
 //                   order, the same order as the host list (default)
@@ -130,6 +137,7 @@ struct RunSection {
   double dt = 0.005;
   std::int64_t steps = 100;
   Backend backend = Backend::Auto;
+  Precision precision = Precision::Double;
 };
 
 // Load balancing (engine/load_balance.hpp): the grid's cut planes move, per axis, so that every

@@ -32,8 +32,14 @@ class Domain {
   void take_census(const ParticleStore& p) { census_ = Census::take(comm_, p); }
   const Census& census() const { return census_; }
   // Migrate → census check → cell order → halo plan; `p` then holds the owned particles in
-  // cell order and the ghosts of the new plan. Collective.
-  ImportCounts redistribute(ParticleStore& p, long long step, Timers& timers);
+  // cell order and the ghosts of the new plan. Collective. `cells`: a cell list to bin the owned
+  // particles in (its arrays reused: the host backend passes the one it bins all particles in
+  // next), and `scratch`: the Workspace of the halo build's records (HaloExchange::build); none:
+  // temporary ones. Without `sort_owned` the owned particles keep their order (the order of the
+  // particles changes no bit of the state: forces and sums are fixed point, pairs canonical).
+  ImportCounts redistribute(ParticleStore& p, long long step, Timers& timers,
+                            CellList* cells = nullptr, kernels::Workspace* scratch = nullptr,
+                            bool sort_owned = true);
 
   // New cut planes (load balancing): the next redistribute() migrates to them.
   void set_grid(const RankGrid& grid) {

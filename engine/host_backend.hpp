@@ -76,6 +76,7 @@ class HostBackend final : public StepBackend {
   bool kick_drift(std::uint64_t step) override;
   ImportCounts rebuild(long long step) override;
   void set_grid(const RankGrid& grid, const PairRule& rule) override {
+    finish_kick();
     domain_.set_grid(grid);
     rule_ = rule;
   }
@@ -86,15 +87,37 @@ class HostBackend final : public StepBackend {
   void scale_velocities(double factor) override;
   ForceTotals force_totals() override { return forces_; }
   fixed::Wide twice_kinetic() override;
-  fixed::Wide thermostat_work() override { return work_; }
-  const ParticleStore& particles() override { return particles_; }
+  fixed::Wide thermostat_work() override {
+    finish_kick();
+    return work_;
+  }
+  const ParticleStore& particles() override {
+    finish_kick();
+    return particles_;
+  }
   NeighborEntries neighbor_entries() override;
-  void synchronize() override {}
+  void synchronize() override { finish_kick(); }
+  void release_rebuild_scratch() override {
+    neighbors_.release_build_arrays();
+    ws_.release();
+  }
   FireMaxima fire_maxima() override;
   std::array<fixed::Wide, kFireSums> fire_sums(const FireScales& scales) override;
   bool fire_update(const FireUpdate& u) override;
 
  private:
+  // The second half kick of step `kick_step_`, deferred by kick() (kick_pending_): the next
+  // kick_drift() runs it with its own half kick and drift in one pass over the particles
+  // (VelocityVerlet::final_then_initial); everything else that reads or changes the particles
+  // runs it first.
+  void finish_kick() {
+    if (!kick_pending_) return;
+    kick_pending_ = false;
+    work_ += integrator_.final_integrate(particles_, kick_step_);
+  }
+  bool kick_pending_ = false;
+  std::uint64_t kick_step_ = 0;
+
   void forward_optional_fields();
   ForceTotals run_computes(bool with_energy, PairKernel kernel);
   void tune_kernels();
@@ -103,6 +126,7 @@ class HostBackend final : public StepBackend {
   std::string cluster_note() const;
   std::string cluster_note_;  // kept when the trial drops the cluster kernel
   long long rebuilds_ = 0;    // of the run, and the force-only passes: the cluster build's share
+  static constexpr long long kSortEvery = 8;  // rebuilds between two sorts of the owned particles
   long long force_passes_ = 0;
   const Communicator& comm_;
   Timers& timers_;

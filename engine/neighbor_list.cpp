@@ -11,13 +11,6 @@
 
 namespace scanmd {
 
-namespace {
-template <class T>
-void release(std::vector<T>& v) {
-  std::vector<T>().swap(v);
-}
-}  // namespace
-
 template <bool GeneralRule>
 void NeighborList::collect(const ParticleStore& p, const CellList& cells, const PairRule& rule,
                            double r_sq, double inner_sq, std::size_t row_begin, std::size_t row_end,
@@ -184,9 +177,10 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
     throw std::logic_error("NeighborList: cell reach above 2 is not supported");
   const auto& order = cells.order();
   resize_with_slack(rank_, n);
-  resize_with_slack(qx_, n);
-  resize_with_slack(qy_, n);
-  resize_with_slack(qz_, n);
+  // (16 more: room for whole vectors past the end.)
+  qx_ = ws.get<double>(kPositionSlot, n + 16).first(n);
+  qy_ = ws.get<double>(kPositionSlot + 1, n + 16).first(n);
+  qz_ = ws.get<double>(kPositionSlot + 2, n + 16).first(n);
   resize_with_slack(counts_, n);
   const int threads = std::max(1, threads_);
   scratch_.resize(static_cast<std::size_t>(threads));
@@ -294,18 +288,18 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   cell_order_.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n));
   ++generation_;
 
-  // Between builds only the list stays (and, with threads, the other threads' row buffers):
-  // the build's arrays (40 B per particle) are freed, their pages returned (app/main.cpp), so
-  // the next rebuild's migration and halo records do not come on top of them at the peak of
-  // memory. Getting them back costs page faults, about 1% of a one-thread run.
-  release(rank_);
-  release(qx_);
-  release(qy_);
-  release(qz_);
-  release(home_sorted_);
-  release(nt_class_);
-  release(ghosts_before_);
-  release(counts_);
+  // The build's arrays (about 40 B per particle) stay between builds, at their size: the next
+  // build writes them again without a page fault (freeing them returned their pages, and
+  // getting them back cost a few percent of a bonded run that rebuilds every fourth step).
+}
+
+void NeighborList::release_build_arrays() {
+  std::vector<std::uint32_t>().swap(rank_);
+  qx_ = qy_ = qz_ = {};
+  std::vector<Int3>().swap(home_sorted_);
+  std::vector<std::uint32_t>().swap(nt_class_);
+  std::vector<std::uint32_t>().swap(ghosts_before_);
+  std::vector<std::uint32_t>().swap(counts_);
 }
 
 }  // namespace scanmd

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "base/particles.hpp"
@@ -76,6 +77,11 @@ class NeighborList {
   // scanned, each thread copies its rows to their offsets). The list is the same either way.
   void set_kernel(PairKernel kernel) { kernel_ = kernel; }
   void set_threads(int threads) { threads_ = threads; }
+  // Frees the build's arrays, which stay between builds (the next build allocates them again;
+  // the positions in cell order are the Workspace's, freed with it).
+  void release_build_arrays();
+  // The first of the three Workspace slots of the positions in cell order.
+  static constexpr std::size_t kPositionSlot = kernels::Workspace::kUserSlot;
 
  private:
   struct RowScratch {
@@ -93,8 +99,10 @@ class NeighborList {
   std::uint32_t max_terms_ = 0;
   std::vector<std::uint32_t> cell_order_;
   std::uint64_t generation_ = 0;
-  std::vector<std::uint32_t> rank_;   // particle index → position in cell order
-  std::vector<double> qx_, qy_, qz_;  // binning positions in cell order
+  std::vector<std::uint32_t> rank_;  // particle index → position in cell order
+  // Binning positions in cell order: scratch of the build's Workspace (slots kPositionSlot..+2,
+  // which the halo build's records share: HaloExchange::build, over before the list build).
+  std::span<double> qx_, qy_, qz_;
   std::vector<Int3> home_sorted_;
   std::vector<std::uint32_t> nt_class_;       // neutral territory: PairRule::nt_class in cell order
   std::vector<std::uint32_t> ghosts_before_;  // ghosts among cell-order positions < k

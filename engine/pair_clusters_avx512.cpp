@@ -211,7 +211,7 @@ auto instantiate(std::tuple<E...>*) {
 }
 }  // namespace
 auto pair_clusters_avx512_kernels() {
-  return instantiate(static_cast<PairStyles*>(nullptr));
+  return instantiate(static_cast<ComputedPairStyles*>(nullptr));
 }
 
 }  // namespace scanmd

@@ -133,7 +133,7 @@ auto instantiate(std::tuple<E...>*) {
 }
 }  // namespace
 auto pair_rows_avx2_kernels() {
-  return instantiate(static_cast<PairStyles*>(nullptr));
+  return instantiate(static_cast<ComputedPairStyles*>(nullptr));
 }
 
 }  // namespace scanmd

@@ -5,6 +5,7 @@
 // entries, two within the cutoff), and the adds need no gather or scatter. Compiled with
 // -mavx512f -mavx512dq for this file only and called only when the CPU has them
 // (engine/pair_kernel.cpp). No fused multiply-add anywhere: the same bits as the scalar loop.
+// A style's float variant (run.precision = "mixed") runs its float terms sixteen pairs per vector.
 #if defined(__AVX512DQ__)
 #include <immintrin.h>
 #endif
@@ -21,6 +22,56 @@
 namespace scanmd {
 
 #if defined(__AVX512DQ__)
+
+namespace {
+
+// run.precision = "mixed" (physics/pair/mixed.hpp): the force terms of a block's packed pairs,
+// sixteen per vector: two chunks' r² rounded to float into one vector, the style's float terms
+// (its eval for simd::F32x16: each lane the float operations of Mixed<E>::eval), F/r widened
+// back to two vectors of doubles (exact), then per chunk exactly the double kernel's fixed-point
+// steps. The second chunk of the last pair of chunks may be empty (all lanes off; its terms not
+// stored: the planes have one vector of padding only).
+template <class E>
+void mixed_terms(const avx512::Packed& packed, const typename E::Params& params, __m512d scale,
+                 __m512d limit_sq, std::int64_t* Fx, std::int64_t* Fy, std::int64_t* Fz,
+                 __mmask8& bad) {
+  using namespace avx512;
+  const std::uint32_t n = packed.n;
+  Chunk none;
+  none.in = 0;
+  none.r2 = _mm512_set1_pd(1.0);
+  none.dx = none.dy = none.dz = _mm512_setzero_pd();
+  for (std::uint32_t k = 0; k < n; k += 16) {
+    const Chunk c0 = chunk(packed, k);
+    const Chunk c1 = k + 8 < n ? chunk(packed, k + 8) : none;
+    // (The masked forms with every lane set: GCC 12 warns about the unmasked ones' undefined
+    // sources. The same instructions and results.)
+    const __m512 r2 =
+        _mm512_maskz_insertf32x8(0xFFFF,
+                                 _mm512_maskz_insertf32x8(0xFFFF, _mm512_setzero_ps(),
+                                                          _mm512_maskz_cvtpd_ps(0xFF, c0.r2), 0),
+                                 _mm512_maskz_cvtpd_ps(0xFF, c1.r2), 1);
+    const simd::F32x16 fp = E::Double::template eval<simd::F32x16>(simd::F32x16(r2), params).fpair;
+    const __m512d fpair[2] = {
+        _mm512_maskz_cvtps_pd(0xFF, _mm512_maskz_extractf32x8_ps(0xFF, fp.v, 0)),
+        _mm512_maskz_cvtps_pd(0xFF, _mm512_maskz_extractf32x8_ps(0xFF, fp.v, 1))};
+    const Chunk* c[2] = {&c0, &c1};
+    for (int h = 0; h < 2; ++h) {
+      if (c[h]->in == 0) continue;
+      const std::uint32_t at = k + 8 * static_cast<std::uint32_t>(h);
+      const __m512d fs = _mm512_mul_pd(fpair[h], scale);
+      const __mmask8 ok =
+          _mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(fs, fs), c[h]->r2), limit_sq, _CMP_LT_OQ);
+      bad |= c[h]->in & ~ok;
+      const __m512d s = _mm512_maskz_mov_pd(c[h]->in & ok, fs);
+      _mm512_storeu_si512(Fx + at, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c[h]->dx)));
+      _mm512_storeu_si512(Fy + at, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c[h]->dy)));
+      _mm512_storeu_si512(Fz + at, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c[h]->dz)));
+    }
+  }
+}
+
+}  // namespace
 
 template <class E>
 RowsTotals pair_rows_avx512(const PairRows<E>& rows, std::size_t begin, std::size_t end, Fix3* f) {
@@ -45,6 +96,11 @@ RowsTotals pair_rows_avx512(const PairRows<E>& rows, std::size_t begin, std::siz
       const std::uint32_t n = b.packed.n;
       totals.pairs += n;
       const auto [Fx, Fy, Fz] = term_planes(F, n);
+      if constexpr (MixedPrecisionStyle<E>) {
+        mixed_terms<E>(b.packed, params, scale, limit_sq, Fx, Fy, Fz, bad);
+        add_terms(b, Fx, Fy, Fz, f);
+        return;
+      }
       for (std::uint32_t k = 0; k < n; k += 8) {
         const Chunk c = chunk(b.packed, k);
         // Masked-off lanes compute too (r² = 1, masked below): no traps, IEEE defaults.
@@ -83,7 +139,7 @@ auto instantiate(std::tuple<E...>*) {
 }
 }  // namespace
 auto pair_rows_avx512_kernels() {
-  return instantiate(static_cast<PairStyles*>(nullptr));
+  return instantiate(static_cast<ComputedPairStyles*>(nullptr));
 }
 
 }  // namespace scanmd

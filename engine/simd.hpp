@@ -11,6 +11,9 @@
 
 #include <immintrin.h>
 
+#include "physics/pair/det_math.hpp"
+#include "physics/pair/mixed.hpp"
+
 namespace scanmd::simd {
 
 #if defined(__AVX512F__)
@@ -148,4 +151,157 @@ inline F64x4 gather(const double* table, I32x4 i) {
 }
 #endif
 
+// Vectors of floats for run.precision = "mixed" (physics/pair/mixed.hpp): the same one IEEE
+// instruction per lane, in single precision, and the exact operations det::exp needs in single
+// precision (scale_of by 2^k built from its exponent bits: k in [−126, 127] there, so the result
+// is the one correctly rounded product x·2^k, as ldexpf gives).
+#if defined(__AVX2__)
+struct F32x4 {
+  __m128 v;
+  F32x4() = default;
+  F32x4(__m128 x) : v(x) {}                                   // NOLINT: implicit by design
+  F32x4(double s) : v(_mm_set1_ps(static_cast<float>(s))) {}  // NOLINT: broadcast
+};
+inline F32x4 operator+(F32x4 a, F32x4 b) {
+  return _mm_add_ps(a.v, b.v);
+}
+inline F32x4 operator-(F32x4 a, F32x4 b) {
+  return _mm_sub_ps(a.v, b.v);
+}
+inline F32x4 operator*(F32x4 a, F32x4 b) {
+  return _mm_mul_ps(a.v, b.v);
+}
+inline F32x4 operator/(F32x4 a, F32x4 b) {
+  return _mm_div_ps(a.v, b.v);
+}
+inline F32x4 operator-(F32x4 a) {
+  return _mm_xor_ps(a.v, _mm_set1_ps(-0.0f));
+}
+inline F32x4 sqrt_of(F32x4 a) {
+  return _mm_sqrt_ps(a.v);
+}
+inline F32x4 floor_of(F32x4 a) {
+  return _mm_round_ps(a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+inline F32x4 scale_of(F32x4 a, F32x4 k) {
+  const __m128i bits = _mm_slli_epi32(_mm_add_epi32(_mm_cvtps_epi32(k.v), _mm_set1_epi32(127)), 23);
+  return _mm_mul_ps(a.v, _mm_castsi128_ps(bits));
+}
+inline F32x4 min_of(F32x4 a, F32x4 b) {
+  return _mm_min_ps(b.v, a.v);
+}
+inline F32x4 max_of(F32x4 a, F32x4 b) {
+  return _mm_max_ps(b.v, a.v);
+}
+
+struct F32x8 {
+  __m256 v;
+  F32x8() = default;
+  F32x8(__m256 x) : v(x) {}                                      // NOLINT: implicit by design
+  F32x8(double s) : v(_mm256_set1_ps(static_cast<float>(s))) {}  // NOLINT: broadcast
+};
+inline F32x8 operator+(F32x8 a, F32x8 b) {
+  return _mm256_add_ps(a.v, b.v);
+}
+inline F32x8 operator-(F32x8 a, F32x8 b) {
+  return _mm256_sub_ps(a.v, b.v);
+}
+inline F32x8 operator*(F32x8 a, F32x8 b) {
+  return _mm256_mul_ps(a.v, b.v);
+}
+inline F32x8 operator/(F32x8 a, F32x8 b) {
+  return _mm256_div_ps(a.v, b.v);
+}
+inline F32x8 operator-(F32x8 a) {
+  return _mm256_xor_ps(a.v, _mm256_set1_ps(-0.0f));
+}
+inline F32x8 sqrt_of(F32x8 a) {
+  return _mm256_sqrt_ps(a.v);
+}
+inline F32x8 floor_of(F32x8 a) {
+  return _mm256_round_ps(a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+inline F32x8 scale_of(F32x8 a, F32x8 k) {
+  const __m256i bits =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k.v), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(a.v, _mm256_castsi256_ps(bits));
+}
+inline F32x8 min_of(F32x8 a, F32x8 b) {
+  return _mm256_min_ps(b.v, a.v);
+}
+inline F32x8 max_of(F32x8 a, F32x8 b) {
+  return _mm256_max_ps(b.v, a.v);
+}
+#endif
+
+#if defined(__AVX512F__)
+struct F32x16 {
+  __m512 v;
+  F32x16() = default;
+  F32x16(__m512 x) : v(x) {}                                      // NOLINT: implicit by design
+  F32x16(double s) : v(_mm512_set1_ps(static_cast<float>(s))) {}  // NOLINT: broadcast
+};
+inline F32x16 operator+(F32x16 a, F32x16 b) {
+  return _mm512_add_ps(a.v, b.v);
+}
+inline F32x16 operator-(F32x16 a, F32x16 b) {
+  return _mm512_sub_ps(a.v, b.v);
+}
+inline F32x16 operator*(F32x16 a, F32x16 b) {
+  return _mm512_mul_ps(a.v, b.v);
+}
+inline F32x16 operator/(F32x16 a, F32x16 b) {
+  return _mm512_div_ps(a.v, b.v);
+}
+inline F32x16 operator-(F32x16 a) {
+  return _mm512_castsi512_ps(
+      _mm512_xor_si512(_mm512_castps_si512(a.v), _mm512_set1_epi32(static_cast<int>(0x80000000u))));
+}
+inline F32x16 sqrt_of(F32x16 a) {
+  return _mm512_mask_sqrt_ps(a.v, 0xFFFF, a.v);
+}
+inline F32x16 floor_of(F32x16 a) {
+  return _mm512_mask_roundscale_ps(a.v, 0xFFFF, a.v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+}
+inline F32x16 scale_of(F32x16 a, F32x16 k) {
+  // (The masked forms with every lane set, as above: the same instructions and results.)
+  const __m512i bits = _mm512_maskz_slli_epi32(
+      0xFFFF, _mm512_add_epi32(_mm512_maskz_cvtps_epi32(0xFFFF, k.v), _mm512_set1_epi32(127)), 23);
+  return _mm512_mul_ps(a.v, _mm512_castsi512_ps(bits));
+}
+inline F32x16 min_of(F32x16 a, F32x16 b) {
+  return _mm512_mask_min_ps(a.v, 0xFFFF, b.v, a.v);
+}
+inline F32x16 max_of(F32x16 a, F32x16 b) {
+  return _mm512_mask_max_ps(a.v, 0xFFFF, b.v, a.v);
+}
+#endif
+
 }  // namespace scanmd::simd
+
+namespace scanmd {
+
+#if defined(__AVX2__)
+template <>
+inline constexpr bool det::kSingle<simd::F32x4> = true;
+template <>
+inline constexpr bool det::kSingle<simd::F32x8> = true;
+template <>
+struct SingleOf<simd::F64x4> {
+  using type = simd::F32x4;
+  static simd::F32x4 narrow(simd::F64x4 x) { return _mm256_cvtpd_ps(x.v); }
+  static simd::F64x4 widen(simd::F32x4 x) { return _mm256_cvtps_pd(x.v); }
+};
+#endif
+#if defined(__AVX512F__)
+template <>
+inline constexpr bool det::kSingle<simd::F32x16> = true;
+template <>
+struct SingleOf<simd::F64x8> {
+  using type = simd::F32x8;
+  static simd::F32x8 narrow(simd::F64x8 x) { return _mm512_maskz_cvtpd_ps(0xFF, x.v); }
+  static simd::F64x8 widen(simd::F32x8 x) { return _mm512_maskz_cvtps_pd(0xFF, x.v); }
+};
+#endif
+
+}  // namespace scanmd

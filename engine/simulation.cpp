@@ -315,6 +315,7 @@ void Simulation::run(StepObserver& observer) {
     }
   }
   backend_->synchronize();  // last errors and timings
+  backend_->release_rebuild_scratch();
 }
 
 void Simulation::step(StepObserver& observer) {

@@ -122,6 +122,11 @@ Species make_species(const SimulationConfig& config) {
   }
 
   if (eam::is_eam_style(config.potential.style)) {
+    if (config.run.precision == Precision::Mixed)
+      throw SpeciesError("run.precision",
+                         fmt::format("run.precision = \"mixed\" supports pair styles {}; the "
+                                     "many-body style \"{}\" is double only",
+                                     mixed_pair_style_names(), config.potential.style));
     if (config.system.units != UnitSystem::Metal)
       throw SpeciesError("system.units",
                          fmt::format("potential.style = \"{}\" needs system.units = \"metal\" "
@@ -161,6 +166,7 @@ Species make_species(const SimulationConfig& config) {
   PotentialSection potential = config.potential;
   potential.dt = config.run.dt;
   potential.boltz = config.system.constants().boltz;
+  potential.mixed = config.run.precision == Precision::Mixed;
   s.pair = PairPotential::make(potential, T);
   if (config.thermostat.style == ThermostatStyle::DpdTstat) s.tstat = make_tstat(config, T);
   return s;

@@ -127,6 +127,9 @@ class StepBackend {
   virtual NeighborEntries neighbor_entries() = 0;
   // Waits for queued work, raises pending errors, books pending phase timings.
   virtual void synchronize() = 0;
+  // The end of the step loop: arrays kept from one rebuild to the next are freed (the
+  // end-of-run work, the state hash's records, must not come on top of them).
+  virtual void release_rebuild_scratch() {}
 };
 
 }  // namespace scanmd

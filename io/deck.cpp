@@ -423,6 +423,69 @@ void check_thermostat(const Deck& deck, const std::vector<Item>& items, const st
                      t.damping, t.damping / deck.run.dt, deck.run.dt, kMinDampingSteps));
 }
 
+// [[bond.coeff]] / [[angle.coeff]]: each table gives exactly the coefficients of the style (as
+// LAMMPS's bond_coeff / angle_coeff take a fixed count). A missing one would be a silent 0 (a FENE
+// r0 of 0 divides by zero; a harmonic angle's theta0 would be 0) and one the style does not use
+// would be dropped unsaid. Checked once both the style and the tables are read (either order).
+void check_bonded_coefficients(const Deck& deck, const std::vector<Item>& items,
+                               const std::string& file) {
+  auto check = [&](std::string_view name, std::string_view style,
+                   std::initializer_list<std::string_view> wanted) {
+    for (const Item& it : items) {
+      if (it.name != name) continue;
+      const KeyReader r(file, it);
+      const auto* arr = r.node().as_array();
+      if (!arr) return;  // the reader took only arrays of tables
+      std::string list;
+      for (const std::string_view w : wanted) list += fmt::format(", {}", w);
+      for (std::size_t n = 0; n < arr->size(); ++n) {
+        const toml::table& t = *arr->get(n)->as_table();
+        for (const auto& [key, v] : t)
+          if (key != "type" && std::find(wanted.begin(), wanted.end(), key.str()) == wanted.end())
+            r.fail_at(v, fmt::format("entry {}: '{}' is not a coefficient of style \"{}\" "
+                                     "(it takes type{})",
+                                     n, key.str(), style, list));
+        for (const std::string_view w : wanted)
+          if (!t.contains(w))
+            r.fail_at(*arr->get(n), fmt::format("entry {}: style \"{}\" needs {} (it takes "
+                                                "type{})",
+                                                n, style, w, list));
+      }
+    }
+  };
+  // Tables without a style (LAMMPS: "bond_coeff command before bond_style is defined").
+  auto unused = [&](std::string_view name, std::string_view style_key) {
+    for (const Item& it : items)
+      if (it.name == name)
+        KeyReader(file, it).fail(
+            fmt::format("is given but {} is \"none\" (its default): give "
+                        "the style the coefficients are for",
+                        style_key));
+  };
+  switch (deck.bond.style) {
+    case BondStyle::Fene:
+      check("bond.coeff", "fene", {"k", "r0", "epsilon", "sigma"});
+      break;
+    case BondStyle::Harmonic:
+      check("bond.coeff", "harmonic", {"k", "r0"});
+      break;
+    case BondStyle::None:
+      unused("bond.coeff", "bond.style");
+      break;
+  }
+  switch (deck.angle.style) {
+    case AngleStyle::Harmonic:
+      check("angle.coeff", "harmonic", {"k", "theta0"});
+      break;
+    case AngleStyle::Cosine:
+      check("angle.coeff", "cosine", {"k"});
+      break;
+    case AngleStyle::None:
+      unused("angle.coeff", "angle.style");
+      break;
+  }
+}
+
 // Keys whose row has a condition (`when`: region.lo only with region.style = "slab") given
 // while it does not hold: the first in the order of the rows.
 void check_conditions(const Deck& deck, const std::vector<Item>& items, const std::string& file) {
@@ -672,6 +735,7 @@ Deck parse_deck(std::string_view text, const std::string& path,
   }
   check_run_time(deck, items, path);
   check_thermostat(deck, items, path);
+  check_bonded_coefficients(deck, items, path);
   return deck;
 }
 

@@ -492,8 +492,9 @@ constexpr DeckKey kKeys[] = {
    .type = "tables `[[bond.coeff]]`: `type = n` and the style's coefficients (float ≥ 0; "
            "`r0` > 0)",
    .doc = "the coefficients of one bond type, as LAMMPS `bond_coeff`: fene `k` (ε/σ²), `r0` "
-          "(σ), `epsilon`, `sigma`; harmonic `k` (energy/length², no ½ as LAMMPS), `r0`. A type "
-          "listed twice is an error naming the table",
+          "(σ), `epsilon`, `sigma`; harmonic `k` (energy/length², no ½ as LAMMPS), `r0`. Each "
+          "table gives exactly its style's coefficients; a type listed twice, a coefficient "
+          "missing or one the style does not take is an error naming the table",
    .default_text = "none",
    .sample = "[{type = 1, k = 30.0, r0 = 1.5, epsilon = 1.0, sigma = 1.0}]",
    .sample_needs = "bond.style=\"fene\"\nspecial_bonds.lj=[0.0, 1.0, 1.0]",
@@ -525,7 +526,9 @@ constexpr DeckKey kKeys[] = {
   {.section = "angle", .key = "coeff",
    .type = "tables `[[angle.coeff]]`: `type = n`, `k` (float ≥ 0), `theta0` (degrees, 0 .. 180)",
    .doc = "the coefficients of one angle type, as LAMMPS `angle_coeff`: harmonic `k` "
-          "(energy/rad², no ½), `theta0` (degrees); cosine `k`",
+          "(energy/rad², no ½), `theta0` (degrees); cosine `k`. Each table gives exactly its "
+          "style's coefficients; a type listed twice, a coefficient missing or one the style "
+          "does not take is an error naming the table",
    .default_text = "none",
    .sample = "[{type = 1, k = 25.0, theta0 = 109.5}]",
    .sample_needs = "angle.style=\"harmonic\"\nbond.style=\"harmonic\"\n"
@@ -604,6 +607,20 @@ constexpr DeckKey kKeys[] = {
    .is_string = true,
    .read = [](Deck& d, const KeyReader& r) { d.run.backend = one_of<Backend>(r, kBackendNames); },
    .value = [](const Deck& d) { return toml_quote(backend_name(d.run.backend)); }},
+  {.section = "run", .key = "precision", .choices = names_in<kPrecisionNames>,
+   .doc = "the pair math: `double`, or `mixed`: each pair's r² (formed in double, as the cutoff "
+          "test does) rounded once to float and the pair style's terms in float32 (16 pairs per "
+          "AVX-512 vector), the forces still summed in 64-bit fixed point and integrated in "
+          "double, so a mixed run has its own `state hash`, the same on any rank count, method, "
+          "thread count, host kernel and backend. Pair styles `lj` (WCA too) and `morse`; other "
+          "pair styles and EAM are refused; bonds, angles and `dpd/tstat` stay double (see "
+          "[Performance](performance.md#mixed-precision))",
+   .sample = "\"mixed\"",
+   .is_string = true,
+   .read = [](Deck& d, const KeyReader& r) {
+     d.run.precision = one_of<Precision>(r, kPrecisionNames); },
+   .value = [](const Deck& d) {
+     return toml_quote(name_of<Precision>(kPrecisionNames, d.run.precision)); }},
 
   // [decomposition]
   {.section = "decomposition", .key = "method", .choices = names_in<kMethodNames>,

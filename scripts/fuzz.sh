@@ -90,7 +90,11 @@ for i in "${!pids[@]}"; do
        "$(find "$out/corpus/$t" -type f | wc -l) files"
   if ((rc != 0)); then
     status=1
-    grep -E "ERROR|SUMMARY|fuzz_$t: |Test unit written" "$out/fuzz_$t.log" | head -20
+    grep -E "ERROR|SUMMARY|Test unit written" "$out/fuzz_$t.log" | head -10
+    # The broken property with the first lines of its detail, and the input itself (libFuzzer's
+    # Base64 line), so that a failure on CI is reproducible from its printout alone.
+    grep -A8 "^fuzz_$t: " "$out/fuzz_$t.log" | head -10
+    grep -m1 "^Base64: " "$out/fuzz_$t.log" | cut -c1-4000
     echo "fuzz: $t FAILED (log: $out/fuzz_$t.log); the input is in $out/crashes/: fix it and add it to tests/fuzz/regressions/$t/"
   fi
 done

@@ -350,7 +350,7 @@ auto instantiate_special(std::tuple<E...>*) {
 }
 }  // namespace
 auto special_share_launchers() {
-  return instantiate_special(static_cast<PairStyles*>(nullptr));
+  return instantiate_special(static_cast<ComputedPairStyles*>(nullptr));
 }
 
 void launch_bonded_copies(const BondedListArgs& a, cudaStream_t stream) {

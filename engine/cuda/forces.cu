@@ -90,7 +90,7 @@ auto instantiate(std::tuple<E...>*) {
 }
 }  // namespace
 auto pair_force_launchers() {
-  return instantiate(static_cast<PairStyles*>(nullptr));
+  return instantiate(static_cast<ComputedPairStyles*>(nullptr));
 }
 
 }  // namespace scanmd::cuda_step

@@ -68,32 +68,6 @@ fixed::Wide VelocityVerlet::initial_integrate(ParticleStore& p, const Box& box,
   return checked(work, overflow);
 }
 
-fixed::Wide VelocityVerlet::initial_integrate_and_test(ParticleStore& p, const Box& box,
-                                                       std::uint64_t step, double limit,
-                                                       PairImages images, bool& moved) const {
-  if (!drag_.empty()) {
-    const fixed::Wide work = initial_integrate(p, box, step);
-    moved = moved_beyond(p, box, limit, images);
-    return work;
-  }
-  const std::size_t n = p.n_owned;
-  const double limit_sq = limit * limit;
-  std::size_t bad = n;  // the first particle outside [0, L) after its drift
-  bool any = false;
-#pragma omp parallel for schedule(static) reduction(min    \
-                                                    : bad) \
-    reduction(|                                            \
-              : any) if (n >= kParallelFrom)
-  for (std::size_t i = 0; i < n; ++i) {
-    verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf_[p.type[i]], box.length);
-    if (!inside_box(p.x[i], box.length) && i < bad) bad = i;
-    any |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
-  }
-  check_positions(p, bad);
-  moved = any;
-  return 0;
-}
-
 fixed::Wide VelocityVerlet::final_integrate(ParticleStore& p, std::uint64_t step) const {
   const std::size_t n = p.n_owned;
   if (drag_.empty()) {
@@ -114,6 +88,70 @@ fixed::Wide VelocityVerlet::final_integrate(ParticleStore& p, std::uint64_t step
   });
   kept_.step = step;
   return checked(work, overflow);
+}
+
+fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box, std::uint64_t step,
+                                               bool* moved, double limit, PairImages images) const {
+  const std::size_t n = p.n_owned;
+  std::size_t bad = n;  // the first particle outside [0, L) after its drift
+  const bool skin = moved != nullptr;
+  const double limit_sq = limit * limit;
+  bool any_moved = false;
+  if (drag_.empty()) {
+#pragma omp parallel for schedule(static) reduction(min    \
+                                                    : bad) \
+    reduction(|                                            \
+              : any_moved) if (n >= kParallelFrom)
+    for (std::size_t i = 0; i < n; ++i) {
+      const double dtf = dtf_[p.type[i]];
+      verlet_final(p.v[i], p.f[i], dtf);
+      verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf, box.length);
+      if (!inside_box(p.x[i], box.length) && i < bad) bad = i;
+      if (skin) any_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
+    }
+    check_positions(p, bad);
+    if (skin) *moved = any_moved;
+    return 0;
+  }
+  const LangevinView l = view();
+  bool overflow[2] = {false, false};  // of the final kick's work, of the initial kick's
+  fixed::Wide work = 0;
+#pragma omp parallel if (n >= kParallelFrom)
+  {
+    fixed::Wide mine = 0;
+    bool over[2] = {false, false};
+    bool mine_moved = false;
+    std::size_t first_bad = n;
+#pragma omp for schedule(static) nowait
+    for (std::size_t i = 0; i < n; ++i) {
+      const Vec3 u = langevin_noise(seed_, p.id[i], step);
+      const std::uint32_t type = p.type[i];
+      const double dtf = dtf_[type];
+      const double w_final = langevin_kick_with(p.v[i], p.f[i], dtf, 0.5 * dt_, l, type, u);
+      const double w_initial = verlet_initial_langevin_with(p.x[i], p.v[i], p.image[i], p.f[i], dt_,
+                                                            dtf, box.length, l, type, u);
+      mine += fixed::to_fixed(w_final, over[0]);
+      mine += fixed::to_fixed(w_initial, over[1]);
+      if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
+      if (skin) mine_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
+    }
+#pragma omp critical(scanmd_integrate)
+    {
+      work += mine;
+      overflow[0] = overflow[0] || over[0];
+      overflow[1] = overflow[1] || over[1];
+      bad = std::min(bad, first_bad);
+      any_moved = any_moved || mine_moved;
+    }
+  }
+  kept_.step = kNoStep;
+  // The two passes' checks in their order: the final kick's work, the positions, the initial
+  // kick's work.
+  checked(0, overflow[0]);
+  check_positions(p, bad);
+  const fixed::Wide result = checked(work, overflow[1]);
+  if (skin) *moved = any_moved;
+  return result;
 }
 
 bool moved_beyond(const ParticleStore& p, const Box& box, double limit, PairImages images) {

@@ -124,11 +124,14 @@ class VelocityVerlet {
   // independent, and the work is summed in fixed point, so the bits do not depend on threads.
   fixed::Wide initial_integrate(ParticleStore& p, const Box& box, std::uint64_t step) const;
   fixed::Wide final_integrate(ParticleStore& p, std::uint64_t step) const;
-  // initial_integrate, and `moved` = moved_beyond(p, box, limit, images) after it: without
-  // Langevin in the same pass (one parallel region per step less on threads, one read of the
-  // positions less), with it one after the other.
-  fixed::Wide initial_integrate_and_test(ParticleStore& p, const Box& box, std::uint64_t step,
-                                         double limit, PairImages images, bool& moved) const;
+  // final_integrate(p, step) and then initial_integrate(p, box, step) in one pass over the
+  // particles (the same bits: each particle's two kicks and drift in the same order, the
+  // Langevin noise of `step` drawn once for both, each kick's work converted on its own).
+  // With `moved`: the skin test of moved_beyond(p, box, limit, images) too, in the same pass
+  // (*moved set to its result; left unset when the pass throws).
+  fixed::Wide final_then_initial(ParticleStore& p, const Box& box, std::uint64_t step,
+                                 bool* moved = nullptr, double limit = 0.0,
+                                 PairImages images = PairImages::Minimum) const;
 
  private:
   LangevinView view() const { return {drag_.data(), noise_.data(), seed_}; }

@@ -14,6 +14,12 @@
 // ln2 split in two (Cody & Waite: k·ln2_hi is exact for |k| < 2^11), |r| <= ln2/2, e^r by its
 // Taylor series to r^13 (truncation below 1e-17 relative) as 1 + (r + r² q(r)), times 2^k.
 // Within about an ulp of a long double reference (tests/physics/test_det_math.cpp).
+//
+// Single precision (run.precision = "mixed", physics/pair/mixed.hpp): R = float or a vector of
+// floats (kSingle<R>), with float versions of the exact operations below. exp then clamps x to
+// [−87, 88] (k in [−126, 127]: 2^k a normal float, so x·2^k is one correctly rounded product
+// however it is formed) and splits ln2 as a float Cody & Waite pair (k·ln2_hi exact for
+// |k| < 2^9); the rest is the same series, in float.
 #pragma once
 
 #include <math.h>
@@ -21,6 +27,12 @@
 #include "kernels/hd.hpp"
 
 namespace scanmd::det {
+
+// Whether R is single precision (float, or a vector of floats: engine/simd.hpp sets it).
+template <class R>
+inline constexpr bool kSingle = false;
+template <>
+inline constexpr bool kSingle<float> = true;
 
 // Correctly rounded (IEEE) on the host, the vector units and the device (nvcc -prec-sqrt=true).
 SCANMD_HD inline double sqrt_of(double x) {
@@ -43,6 +55,23 @@ SCANMD_HD inline double max_of(double a, double b) {
 SCANMD_HD inline double select_gt(double a, double b, double x, double y) {
   return a > b ? x : y;
 }
+// The same in single precision (IEEE on the host and on the device: nvcc -prec-sqrt=true, no
+// -ftz). scale_of is exact (or one correctly rounded product, for subnormal results).
+SCANMD_HD inline float sqrt_of(float x) {
+  return ::sqrtf(x);
+}
+SCANMD_HD inline float floor_of(float x) {
+  return ::floorf(x);
+}
+SCANMD_HD inline float scale_of(float x, float k) {
+  return ::ldexpf(x, static_cast<int>(k));
+}
+SCANMD_HD inline float min_of(float a, float b) {
+  return b < a ? b : a;
+}
+SCANMD_HD inline float max_of(float a, float b) {
+  return b > a ? b : a;
+}
 // A table index: x (integral or not, in [0, 2^31)) truncated to an integer, as C's
 // static_cast<int>; and the entry of a table at that index. The vector types give one index
 // and one gathered entry per lane.
@@ -62,9 +91,12 @@ SCANMD_HD inline void split_of(double x, double& e, double& m) {
 template <class R>
 SCANMD_HD inline R exp(R x) {
   constexpr double kLog2e = 1.44269504088896338700e+00;
-  constexpr double kLn2Hi = 6.93147180369123816490e-01;  // fdlibm's ln2_hi: 32 trailing zeros
-  constexpr double kLn2Lo = 1.90821492927058770002e-10;
-  x = min_of(max_of(x, R(-708.0)), R(709.0));
+  // fdlibm's ln2_hi (32 trailing zeros) and ln2_lo; in single precision, float's pair (ln2_hi
+  // 0x3f317200: 9 trailing zeros).
+  constexpr double kLn2Hi = kSingle<R> ? 6.93145751953125e-01 : 6.93147180369123816490e-01;
+  constexpr double kLn2Lo = kSingle<R> ? 1.428606765330187045e-06 : 1.90821492927058770002e-10;
+  constexpr double kLow = kSingle<R> ? -87.0 : -708.0, kHigh = kSingle<R> ? 88.0 : 709.0;
+  x = min_of(max_of(x, R(kLow)), R(kHigh));
   const R k = floor_of(x * R(kLog2e) + R(0.5));
   const R r = (x - k * R(kLn2Hi)) - k * R(kLn2Lo);
   // e^r = 1 + (r + r² q(r)), q(r) = Σ_{n>=2} r^(n−2) / n! to n = 13 in Horner form: the small

@@ -73,6 +73,9 @@ struct PotentialSection {
   // make_species (engine/species.cpp) fills them.
   double dt = 0.0;
   double boltz = 1.0;
+  // Not a deck key: run.precision = "mixed" (the style's float variant, physics/pair/mixed.hpp);
+  // make_species sets it.
+  bool mixed = false;
 };
 
 }  // namespace scanmd

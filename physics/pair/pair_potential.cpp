@@ -120,6 +120,17 @@ std::string pair_style_names() {
   return s;
 }
 
+std::string mixed_pair_style_names() {
+  std::string s;
+  for_each_pair_style([&]<class E>() {
+    if constexpr (kHasMixed<E>) {
+      s += (s.empty() ? "\"" : ", \"") + std::string(E::kName) + '"';
+      for (const std::string_view a : E::kAliases) s += ", \"" + std::string(a) + '"';
+    }
+  });
+  return s;
+}
+
 std::vector<std::string_view> pair_style_coefficients(std::string_view style) {
   std::vector<std::string_view> out;
   with_style(style, [&]<class E>() { out = names_of<E>(); });
@@ -229,6 +240,14 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
   if (!known)
     throw SpeciesError("potential.style", fmt::format("unknown pair style \"{}\" (styles: {})",
                                                       pot.style, pair_style_names()));
+  with_style(s.style_, [&]<class E>() {
+    if (pot.mixed && !kHasMixed<E>)
+      throw SpeciesError("run.precision",
+                         fmt::format("run.precision = \"mixed\" supports pair styles {}; style "
+                                     "\"{}\" is double only",
+                                     mixed_pair_style_names(), s.style_));
+  });
+  s.mixed_ = pot.mixed;
   const std::vector<std::string_view>& names = s.names_;
   const std::size_t n_coeffs = names.size();
   auto index_of = [&](std::string_view name) -> int {
@@ -465,6 +484,12 @@ PairPotential PairPotential::make(const PotentialSection& pot, int T) {
     return s.key_of(i, j, name);
   };
   with_style(s.style_, [&]<class E>() {
+    if constexpr (kHasMixed<E>)
+      if (pot.mixed) {
+        s.tables_ = tables_of<Mixed<E>>(s.coeffs_, s.cutoffs_, strings, pot.base_dir, T, pot.shift,
+                                        MotionConstants{pot.dt, pot.boltz}, blame);
+        return;
+      }
     s.tables_ = tables_of<E>(s.coeffs_, s.cutoffs_, strings, pot.base_dir, T, pot.shift,
                              MotionConstants{pot.dt, pot.boltz}, blame);
   });

@@ -64,6 +64,8 @@ class PairPotential {
   static PairPotential make(const PotentialSection& section, int types);
 
   std::string_view style() const { return style_; }
+  // Whether the pair terms are the style's float variant (run.precision = "mixed").
+  bool mixed() const { return mixed_; }
   int types() const { return types_; }
   const Coefficients& coefficients(int ti, int tj) const { return coeffs_[index(ti, tj)]; }
   double cutoff(int ti, int tj) const { return cutoffs_[index(ti, tj)]; }
@@ -108,6 +110,7 @@ class PairPotential {
   std::vector<int> listed_;  // [[potential.pair]] entry of each pair, −1: mixed or one species
   std::vector<bool> own_cutoff_;  // the pair's entry gives its cutoff
   bool one_species_ = true;
+  bool mixed_ = false;
   double max_cutoff_ = 0.0;
   PairTables tables_;
 };
@@ -116,6 +119,8 @@ class PairPotential {
 std::string_view canonical_pair_style(std::string_view name);
 // "lj", "lj/cut", ... for messages.
 std::string pair_style_names();
+// The styles run.precision = "mixed" runs ("lj", "lj/cut", "morse"), for messages.
+std::string mixed_pair_style_names();
 // The coefficient names of a style (kCoefficients; empty when unknown), and whether `name` is a
 // coefficient of any style.
 std::vector<std::string_view> pair_style_coefficients(std::string_view style);

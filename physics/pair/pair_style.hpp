@@ -34,6 +34,9 @@
 //   kMixing                   whether unlike pairs may be mixed from like ones (potential.mixing)
 //   kShift, kTail             whether potential.shift / potential.tail mean something for it
 //   kVector                   whether the AVX-512 / AVX2 kernels run it (eval<R> generic in R)
+//                             (run.precision = "mixed" runs Mixed<E>, physics/pair/mixed.hpp: E's
+//                             eval<F> with F float or a vector of floats, for the styles listed in
+//                             styles.hpp's MixedPairStyles)
 //   Params                    the constants of one type pair, made once on the host; its member
 //                             cutoff_sq (r_c²) is read by the drivers
 //   make(c, cutoff, shift)    Params from the coefficients

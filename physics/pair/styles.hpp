@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "physics/pair/buck.hpp"
 #include "physics/pair/dpd.hpp"
@@ -15,6 +16,7 @@
 #include "physics/pair/lj_cut.hpp"
 #include "physics/pair/lj_smooth_linear.hpp"
 #include "physics/pair/mie_cut.hpp"
+#include "physics/pair/mixed.hpp"
 #include "physics/pair/morse.hpp"
 #include "physics/pair/soft.hpp"
 #include "physics/pair/table.hpp"
@@ -35,6 +37,24 @@ using PairStyles = std::tuple<LJCut,           // lj, lj/cut
                               DPD,             // dpd
                               DPDTstat>;       // dpd/tstat
 
+// The styles run.precision = "mixed" runs (physics/pair/mixed.hpp): their evaluators in float.
+// A style is added here when its eval<R> uses only +, −, ×, /, sqrt and det::exp (which have float
+// versions on every backend); the others are refused with the deck.
+using MixedPairStyles = std::tuple<Mixed<LJCut>,   // lj, lj/cut (WCA too)
+                                   Mixed<Morse>>;  // morse
+
+// What the drivers are instantiated for (the run's PairPotential holds one of these): every
+// style, and the float variants.
+using ComputedPairStyles =
+    decltype(std::tuple_cat(std::declval<PairStyles>(), std::declval<MixedPairStyles>()));
+
+// Whether style E has a float variant, Mixed<E> (in MixedPairStyles).
+template <class E>
+inline constexpr bool kHasMixed = []<std::size_t... I>(std::index_sequence<I...>) {
+  return (std::is_same_v<std::tuple_element_t<I, MixedPairStyles>, Mixed<E>> || ...);
+}
+(std::make_index_sequence<std::tuple_size_v<MixedPairStyles>>{});
+
 // f.template operator()<E>() for every style E of the list, in order.
 template <class F>
 constexpr void for_each_pair_style(F&& f) {
@@ -44,7 +64,8 @@ constexpr void for_each_pair_style(F&& f) {
   (std::make_index_sequence<std::tuple_size_v<PairStyles>>{});
 }
 
-// A variant-like list type over the styles: Over<Tmpl> = std::variant<Tmpl<E>...> etc.
+// A variant-like list type over the styles the drivers run (ComputedPairStyles):
+// Over<Tmpl> = std::variant<Tmpl<E>...> etc.
 template <template <class...> class List, template <class> class Of>
 struct OverPairStyles;
 template <template <class...> class List, template <class> class Of>
@@ -57,7 +78,7 @@ struct OverPairStyles {
   struct Apply<std::tuple<E...>> {
     using type = List<Of<E>...>;
   };
-  using type = typename Apply<PairStyles>::type;
+  using type = typename Apply<ComputedPairStyles>::type;
 };
 
 }  // namespace scanmd

@@ -19,6 +19,14 @@ foreach(var EXE MPIEXEC NP_FLAG DECK RANKS)
   endif()
 endforeach()
 separate_arguments(_pre UNIX_COMMAND "${PRE_FLAGS}")
+# -DSETS=k=v|k=v...: --set overrides of every run (run.precision="mixed", another style).
+set(_sets "")
+if(DEFINED SETS AND NOT SETS STREQUAL "")
+  string(REPLACE "|" ";" _set_list "${SETS}")
+  foreach(_s IN LISTS _set_list)
+    list(APPEND _sets --set "${_s}")
+  endforeach()
+endif()
 
 # Runs the deck with SCANMD_PAIR_KERNEL=kernel and OMP_NUM_THREADS=threads ("" = unset);
 # sets out_var to the hash, or to "cannot-run" when the CPU lacks the kernel.
@@ -35,7 +43,7 @@ function(kernel_hash kernel threads out_var)
   endif()
   execute_process(
     COMMAND ${CMAKE_COMMAND} -E env ${unset} ${env}
-            "${MPIEXEC}" ${NP_FLAG} ${RANKS} ${_pre} "${EXE}" run "${DECK}" --set run.backend=host ${extra}
+            "${MPIEXEC}" ${NP_FLAG} ${RANKS} ${_pre} "${EXE}" run "${DECK}" --set run.backend=host ${_sets} ${extra}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 200)
   set(all "${out}${err}")
   if(NOT rc EQUAL 0)

@@ -570,7 +570,7 @@ TEST(DeckErrors, LongKeysAndValuesAreNotEchoedWhole) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(msg, "d.toml:2:1: unknown key 'run." + std::string(44, 'k') +
-                     "... (1048580 characters)' (keys of [run]: dt, steps, backend)");
+                     "... (1048580 characters)' (keys of [run]: dt, steps, backend, precision)");
   EXPECT_LT(seconds, 1.0);
   const std::string set = error_of("", {"run." + k + "=1"});
   EXPECT_LT(set.size(), 400u) << set.substr(0, 400);
@@ -726,7 +726,7 @@ TEST(DeckErrors, UnknownKeySuggestsTheClosest) {
             "d.toml:1:1: unknown key 'steps'; did you mean 'run.steps'?");
   // nothing close: list the keys of the section
   EXPECT_EQ(error_of("[run]\nfoo = 1\n"),
-            "d.toml:2:1: unknown key 'run.foo' (keys of [run]: dt, steps, backend)");
+            "d.toml:2:1: unknown key 'run.foo' (keys of [run]: dt, steps, backend, precision)");
   // a sub-table of a section
   EXPECT_THAT(error_of("[run.extra]\nx = 1\n"), StartsWith("d.toml:1:6: unknown key 'run.extra'"));
 }
@@ -924,3 +924,27 @@ TEST(DeckCatalogue, MissingFile) {
 }
 
 }  // namespace
+
+// Issue 33: run.precision = "double" | "mixed". Another value, and mixed with a pair style that
+// has no float variant (DPD, a table) or with EAM, are refused at deck reading naming the file,
+// the line and the key; "mixed" with lj and morse reads.
+TEST(DeckErrors, PrecisionValuesAndStyles) {
+  EXPECT_THAT(error_of("[run]\nprecision = \"single\"\n"),
+              StartsWith("d.toml:2:13: run.precision: must be one of \"double\", \"mixed\" (got "
+                         "\"single\")"));
+  EXPECT_EQ(parse_deck("[run]\nprecision = \"mixed\"\n", "d.toml").run.precision,
+            scanmd::Precision::Mixed);
+  EXPECT_EQ(parse_deck("", "d.toml").run.precision, scanmd::Precision::Double);
+  EXPECT_NO_THROW(parse_deck(
+      "[run]\nprecision = \"mixed\"\n[potential]\nstyle = \"morse\"\nd0 = 1.0\nalpha = 5.0\n"
+      "r0 = 1.1\ncutoff = 2.2\n",
+      "d.toml"));
+  EXPECT_EQ(error_of("[run]\nprecision = \"mixed\"\n[potential]\nstyle = \"dpd\"\n"
+                     "gamma = 4.5\ntemperature = 1.0\ncutoff = 1.0\n"),
+            "d.toml:2:13: run.precision: run.precision = \"mixed\" supports pair styles \"lj\", "
+            "\"lj/cut\", \"morse\"; style \"dpd\" is double only");
+  EXPECT_THAT(error_of("[potential]\nstyle = \"yukawa\"\nkappa = 2.0\n[run]\nprecision = "
+                       "\"mixed\"\n"),
+              StartsWith("d.toml:5:13: run.precision: run.precision = \"mixed\" supports pair "
+                         "styles \"lj\", \"lj/cut\", \"morse\"; style \"yukawa\" is double only"));
+}

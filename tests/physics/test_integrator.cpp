@@ -1,7 +1,6 @@
 // Velocity Verlet on the rank's OpenMP threads (physics/dynamics/integrator.cpp) against one thread: every
 // position, velocity, image flag, the Langevin work and the first bad particle must be the same
-// bits whatever the thread count; the fused half kick, drift and skin test (the host backend's
-// step) must equal the two passes.
+// bits whatever the thread count.
 #include <gtest/gtest.h>
 
 #include <omp.h>
@@ -86,51 +85,69 @@ TEST(IntegratorThreads, SameBitsAsOneThread) {
   }
 }
 
-// The half kick and drift with the skin test in the same pass (the host backend's step) against
-// the two passes: the same bits and the same answer, moved or not (a limit below and above every
-// displacement), on 1 to 3 threads, with and without Langevin; the same first bad particle.
-TEST(IntegratorThreads, FusedSkinTestIsTheTwoPasses) {
+// The host backend's fused pass (the second half kick of a step, then the next step's first
+// kick and drift, VelocityVerlet::final_then_initial) against its oracle, the two passes one after
+// the other: the same bits of x, v, image and the summed thermostat work, on 1 and 3 threads.
+TEST(IntegratorFused, SameBitsAsTheTwoPasses) {
   const Box box = Box::cube(20.0);
   const ParticleStore start = random_store(20000, box, 13);
-  int moved = 0, still = 0;
   for (const bool langevin : {false, true})
-    for (const double limit : {0.04, 10.0})
-      for (const int threads : {1, 2, 3}) {
-        omp_set_num_threads(threads);
-        VelocityVerlet vv(0.01, {1.0, 2.5});
-        if (langevin) vv.langevin(1.2, 0.5, 4242);
-        Result two;
-        two.p = start;
-        two.work_initial = vv.initial_integrate(two.p, box, 7);
-        two.moved = moved_beyond(two.p, box, limit, PairImages::Minimum);
-        VelocityVerlet vv1(0.01, {1.0, 2.5});
-        if (langevin) vv1.langevin(1.2, 0.5, 4242);
-        Result one;
-        one.p = start;
-        one.work_initial =
-            vv1.initial_integrate_and_test(one.p, box, 7, limit, PairImages::Minimum, one.moved);
-        expect_same_bits(two, one, threads);
-        (one.moved ? moved : still) += 1;
+    for (const int threads : {1, 3}) {
+      const int before = omp_get_max_threads();
+      omp_set_num_threads(threads);
+      VelocityVerlet two(0.01, {1.0, 2.5}), fused(0.01, {1.0, 2.5});
+      if (langevin) {
+        two.langevin(1.2, 0.5, 4242);
+        fused.langevin(1.2, 0.5, 4242);
       }
-  omp_set_num_threads(1);
-  EXPECT_EQ(moved, 6);
-  EXPECT_EQ(still, 6);
-  ParticleStore bad = start;
-  bad.v[17000] = {1e308, 0, 0};
-  bad.v[12345] = {std::numeric_limits<double>::infinity(), 0, 0};
-  for (const int threads : {1, 2, 3}) {
-    omp_set_num_threads(threads);
-    ParticleStore p = bad;
-    bool m = false;
-    try {
-      VelocityVerlet(0.01, {1.0, 2.5})
-          .initial_integrate_and_test(p, box, 7, 0.04, PairImages::Minimum, m);
-      ADD_FAILURE() << "no error on " << threads << " threads";
-    } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find("particle 12346"), std::string::npos) << e.what();
+      ParticleStore a = start, b = start, far = start;
+      const fixed::Wide work_two = two.final_integrate(a, 9) + two.initial_integrate(a, box, 9);
+      // With the skin test in the pass (moved_beyond's), at a limit some particles pass and at
+      // one none does.
+      bool moved = false, moved_far = true;
+      const fixed::Wide work_fused =
+          fused.final_then_initial(b, box, 9, &moved, 0.04, PairImages::Minimum);
+      fused.final_then_initial(far, box, 9, &moved_far, 50.0, PairImages::Minimum);
+      EXPECT_EQ(moved, moved_beyond(a, box, 0.04, PairImages::Minimum));
+      EXPECT_TRUE(moved);
+      EXPECT_FALSE(moved_far);
+      omp_set_num_threads(before);
+      EXPECT_TRUE(work_two == work_fused) << "langevin " << langevin << ", " << threads;
+      if (langevin) {
+        EXPECT_NE(static_cast<long long>(work_two), 0);
+      }
+      int crossed = 0;
+      for (std::size_t i = 0; i < a.n_owned; ++i) {
+        crossed += a.image[i].x != 0 || a.image[i].y != 0 || a.image[i].z != 0;
+        for (int c = 0; c < 3; ++c) {
+          const double xa[3] = {a.x[i].x, a.x[i].y, a.x[i].z},
+                       xb[3] = {b.x[i].x, b.x[i].y, b.x[i].z};
+          const double va[3] = {a.v[i].x, a.v[i].y, a.v[i].z},
+                       vb[3] = {b.v[i].x, b.v[i].y, b.v[i].z};
+          ASSERT_EQ(std::bit_cast<std::uint64_t>(xa[c]), std::bit_cast<std::uint64_t>(xb[c]))
+              << "particle " << i << ", langevin " << langevin;
+          ASSERT_EQ(std::bit_cast<std::uint64_t>(va[c]), std::bit_cast<std::uint64_t>(vb[c]))
+              << "particle " << i << ", langevin " << langevin;
+        }
+        ASSERT_TRUE(a.image[i] == b.image[i]) << "particle " << i;
+      }
+      EXPECT_GT(crossed, 0) << "some particles wrap";
     }
+}
+
+// The fused pass reports a particle that cannot be wrapped as the two passes do (the first one).
+TEST(IntegratorFused, NamesTheFirstParticleThatCannotBeWrapped) {
+  const Box box = Box::cube(20.0);
+  ParticleStore start = random_store(20000, box, 14);
+  start.v[15000] = {1e308, 0, 0};
+  start.v[4321] = {std::numeric_limits<double>::infinity(), 0, 0};
+  VelocityVerlet vv(0.01, {1.0, 2.5});
+  try {
+    vv.final_then_initial(start, box, 3);
+    ADD_FAILURE() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("particle 4322"), std::string::npos) << e.what();
   }
-  omp_set_num_threads(1);
 }
 
 TEST(IntegratorThreads, NamesTheFirstParticleThatCannotBeWrapped) {
