@@ -31,17 +31,19 @@ struct KeptCandidates {
   std::size_t near = 0, far = 0;
 };
 
-inline KeptCandidates keep_candidates_scalar(const CandidateRuns& c, Vec3 qi, double r_sq,
-                                             double inner_sq, std::uint32_t k_i,
-                                             std::uint32_t n_owned, std::uint32_t* near,
-                                             std::uint32_t* far) {
+// The scalar scan, for a rule keep_rule(k, j) of the candidate at cell-order position k
+// (particle j) beside the distance test.
+template <class Rule>
+inline KeptCandidates keep_candidates_scalar_by(const CandidateRuns& c, Vec3 qi, double r_sq,
+                                                double inner_sq, std::uint32_t* near,
+                                                std::uint32_t* far, Rule keep_rule) {
   KeptCandidates n;
   for (int r = 0; r < c.runs; ++r)
     for (std::uint32_t k = c.begin[r]; k < c.end[r]; ++k) {
       const std::uint32_t j = c.order[k];
       const double dx = qi.x - c.qx[k], dy = qi.y - c.qy[k], dz = qi.z - c.qz[k];
       const double d2 = dx * dx + dy * dy + dz * dz;
-      const bool keep = (d2 < r_sq) & ((j >= n_owned) | (k > k_i));
+      const bool keep = (d2 < r_sq) & keep_rule(k, j);
       const bool inside = d2 < inner_sq;
       // Written unconditionally, advanced only when kept: compaction without branches.
       near[n.near] = j;
@@ -50,6 +52,15 @@ inline KeptCandidates keep_candidates_scalar(const CandidateRuns& c, Vec3 qi, do
       n.far += keep & !inside;
     }
   return n;
+}
+
+inline KeptCandidates keep_candidates_scalar(const CandidateRuns& c, Vec3 qi, double r_sq,
+                                             double inner_sq, std::uint32_t k_i,
+                                             std::uint32_t n_owned, std::uint32_t* near,
+                                             std::uint32_t* far) {
+  return keep_candidates_scalar_by(
+      c, qi, r_sq, inner_sq, near, far,
+      [=](std::uint32_t k, std::uint32_t j) { return (j >= n_owned) | (k > k_i); });
 }
 
 KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_sq, double inner_sq,
@@ -69,22 +80,11 @@ inline KeptCandidates keep_candidates_classes_scalar(const CandidateRuns& c,
                                                      double r_sq, double inner_sq,
                                                      std::uint32_t k_i, std::uint32_t* near,
                                                      std::uint32_t* far) {
-  KeptCandidates n;
-  for (int r = 0; r < c.runs; ++r)
-    for (std::uint32_t k = c.begin[r]; k < c.end[r]; ++k) {
-      const std::uint32_t j = c.order[k];
-      const double dx = qi.x - c.qx[k], dy = qi.y - c.qy[k], dz = qi.z - c.qz[k];
-      const double d2 = dx * dx + dy * dy + dz * dz;
-      const std::uint32_t cls = rule.cls[k];
-      const bool keep =
-          (d2 < r_sq) & (((cls & rule.any) != 0) | (((cls & rule.after) != 0) & (k > k_i)));
-      const bool inside = d2 < inner_sq;
-      near[n.near] = j;
-      n.near += keep & inside;
-      far[n.far] = j;
-      n.far += keep & !inside;
-    }
-  return n;
+  return keep_candidates_scalar_by(
+      c, qi, r_sq, inner_sq, near, far, [&](std::uint32_t k, std::uint32_t) {
+        const std::uint32_t cls = rule.cls[k];
+        return ((cls & rule.any) != 0) | (((cls & rule.after) != 0) & (k > k_i));
+      });
 }
 
 KeptCandidates keep_candidates_classes_avx512(const CandidateRuns& c, const RowRuleClasses& rule,
