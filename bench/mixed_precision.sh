@@ -10,6 +10,10 @@
 #    by ~1e-2 in its first 10τ), with its standard error as if the residuals were independent,
 #    and the rms of etotal about the fit (the unshifted cutoff's jumps and the time step's
 #    fluctuation). Both runs are bitwise reproducible, so one run each is the figure.
+#    The same start run by GROMACS 2022.5 in mixed and double precision (bench/gromacs_lj.sh: the
+#    AVX-512 builds of bench/build_gromacs.sh in the cache, else Debian's gmx / gmx_d; leap-frog,
+#    its list rlist = 2.8 sigma kept nstlist = 8 and 20 steps unchecked), its total energy from
+#    the .edr file (`gmx energy`), fitted alike (SCANMD_GMX_DRIFT=0 leaves GROMACS out).
 # 2. Speed: `runs` alternating runs of speed_steps in each precision with the kernel the run
 #    picks (auto) and with each host kernel pinned (SCANMD_PAIR_KERNEL): the median
 #    particle-steps/s and the median time of the pair section.
@@ -38,9 +42,8 @@ run() {  # precision steps thermo_every log [env...]
 ((drift_steps > 0)) && echo "energy drift: $((4 * cells * cells * cells)) atoms, $drift_steps steps of dt 0.005"
 ((drift_steps > 0)) && for p in double mixed; do run $p "$drift_steps" 100 "$tmp/drift_$p.log" & done
 wait
-((drift_steps > 0)) && for p in double mixed; do
-  awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 + 0 == $2 {print $1 * 0.005, $5}' "$tmp/drift_$p.log" |
-    /usr/bin/python3 -c '
+fit() {  # name: "t/tau etotal/atom" lines on stdin → the slope line
+  /usr/bin/python3 -c '
 import sys
 import numpy as np
 t, e = np.loadtxt(sys.stdin, unpack=True)
@@ -48,11 +51,36 @@ m = t >= 10  # after the lattice has melted (its first 10 tau move etotal by ~1e
 c = np.polyfit(t[m], e[m], 1)
 r = e[m] - np.polyval(c, t[m])
 se = r.std() / (np.sqrt(m.sum()) * t[m].std())  # as if the residuals were independent
-print(f"  {sys.argv[1]:6s} etotal/atom {e[0]:.7f} at 0, {e[-1]:.7f} at {t[-1]:g} tau; from 10 tau: slope "
-      f"{c[0]:+.2e} +- {se:.1e} per tau, rms about the fit {r.std():.1e}")' "$p"
+print(f"  {sys.argv[1]:24s} etotal/atom {e[0]:.7f} at 0, {e[-1]:.7f} at {t[-1]:g} tau; from 10 tau: slope "
+      f"{c[0]:+.2e} +- {se:.1e} per tau, rms about the fit {r.std():.1e}")' "$1"
+}
+((drift_steps > 0)) && for p in double mixed; do
+  awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 + 0 == $2 {print $1 * 0.005, $5}' "$tmp/drift_$p.log" | fit "scanmd $p"
   grep "state hash" "$tmp/drift_$p.log" | sed "s/^/  $p /"
 done
+if ((drift_steps > 0)) && [[ ${SCANMD_GMX_DRIFT:-1} != 0 ]]; then
+  repo=$(pwd)
+  source bench/gromacs_lj.sh
+  gmx_find
+  natoms=$((4 * cells * cells * cells))
+  "$exe" run "$deck" --set "system.cells=[$cells,$cells,$cells]" --set run.steps=0 --set 'output.log=""' \
+    --set 'run.backend="host"' --set "output.data_file=\"$tmp/start.data\"" > "$tmp/start.log" 2>&1 ||
+    { tail -20 "$tmp/start.log" >&2; exit 1; }
+  gromacs_start "$tmp/start.data" "$tmp"
+  for v in mixed double; do
+    b=gmx_$v
+    for nl in 8 20; do
+      grompp "${!b}" "$tmp" "$drift_steps" "$nl" 100
+      (cd "$tmp" && "${!b}" mdrun -s topol.tpr -nb cpu -pin off -ntmpi 1 -ntomp 1 -noconfout -deffnm g > g.out 2>&1 &&
+        echo Total-Energy | "${!b}" energy -f g.edr -o e.xvg > e.out 2>&1) || { tail -20 "$tmp/g.out" >&2; exit 1; }
+      awk -v tau="$tau_ps" -v n="$natoms" -v eps="$eps" '$1 !~ /^[@#]/ {printf "%.9g %.12g\n", $1 / tau, $2 / (n * eps)}' \
+        "$tmp/e.xvg" | fit "GROMACS $v nstlist $nl"
+    done
+  done
+  echo "  (GROMACS: $(gmx_simd "$gmx_mixed") / $(gmx_simd "$gmx_double") SIMD; leap-frog, whose total energy uses the half-step kinetic energies) ${gmx_note}"
+fi
 
+((runs > 0)) || exit 0
 echo "speed: $runs alternating runs of $speed_steps steps, 1 rank, 1 thread (median)"
 printf '  %-8s %-7s %14s %12s\n' kernel precision psteps/s pair_s
 for kernel in auto scalar avx2 avx512; do

