@@ -3,7 +3,8 @@
 #
 # The GPU machine has glibc and the NVIDIA driver, nothing else (no MPI, HDF5, spdlog, fmt,
 # toml++, GoogleTest, CUDA toolkit). So everything is built here, for sm_90 (H100/H200), into
-# one self-contained folder, BUILD_DIR/dist (default build-gpu/dist, git-ignored, < 64 MiB):
+# one self-contained folder, BUILD_DIR/dist (default build-gpu/dist, git-ignored; it travels as
+# BUILD_DIR/dist.tar.xz, < 64 MiB):
 #   scanmd, gpu_sim (tests/gpu), gpu_probe, bench_md_neighbors, the kernels/ tests and
 #   benchmarks; lib/ with every shared library they need that is not glibc or the driver (found
 #   through DT_RPATH $ORIGIN/lib); openmpi/ and pmix/ — the Open MPI 4.1 runtime relocated
@@ -19,8 +20,8 @@
 #               bash scripts/gpu-check.sh verify           (optional: runs `run` in a minimal
 #                                                           Debian chroot without the system
 #                                                           libraries: proves dist is complete)
-#   2. device:  run(command="bash scripts/gpu-check.sh run", carry=["build-gpu/dist"],
-#                   timeout_s=600)
+#   2. device:  run(command="bash scripts/gpu-check.sh run", carry=["build-gpu/dist.tar.xz"],
+#                   timeout_s=600)   (run unpacks dist.tar.xz into build-gpu/dist)
 #   3. read the one result file: gpu-check.txt under the returned files_at ($OUT/gpu-check.txt
 #      on the device). Its last lines are the summary: OK or the list of FAILED sections.
 # Sections of `run` (SECTIONS, default all, in this order; each under a time limit, the file is
@@ -68,7 +69,7 @@ MPI_LIBDIR=/usr/lib/x86_64-linux-gnu/openmpi/lib
 PMIX_DIR=/usr/lib/x86_64-linux-gnu/pmix2
 MCA_SKIP='^mca_(atomic|memheap|scoll|spml|sshmem|mtl|btl_ofi|btl_openib|osc_ucx|pml_ucx|pml_cm|reachable_netlink)'
 SANITIZER_WHEEL="nvidia-cuda-sanitizer-api==13.0.85"  # matches nvcc 13.0
-DIST_LIMIT_MIB=62
+DIST_LIMIT_MIB=56  # the tarball, leaving room for the working tree
 
 resolve_build() { # BUILD_DIR argument → absolute path
   local b=${1:-$ROOT/build-gpu}
@@ -192,11 +193,15 @@ do_build() {
     echo "gpu-check: no data.chain (run bench/compare_chain.sh once, or set DATA_CHAIN): in.chain is skipped on the GPU" >&2
   fi
   git -C "$ROOT" rev-parse HEAD >"$dist/COMMIT" 2>/dev/null || echo unknown >"$dist/COMMIT"
-  local mib
+  # What travels is dist.tar.xz (dist itself is ~70 MiB, over what the device tool carries with
+  # the working tree); `run` unpacks it when dist is missing.
+  local mib xmib
   mib=$(du -sm "$dist" | cut -f1)
-  echo "gpu-check: built $dist (${mib} MiB, commit $(cut -c1-12 "$dist/COMMIT")); lib: $(ls "$dist/lib" | wc -l) libraries"
-  if [[ $mib -gt $DIST_LIMIT_MIB ]]; then
-    echo "gpu-check: dist is ${mib} MiB, over the ${DIST_LIMIT_MIB} MiB the device tool carries" >&2
+  tar -C "$build" -cf - dist | xz -T0 -6 >"$build/dist.tar.xz"
+  xmib=$(du -sm "$build/dist.tar.xz" | cut -f1)
+  echo "gpu-check: built $dist (${mib} MiB; $build/dist.tar.xz ${xmib} MiB; commit $(cut -c1-12 "$dist/COMMIT")); lib: $(ls "$dist/lib" | wc -l) libraries"
+  if [[ $xmib -gt $DIST_LIMIT_MIB ]]; then
+    echo "gpu-check: dist.tar.xz is ${xmib} MiB, over the ${DIST_LIMIT_MIB} MiB the device tool carries" >&2
     exit 1
   fi
 }
@@ -229,7 +234,10 @@ do_run() {
   local build dist out
   build=$(resolve_build "${2:-}")
   dist=$build/dist
-  [[ -d $dist ]] || { echo "gpu-check: no $dist; run 'scripts/gpu-check.sh build' first (here) and carry it" >&2; exit 2; }
+  if [[ ! -d $dist && -f $build/dist.tar.xz ]]; then
+    tar -C "$build" -xJf "$build/dist.tar.xz" || { echo "gpu-check: cannot unpack $build/dist.tar.xz" >&2; exit 2; }
+  fi
+  [[ -d $dist ]] || { echo "gpu-check: no $dist; run 'scripts/gpu-check.sh build' first (here) and carry $build/dist.tar.xz" >&2; exit 2; }
   if [[ -n ${1:-} ]]; then out=$1; elif [[ -n ${OUT:-} ]]; then out=$OUT/gpu-check.txt; else out=$build/gpu-check.txt; fi
   mkdir -p "$(dirname "$out")"
   : >"$out"
@@ -307,11 +315,11 @@ do_run() {
         for t in "${KTESTS[@]}"; do step "$t" 300 "$dist/$t" --gtest_color=no; done
         ;;
       gpu)
-        step "gpu_sim (1 rank)" 300 "$dist/gpu_sim" --gtest_color=no
-        step "gpu_sim (2 ranks)" 300 "${mpirun[@]}" "$dist/gpu_sim" --gtest_color=no \
+        step "gpu_sim (1 rank)" 240 "$dist/gpu_sim" --gtest_color=no
+        step "gpu_sim (2 ranks)" 180 "${mpirun[@]}" "$dist/gpu_sim" --gtest_color=no \
           --gtest_filter='CudaBackend.HashEquals*:CudaBackend.RebuildCopies*:CudaNeighborList.*:CudaFieldHalo.*:CudaFields.*'
         for np in 3 4; do  # as tests/gpu/CMakeLists.txt's gpu_sim.np3/np4
-          step "gpu_sim ($np ranks)" 300 "$dist/openmpi/bin/mpirun" -np $np "$dist/gpu_sim" --gtest_color=no \
+          step "gpu_sim ($np ranks)" 150 "$dist/openmpi/bin/mpirun" -np $np "$dist/gpu_sim" --gtest_color=no \
             --gtest_filter='CudaFieldHalo.SameAsHost:CudaFields.MigrateForwardAndSumAsHost:CudaBackend.HashEqualsHostPairStyles:CudaBackend.HashEqualsHostMelt864:CudaBackend.HashEqualsHostAllMethodsAndFills:CudaBackend.HashEqualsHostMethodsWithThermostats:CudaBackend.HashEqualsHostWithLoadBalancing:CudaBackend.HashEqualsHostEam:CudaBackend.RebuildCopiesNoParticlesToTheHost'
         done
         ;;
@@ -331,26 +339,27 @@ do_run() {
         # against the host's at every rebuild (SCANMD_CUDA_BONDED_CHECK=1).
         local inp=$ROOT/inputs dec=$ROOT/tests/decomposition
         export LAMMPS_POTENTIALS=$dist/data
-        CMP_DIR=$inp compare_hash wca-32000 1 "$inp/wca_fluid.toml" --set run.steps=300
-        CMP_DIR=$inp compare_hash morse-32000 1 "$inp/morse_liquid.toml" --set run.steps=300
-        CMP_DIR=$inp compare_hash yukawa-4000-np2 2 "$inp/yukawa_colloid.toml" --set run.steps=500
-        CMP_DIR=$inp compare_hash table-4000 1 "$inp/table_cg.toml" --set run.steps=500
-        CMP_DIR=$inp compare_hash kob-andersen-4000-np2-nt 2 "$inp/kob_andersen.toml" --set run.steps=500 --set decomposition.method=neutral-territory
-        CMP_DIR=$inp compare_hash eam-32000 1 "$inp/cu_eam.toml"
-        CMP_DIR=$inp compare_hash eam-32000-np2 2 "$inp/cu_eam.toml"
-        CMP_DIR=$inp compare_hash eam-alloy-4000-np3-nt 3 "$inp/cuni_eam_alloy.toml" --set run.steps=300 --set decomposition.method=neutral-territory
-        CMP_DIR=$inp compare_hash dpd-2916-np2 2 "$inp/dpd_groot_warren.toml" --set run.steps=1000
-        CMP_DIR=$inp compare_hash mixed-lj-32000 1 "$inp/lj_melt.toml" --set run.precision='"mixed"' --set output.trajectory='""' --set output.checkpoint='""'
-        CMP_DIR=$inp compare_hash mixed-morse-32000-np2 2 "$inp/morse_liquid.toml" --set run.steps=300 --set run.precision='"mixed"'
+        cmp() { compare_hash "$@" --set output.log='""'; }  # no log.scanmd in the checkout
+        CMP_DIR=$inp cmp wca-32000 1 "$inp/wca_fluid.toml" --set run.steps=300
+        CMP_DIR=$inp cmp morse-32000 1 "$inp/morse_liquid.toml" --set run.steps=300
+        CMP_DIR=$inp cmp yukawa-4000-np2 2 "$inp/yukawa_colloid.toml" --set run.steps=500
+        CMP_DIR=$inp cmp table-4000 1 "$inp/table_cg.toml" --set run.steps=500
+        CMP_DIR=$inp cmp kob-andersen-4000-np2-nt 2 "$inp/kob_andersen.toml" --set run.steps=500 --set decomposition.method=neutral-territory
+        CMP_DIR=$inp cmp eam-32000 1 "$inp/cu_eam.toml"
+        CMP_DIR=$inp cmp eam-32000-np2 2 "$inp/cu_eam.toml"
+        CMP_DIR=$inp cmp eam-alloy-4000-np3-nt 3 "$inp/cuni_eam_alloy.toml" --set run.steps=300 --set decomposition.method=neutral-territory
+        CMP_DIR=$inp cmp dpd-2916-np2 2 "$inp/dpd_groot_warren.toml" --set run.steps=1000
+        CMP_DIR=$inp cmp mixed-lj-32000 1 "$inp/lj_melt.toml" --set run.precision='"mixed"' --set output.trajectory='""' --set output.checkpoint='""'
+        CMP_DIR=$inp cmp mixed-morse-32000-np2 2 "$inp/morse_liquid.toml" --set run.steps=300 --set run.precision='"mixed"'
         if [[ -f $dist/data/data.chain ]]; then
-          CMP_DIR=$dist/data compare_hash chain-32000 1 "$inp/chain.toml"
-          CMP_DIR=$dist/data compare_hash chain-32000-np2 2 "$inp/chain.toml"
+          CMP_DIR=$dist/data cmp chain-32000 1 "$inp/chain.toml"
+          CMP_DIR=$dist/data cmp chain-32000-np2 2 "$inp/chain.toml"
         else
           log "== no data.chain in dist/data: in.chain skipped"
         fi
-        CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 compare_hash kg-fene-400-np2-nt 2 "$dec/kg_fene_400.toml" --set decomposition.method=neutral-territory --set 'special_bonds.lj=[0.5, 1.0, 1.0]'
-        CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 compare_hash kg-angle-400-np2-full 2 "$dec/kg_angle_400.toml" --set decomposition.method=full-shell
-        CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 compare_hash kg-angle-400-np3-mid 3 "$dec/kg_angle_400.toml" --set decomposition.method=midpoint
+        CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 cmp kg-fene-400-np2-nt 2 "$dec/kg_fene_400.toml" --set decomposition.method=neutral-territory --set 'special_bonds.lj=[0.5, 1.0, 1.0]'
+        CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 cmp kg-angle-400-np2-full 2 "$dec/kg_angle_400.toml" --set decomposition.method=full-shell
+        CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 cmp kg-angle-400-np3-mid 3 "$dec/kg_angle_400.toml" --set decomposition.method=midpoint
         ;;
       sanitize)
         if [[ -f $dist/sanitizer.tar.gz ]] && ! command -v compute-sanitizer >/dev/null &&
@@ -358,7 +367,7 @@ do_run() {
           export SCANMD_COMPUTE_SANITIZER=$work/sanitizer/compute-sanitizer
         fi
         for tool in memcheck racecheck; do
-          step "compute-sanitizer $tool" 240 bash -c "bash '$ROOT/tests/gpu/sanitize.sh' $tool '$dist/gpu_probe' '$dist/gpu_sim'; rc=\$?; [[ \$rc -eq 0 || \$rc -eq 77 ]]"
+          step "compute-sanitizer $tool" 150 bash -c "bash '$ROOT/tests/gpu/sanitize.sh' $tool '$dist/gpu_probe' '$dist/gpu_sim'; rc=\$?; [[ \$rc -eq 0 || \$rc -eq 77 ]]"
         done
         ;;
       bench)
