@@ -40,7 +40,8 @@
 #             device's bonded listing checked at every rebuild), 1 to 3 ranks, with the host's
 #             and the device's Performance lines; the EAM files and data.chain travel in
 #             dist/data
-#   sanitize  compute-sanitizer memcheck and racecheck on gpu_sim's CudaSanitize.* run
+#   sanitize  compute-sanitizer memcheck and racecheck on gpu_sim's CudaSanitize.* run and on
+#             short CUDA runs of EAM/alloy, DPD, table, bonds + angles, mixed Morse and Langevin
 #   bench     bench/md/run.sh: 64 000 / 1 M / 8 M MDPairLJ, steps/s, particle-steps/s, phases,
 #             vs the HOOMD-blue anchor and the targets; neighbour-list placement comparison
 #   ranks     bench/md/ranks.sh: rebuilds on the device vs through the host on 2 ranks (speed,
@@ -225,7 +226,9 @@ dist_env() {
   # One node, maybe no ssh, maybe root, maybe more ranks than cores.
   export OMPI_MCA_plm=isolated OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl=self,vader,tcp
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  export OMPI_MCA_btl_vader_single_copy_mechanism=none
+  export OMPI_MCA_btl_vader_single_copy_mechanism=none PMIX_MCA_pcompress_base_silence_warning=1
+  # The EAM files (and data.chain) the GPU tests and decks need: dist/data.
+  export LAMMPS_POTENTIALS=$dist/data
 }
 
 do_run() {
@@ -368,6 +371,18 @@ do_run() {
         fi
         for tool in memcheck racecheck; do
           step "compute-sanitizer $tool" 150 bash -c "bash '$ROOT/tests/gpu/sanitize.sh' $tool '$dist/gpu_probe' '$dist/gpu_sim'; rc=\$?; [[ \$rc -eq 0 || \$rc -eq 77 ]]"
+        done
+        # Each interaction's kernels (EAM's two passes, DPD, the table, bonds and angles, the
+        # mixed-precision terms, Langevin): short `scanmd run --backend cuda` of small decks.
+        local inp=$ROOT/inputs dec=$ROOT/tests/decomposition d
+        export LAMMPS_POTENTIALS=$dist/data
+        for d in "$inp/cuni_eam_alloy.toml --set system.cells=[6,6,6]" "$inp/dpd_groot_warren.toml --set system.cells=[6,6,6]" \
+          "$inp/table_cg.toml --set system.cells=[6,6,6]" "$dec/kg_angle_400.toml" \
+          "$inp/morse_liquid.toml --set system.cells=[6,6,6] --set run.precision=\"mixed\"" \
+          "$inp/lj_langevin.toml --set system.cells=[6,6,6]"; do
+          for tool in memcheck racecheck; do
+            step "compute-sanitizer $tool $(basename "${d%% *}")" 150 bash -c "cd '$(dirname "${d%% *}")' && bash '$ROOT/tests/gpu/sanitize.sh' $tool '$dist/gpu_probe' -- '$dist/scanmd' run $d --backend cuda --set run.steps=40 --set output.log='\"\"'; rc=\$?; [[ \$rc -eq 0 || \$rc -eq 77 ]]"
+          done
         done
         ;;
       bench)

@@ -56,6 +56,16 @@ OpCounts op_counts();
 namespace scanmd {
 namespace {
 
+// Where the EAM files are: $LAMMPS_POTENTIALS (as the deck reader looks, so a GPU machine
+// without Debian's lammps-data can be given them: scripts/gpu-check.sh does), else Debian's
+// /usr/share/lammps/potentials.
+std::string potentials_dir() {
+  if (const char* env = std::getenv("LAMMPS_POTENTIALS");
+      env != nullptr && std::filesystem::exists(std::string(env) + "/Cu_u3.eam"))
+    return env;
+  return "/usr/share/lammps/potentials";
+}
+
 std::string no_gpu_reason() {
   std::string why;
   return device_usable(&why) ? std::string() : why.empty() ? "unknown reason" : why;
@@ -408,7 +418,7 @@ TEST(CudaBackend, HashEqualsHostThermostatsUnits) {
 TEST(CudaBackend, HashEqualsHostEam) {
   if (const std::string why = no_gpu_reason(); !why.empty())
     GTEST_SKIP() << "no CUDA device: " << why;
-  const std::string dir = "/usr/share/lammps/potentials";
+  const std::string dir = potentials_dir();
   if (!std::filesystem::exists(dir + "/Cu_u3.eam") ||
       !std::filesystem::exists(dir + "/CuNi.eam.alloy"))
     GTEST_SKIP() << "no EAM files in " << dir << " (Debian's lammps-data)";
@@ -1127,7 +1137,7 @@ SimulationConfig cu_eam_config(const CuPair& c, const std::string& file, Backend
 TEST(CudaErrors, EamOverlapNamesBothParticles) {
   if (const std::string why = no_gpu_reason(); !why.empty())
     GTEST_SKIP() << "no CUDA device: " << why;
-  const std::string file = "/usr/share/lammps/potentials/Cu_u3.eam";
+  const std::string file = potentials_dir() + "/Cu_u3.eam";
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
   Communicator comm(MPI_COMM_WORLD);
   if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
@@ -1153,7 +1163,7 @@ TEST(CudaErrors, EamOverlapNamesBothParticles) {
 TEST(CudaErrors, EamDensityOutsideTablesSaidOnce) {
   if (const std::string why = no_gpu_reason(); !why.empty())
     GTEST_SKIP() << "no CUDA device: " << why;
-  const std::string file = "/usr/share/lammps/potentials/Cu_u3.eam";
+  const std::string file = potentials_dir() + "/Cu_u3.eam";
   if (!std::filesystem::exists(file)) GTEST_SKIP() << "no " << file;
   Communicator comm(MPI_COMM_WORLD);
   if (comm.size() > 1) GTEST_SKIP() << "one-rank test";
