@@ -47,6 +47,8 @@
 #   ranks     bench/md/ranks.sh: rebuilds on the device vs through the host on 2 ranks (speed,
 #             bytes per rebuild), fused vs unfused step zeroing (steps/s at 4 000 and 64 000)
 #   kbench    kernels/ benchmarks (ours vs CUB vs copy bandwidth)
+#   mps       (not in the default list) in.lj 32 000 on 1, 2 and 4 ranks sharing the GPU, without
+#             and with NVIDIA's Multi-Process Service
 #
 # Usage:
 #   scripts/gpu-check.sh build [BUILD_DIR]
@@ -363,6 +365,29 @@ do_run() {
         CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 cmp kg-fene-400-np2-nt 2 "$dec/kg_fene_400.toml" --set decomposition.method=neutral-territory --set 'special_bonds.lj=[0.5, 1.0, 1.0]'
         CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 cmp kg-angle-400-np2-full 2 "$dec/kg_angle_400.toml" --set decomposition.method=full-shell
         CMP_DIR=$dec CMP_ENV=SCANMD_CUDA_BONDED_CHECK=1 cmp kg-angle-400-np3-mid 3 "$dec/kg_angle_400.toml" --set decomposition.method=midpoint
+        ;;
+      mps)
+        # Several ranks sharing one GPU, with and without NVIDIA's Multi-Process Service (the
+        # processes' kernels then run side by side instead of taking turns): in.lj 32 000.
+        local deck=$ROOT/tests/gpu/melt_864.toml np
+        for np in 1 2 4; do
+          step "no MPS, $np rank(s)" 120 bash -c "'$dist/openmpi/bin/mpirun' -np $np '$dist/scanmd' run '$deck' --backend cuda --set 'system.cells=[20,20,20]' --set run.steps=1000 --set output.log='\"\"' | grep -E 'Performance|state hash'"
+        done
+        if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+          export CUDA_MPS_PIPE_DIRECTORY=$work/mps-pipe CUDA_MPS_LOG_DIRECTORY=$work/mps-log
+          mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+          if nvidia-cuda-mps-control -d; then
+            for np in 1 2 4; do
+              step "MPS, $np rank(s)" 120 bash -c "'$dist/openmpi/bin/mpirun' -np $np '$dist/scanmd' run '$deck' --backend cuda --set 'system.cells=[20,20,20]' --set run.steps=1000 --set output.log='\"\"' | grep -E 'Performance|state hash'"
+            done
+            echo quit | nvidia-cuda-mps-control
+          else
+            log "== MPS: nvidia-cuda-mps-control -d failed"
+          fi
+          unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+        else
+          log "== MPS: no nvidia-cuda-mps-control on this machine"
+        fi
         ;;
       sanitize)
         if [[ -f $dist/sanitizer.tar.gz ]] && ! command -v compute-sanitizer >/dev/null &&
