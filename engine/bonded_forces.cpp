@@ -362,11 +362,17 @@ void HostBondedCompute::exclude_bonded_pairs(const ParticleStore& p, NeighborLis
   const auto atom = p.fields.integers(static_cast<std::size_t>(kb));
   // By id (every image of a partner): the j of a row lie near i, their ids in cache (measured
   // faster than gathering each row's partners' copies from the listing's table).
-  list.drop_pairs([&](std::uint32_t i, std::uint32_t j) {
-    const auto other = static_cast<std::int64_t>(p.id[j]);
-    for (int slot = 0; slot < kBondSlots; ++slot)
-      if (atom[i * kBondSlots + slot] == other) return true;
-    return false;
+  // Row i's partners' ids fetched once (an empty slot holds 0, no particle's id), each j's
+  // tested against all four without a branch.
+  static_assert(kBondSlots == 4);
+  const std::uint64_t* id = p.id.data();
+  list.drop_pairs_by_row([&](std::uint32_t i) {
+    const std::int64_t* a = atom.data() + std::size_t{i} * kBondSlots;
+    const std::int64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    return [=](std::uint32_t j) {
+      const auto other = static_cast<std::int64_t>(id[j]);
+      return (a0 == other) | (a1 == other) | (a2 == other) | (a3 == other);
+    };
   });
 }
 
