@@ -148,6 +148,7 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
   args.limit_sq = limit_sq;
   args.skin = skin;
   args.explicit_images = images == PairImages::Explicit;
+  args.one_type = dtf_.size() == 1;
   constexpr std::size_t kBlock = 8;
   const std::size_t blocks = (n + kBlock - 1) / kBlock;
 #pragma omp parallel if (n >= kParallelFrom)

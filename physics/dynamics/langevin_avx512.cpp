@@ -200,9 +200,10 @@ bool fused_kick_avx512(const FusedKickArgs& a, std::size_t i, fixed::Wide& work,
   static_assert(sizeof(Vec3) == 24 && sizeof(Fix3) == 24 && sizeof(Int3) == 12);
   const __m256i types =
       _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.type + i));  // 8 × uint32
-  const __m512d dtf = gather(types, a.dtf);
-  const __m512d g1 = gather(types, a.drag);
-  const __m512d g2 = gather(types, a.noise);
+  // (One type: its coefficients broadcast, no gathers.)
+  const __m512d dtf = a.one_type ? _mm512_set1_pd(a.dtf[0]) : gather(types, a.dtf);
+  const __m512d g1 = a.one_type ? _mm512_set1_pd(a.drag[0]) : gather(types, a.drag);
+  const __m512d g2 = a.one_type ? _mm512_set1_pd(a.noise[0]) : gather(types, a.noise);
   const __m512d half_dt = _mm512_set1_pd(0.5 * a.dt);
   const __m512d dt = _mm512_set1_pd(a.dt);
 

@@ -34,6 +34,7 @@ struct FusedKickArgs {
   double limit_sq = 0.0;         // the skin test's squared limit
   bool skin = false;             // run the skin test
   bool explicit_images = false;  // PairImages::Explicit: the raw displacement
+  bool one_type = false;         // a single particle type: type[i] == 0 for every particle
 };
 
 // Was the AVX-512 block compiled in (x86-64), and does this CPU have AVX-512 F, DQ and VL?

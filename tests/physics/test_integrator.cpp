@@ -164,7 +164,12 @@ TEST(IntegratorFused, VectorBlocksSameBitsAsScalar) {
   int cases = 0;
   for (const PairImages images : {PairImages::Minimum, PairImages::Explicit})
     for (const bool skin : {false, true}) {
-      VelocityVerlet scalar(0.01, {1.0, 2.5}), vector(0.01, {1.0, 2.5});
+      // Two types (the per-type coefficients gathered), or one (broadcast) with the skin test.
+      const std::vector<double> mass =
+          skin ? std::vector<double>{1.7} : std::vector<double>{1.0, 2.5};
+      for (std::size_t i = 0; i < start.n_owned; ++i)
+        start.type[i] = static_cast<std::uint32_t>(i % mass.size());
+      VelocityVerlet scalar(0.01, mass), vector(0.01, mass);
       scalar.langevin(1.2, 0.5, 0x9e3779b97f4a7c15ull);
       vector.langevin(1.2, 0.5, 0x9e3779b97f4a7c15ull);
       scalar.use_vector(false);
