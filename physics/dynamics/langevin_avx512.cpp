@@ -44,12 +44,12 @@ inline void mulhilo64(__m512i a, std::uint64_t m, __m512i& lo, __m512i& hi) {
   const __m512i lh = mul_epu32(a, m_hi);
   const __m512i hl = mul_epu32(a_hi, m_lo);
   const __m512i hh = mul_epu32(a_hi, m_hi);
-  // The middle 32-bit column with its carries: three terms below 2^32 each.
-  const __m512i mid = _mm512_add_epi64(_mm512_add_epi64(srli(ll, 32), _mm512_and_si512(lh, mask)),
-                                       _mm512_and_si512(hl, mask));
-  hi = _mm512_add_epi64(_mm512_add_epi64(hh, srli(lh, 32)),
-                        _mm512_add_epi64(srli(hl, 32), srli(mid, 32)));
-  lo = _mm512_or_si512(slli(mid, 32), _mm512_and_si512(ll, mask));
+  // The middle 32-bit column with its carries, in two steps that cannot overflow 64 bits
+  // ((2^32 − 1)² + 2·(2^32 − 1) < 2^64).
+  const __m512i t = _mm512_add_epi64(hl, srli(ll, 32));
+  const __m512i u = _mm512_add_epi64(lh, _mm512_and_si512(t, mask));
+  hi = _mm512_add_epi64(_mm512_add_epi64(hh, srli(t, 32)), srli(u, 32));
+  lo = _mm512_or_si512(slli(u, 32), _mm512_and_si512(ll, mask));
 }
 
 // Philox4x64-10 of the counters (id[l], step, 0, 0) with key (seed, kLangevinStream): the first
@@ -58,16 +58,17 @@ inline void philox8(__m512i id, std::uint64_t step, std::uint64_t seed, __m512i&
                     __m512i& r2) {
   constexpr std::uint64_t M0 = PHILOX_M4x64_0, M1 = PHILOX_M4x64_1;
   constexpr std::uint64_t W0 = PHILOX_W64_0, W1 = PHILOX_W64_1;
-  __m512i c0 = id, c1 = _mm512_set1_epi64(static_cast<long long>(step)),
-          c2 = _mm512_setzero_si512(), c3 = _mm512_setzero_si512();
   std::uint64_t k0 = seed, k1 = kLangevinStream;
-#pragma GCC unroll 10
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      k0 += W0;
-      k1 += W1;
-    }
-    __m512i lo0, hi0, lo1, hi1;
+  // Round 0 on the counter (id, step, 0, 0): the product of the third word, 0, is 0.
+  __m512i lo0, hi0;
+  mulhilo64(id, M0, lo0, hi0);
+  __m512i c0 = _mm512_set1_epi64(static_cast<long long>(step ^ k0)), c1 = _mm512_setzero_si512(),
+          c2 = _mm512_xor_si512(hi0, _mm512_set1_epi64(static_cast<long long>(k1))), c3 = lo0;
+#pragma GCC unroll 9
+  for (int round = 1; round < 10; ++round) {
+    k0 += W0;
+    k1 += W1;
+    __m512i lo1, hi1;
     mulhilo64(c0, M0, lo0, hi0);
     mulhilo64(c2, M1, lo1, hi1);
     const __m512i n0 =
