@@ -18,9 +18,18 @@ void ExportSelector::select(std::span<const Vec3> x, Int3 owner, ExportList& out
   // large box; this skips their per-axis image and box searches).
   const Vec3 lo = grid_.lo(owner), hi = grid_.hi(owner), L = geometry_.length;
   const double margin = geometry_.r * (1.0 + 1e-6) + 1e-6 * std::max(L.x, std::max(L.y, L.z));
+  // Half and eighth shell import from boxes above only: box X takes the image q (in box H, the
+  // particle's own box shifted by its image) when H − X is lexicographically positive (half
+  // shell) or >= 0 on every axis (eighth shell), so along some axis X lies wholly below H's lower
+  // face, and q is within R of it: the particle is within R of a lower face of its own box (q
+  // sits in H where the particle sits in its box). Particles near upper faces only are exported
+  // nowhere.
+  const bool lower_faces_only =
+      geometry_.method == Method::HalfShell || geometry_.method == Method::EighthShell;
   auto interior = [&](Vec3 q) {
-    return q.x - lo.x > margin && hi.x - q.x > margin && q.y - lo.y > margin &&
-           hi.y - q.y > margin && q.z - lo.z > margin && hi.z - q.z > margin;
+    const bool near_lower = q.x - lo.x <= margin || q.y - lo.y <= margin || q.z - lo.z <= margin;
+    if (lower_faces_only) return !near_lower;
+    return !near_lower && hi.x - q.x > margin && hi.y - q.y > margin && hi.z - q.z > margin;
   };
   auto visit = [&](std::size_t begin, std::size_t end, ExportList& list) {
     for (std::size_t i = begin; i < end; ++i)

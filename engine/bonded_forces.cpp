@@ -139,7 +139,7 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
   const bool angles = params_->angle_style != AngleStyle::None && ka >= 0 && kat >= 0;
   // With the direct table, the partners' slots are fetched 16 particles ahead and their
   // positions 8 ahead (the loop follows the cell order, the partners lie scattered).
-  constexpr std::uint32_t kAhead = 8;
+  constexpr std::uint32_t kAhead = 16;
   const std::int64_t* bond_atoms =
       bonds ? f.integers(static_cast<std::size_t>(kb)).data() : nullptr;
   auto fetch_ahead = [&](std::uint32_t c) {
@@ -152,8 +152,16 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
     if (c + kAhead < n)
       for (int slot = 0; slot < kBondSlots; ++slot) {
         const auto other = static_cast<std::uint64_t>(bond_atoms[(c + kAhead) * kBondSlots + slot]);
-        if (other < slots && first_copy_[other] != kEmpty)
-          __builtin_prefetch(&p.x[first_copy_[other]]);
+        if (other < slots && first_copy_[other] != kEmpty) {
+          // What partner() and the rule read of it: its position, image shift, next copy, id
+          // and home box.
+          const std::uint32_t k = first_copy_[other];
+          __builtin_prefetch(&p.x[k]);
+          __builtin_prefetch(&p.shift[k]);
+          __builtin_prefetch(&next_copy_[k]);
+          __builtin_prefetch(&p.id[k]);
+          __builtin_prefetch(&p.home[k]);
+        }
       }
   };
   // The columns' views, once (each view checks its column's kind).
@@ -179,13 +187,17 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
         const auto u = static_cast<std::uint32_t>(j);
         const PairSide a = side(c), b = side(u);
         if (!rule.lists_pair(a, b) && !rule.lists_pair(b, a)) continue;
-        Term t{{c, u, 0}, static_cast<std::uint32_t>(type[c * kBondSlots + slot]), 2, 3, true};
+        // (Written field by field into the list: a Term built aside and copied in was
+        // reloaded whole from the stack before its parts had landed, a stall per bond.)
+        Term& t = terms_.emplace_back();
+        t.at[0] = c;
+        t.at[1] = u;
+        t.at[2] = 0;
+        t.type = static_cast<std::uint32_t>(type[c * kBondSlots + slot]);
+        t.atoms = 2;
+        t.apply = full ? static_cast<std::uint8_t>((a.owned ? 1 : 0) | (b.owned ? 2 : 0)) : 3;
+        t.energy = full ? a.owned : true;  // full shell: the lower id's copy
         types_ok = types_ok && params_->has_bond_type(static_cast<int>(t.type));
-        if (full) {
-          t.apply = static_cast<std::uint8_t>((a.owned ? 1 : 0) | (b.owned ? 2 : 0));
-          t.energy = a.owned;  // the lower id's copy
-        }
-        terms_.push_back(t);
       }
     }
     if (angles) {
@@ -350,11 +362,17 @@ void HostBondedCompute::exclude_bonded_pairs(const ParticleStore& p, NeighborLis
   const auto atom = p.fields.integers(static_cast<std::size_t>(kb));
   // By id (every image of a partner): the j of a row lie near i, their ids in cache (measured
   // faster than gathering each row's partners' copies from the listing's table).
-  list.drop_pairs([&](std::uint32_t i, std::uint32_t j) {
-    const auto other = static_cast<std::int64_t>(p.id[j]);
-    for (int slot = 0; slot < kBondSlots; ++slot)
-      if (atom[i * kBondSlots + slot] == other) return true;
-    return false;
+  // Row i's partners' ids fetched once (an empty slot holds 0, no particle's id), each j's
+  // tested against all four without a branch.
+  static_assert(kBondSlots == 4);
+  const std::uint64_t* id = p.id.data();
+  list.drop_pairs_by_row([&](std::uint32_t i) {
+    const std::int64_t* a = atom.data() + std::size_t{i} * kBondSlots;
+    const std::int64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    return [=](std::uint32_t j) {
+      const auto other = static_cast<std::int64_t>(id[j]);
+      return (a0 == other) | (a1 == other) | (a2 == other) | (a3 == other);
+    };
   });
 }
 

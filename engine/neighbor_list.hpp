@@ -72,6 +72,29 @@ class NeighborList {
     ++generation_;
   }
 
+  // The same with a predicate made per row: drop_row(i) returns the test of row i's j (what
+  // a row's test needs is fetched once per row); each entry is copied unconditionally and kept
+  // by its count (no branch per entry).
+  template <class DropRow>
+  void drop_pairs_by_row(DropRow&& drop_row) {
+    const std::size_t rows = offsets_.empty() ? 0 : offsets_.size() - 1;
+    std::uint32_t w = 0;
+    std::uint32_t* nb = neighbors_.data();
+    for (std::size_t i = 0; i < rows; ++i) {
+      const std::uint32_t begin = offsets_[i], end = offsets_[i + 1];
+      offsets_[i] = w;
+      const auto drop = drop_row(static_cast<std::uint32_t>(i));
+      for (std::uint32_t k = begin; k < end; ++k) {
+        const std::uint32_t j = nb[k];
+        nb[w] = j;
+        w += drop(j) ? 0u : 1u;
+      }
+    }
+    if (rows > 0) offsets_[rows] = w;
+    neighbors_.resize(w);
+    ++generation_;
+  }
+
   // Build options: the candidate scan's vector version (AVX-512 kernel: candidate_runs.hpp)
   // and threads (rows split by owned particles; each thread collects its rows, the counts are
   // scanned, each thread copies its rows to their offsets). The list is the same either way.

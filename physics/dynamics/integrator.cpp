@@ -37,6 +37,16 @@ fixed::Wide thread_work(std::size_t n, std::size_t& bad, bool& overflow, Term&& 
 }
 }  // namespace
 
+bool fused_kick_avx512_available() {
+#if defined(SCANMD_LANGEVIN_AVX512)
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                          __builtin_cpu_supports("avx512vl");
+  return yes;
+#else
+  return false;
+#endif
+}
+
 fixed::Wide VelocityVerlet::initial_integrate(ParticleStore& p, const Box& box,
                                               std::uint64_t step) const {
   const std::size_t n = p.n_owned;
@@ -116,6 +126,31 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
   const LangevinView l = view();
   bool overflow[2] = {false, false};  // of the final kick's work, of the initial kick's
   fixed::Wide work = 0;
+  // Blocks of eight particles: the AVX-512 pass (langevin_avx512.hpp) where the CPU has it and
+  // every particle of the block takes its fast path, else the scalar code below, particle by
+  // particle (the same bits either way).
+  const bool vector = vector_;
+  FusedKickArgs args;
+  args.x = p.x.data();
+  args.v = p.v.data();
+  args.image = p.image.data();
+  args.f = p.f.data();
+  args.x_build = skin ? p.x_build.data() : nullptr;
+  args.id = p.id.data();
+  args.type = p.type.data();
+  args.dtf = dtf_.data();
+  args.drag = drag_.data();
+  args.noise = noise_.data();
+  args.seed = seed_;
+  args.step = step;
+  args.dt = dt_;
+  args.box = box;
+  args.limit_sq = limit_sq;
+  args.skin = skin;
+  args.explicit_images = images == PairImages::Explicit;
+  args.one_type = dtf_.size() == 1;
+  constexpr std::size_t kBlock = 8;
+  const std::size_t blocks = (n + kBlock - 1) / kBlock;
 #pragma omp parallel if (n >= kParallelFrom)
   {
     fixed::Wide mine = 0;
@@ -123,17 +158,22 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
     bool mine_moved = false;
     std::size_t first_bad = n;
 #pragma omp for schedule(static) nowait
-    for (std::size_t i = 0; i < n; ++i) {
-      const Vec3 u = langevin_noise(seed_, p.id[i], step);
-      const std::uint32_t type = p.type[i];
-      const double dtf = dtf_[type];
-      const double w_final = langevin_kick_with(p.v[i], p.f[i], dtf, 0.5 * dt_, l, type, u);
-      const double w_initial = verlet_initial_langevin_with(p.x[i], p.v[i], p.image[i], p.f[i], dt_,
-                                                            dtf, box.length, l, type, u);
-      mine += fixed::to_fixed(w_final, over[0]);
-      mine += fixed::to_fixed(w_initial, over[1]);
-      if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
-      if (skin) mine_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
+      if (vector && end - begin == kBlock && fused_kick_avx512(args, begin, mine, mine_moved))
+        continue;
+      for (std::size_t i = begin; i < end; ++i) {
+        const Vec3 u = langevin_noise(seed_, p.id[i], step);
+        const std::uint32_t type = p.type[i];
+        const double dtf = dtf_[type];
+        const double w_final = langevin_kick_with(p.v[i], p.f[i], dtf, 0.5 * dt_, l, type, u);
+        const double w_initial = verlet_initial_langevin_with(p.x[i], p.v[i], p.image[i], p.f[i],
+                                                              dt_, dtf, box.length, l, type, u);
+        mine += fixed::to_fixed(w_final, over[0]);
+        mine += fixed::to_fixed(w_initial, over[1]);
+        if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
+        if (skin) mine_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
+      }
     }
 #pragma omp critical(scanmd_integrate)
     {

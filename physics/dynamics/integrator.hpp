@@ -27,6 +27,7 @@
 #include "base/particles.hpp"
 #include "base/units.hpp"
 #include "physics/dynamics/langevin.hpp"
+#include "physics/dynamics/langevin_avx512.hpp"
 #include "physics/dynamics/step_errors.hpp"
 
 namespace scanmd {
@@ -117,6 +118,10 @@ class VelocityVerlet {
 
   double dt() const { return dt_; }
   const std::vector<double>& dtf() const { return dtf_; }
+  // The fused Langevin pass in AVX-512 blocks where the CPU has it (default), or scalar only
+  // (the tests' oracle): the same bits.
+  void use_vector(bool on) { vector_ = on && fused_kick_avx512_available(); }
+  bool vector() const { return vector_; }
 
   // Returns the Langevin work of the kick (0 without it), fixed point. Throws
   // std::runtime_error (bad_position_message) when a particle cannot be wrapped into the box.
@@ -150,6 +155,7 @@ class VelocityVerlet {
   std::vector<double> mass_, dtf_;
   std::vector<double> drag_, noise_;  // Langevin γ1, γ2 per type; empty: off
   std::uint64_t seed_ = 0;
+  bool vector_ = fused_kick_avx512_available();
 
   // The noise of the second kick, kept for the first kick of the next step, which draws the
   // same numbers (counter step + 1 both): u of the particle with id[i] at `step`. The first

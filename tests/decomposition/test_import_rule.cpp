@@ -405,18 +405,22 @@ TEST(ExportSelection, SameListOnAnyThreadCount) {
 // (export_selection.cpp); the oracle is visit_exports itself, the whole rule, called on every
 // particle: the same entries in the same order, for every method, equal and unequal boxes
 // (cut planes moved), a grid of one box (only periodic images) and a box shorter than 2R, with
-// particles placed near faces and edges too.
+// particles placed near faces and edges too. The particles it does not skip go through the
+// host's per-axis version of the rule (visit_exports_by_axis), or visit_exports itself where an
+// axis has more images than its arrays hold (the box 1.2 long, R = 2.8); neutral territory with
+// a bonded shell too.
 TEST(ExportSelection, SkippingInteriorParticlesChangesNothing) {
   struct Case {
     Vec3 length;
     Int3 dims;
     double r;
     bool moved_cuts;
+    double bonded = 0.0;
   };
-  const Case cases[] = {{{24.0, 24.0, 24.0}, {2, 3, 2}, 2.8, false},
-                        {{24.0, 20.0, 30.0}, {3, 2, 2}, 2.8, true},
-                        {{20.0, 20.0, 20.0}, {1, 1, 1}, 1.42, false},
-                        {{9.0, 12.0, 5.0}, {1, 2, 1}, 2.8, false}};
+  const Case cases[] = {
+      {{24.0, 24.0, 24.0}, {2, 3, 2}, 2.8, false},     {{24.0, 20.0, 30.0}, {3, 2, 2}, 2.8, true},
+      {{20.0, 20.0, 20.0}, {1, 1, 1}, 1.42, false},    {{9.0, 12.0, 5.0}, {1, 2, 1}, 2.8, false},
+      {{24.0, 20.0, 30.0}, {3, 2, 2}, 2.8, true, 2.1}, {{1.2, 12.0, 30.0}, {1, 2, 3}, 2.8, false}};
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   for (const Case& c : cases) {
@@ -444,11 +448,11 @@ TEST(ExportSelection, SkippingInteriorParticlesChangesNothing) {
       }
       for (const Method m : kAllMethods) {
         SCOPED_TRACE(std::string(method_name(m)) + " box " + std::to_string(r));
-        const ExportSelector selector(grid, box, m, c.r);
+        const ExportSelector selector(grid, box, m, c.r, c.bonded);
         ExportList got;
         selector.select(x, owner, got);
         ExportList want;
-        const ExportGeometry g{m, grid.cuts(), box.length, c.r};
+        const ExportGeometry g{m, grid.cuts(), box.length, c.r, c.bonded};
         for (std::size_t i = 0; i < x.size(); ++i)
           visit_exports(g, x[i], owner, [&](std::uint32_t, Int3 S, Int3, Int3 X, ImportKind kind) {
             want.dest.push_back(static_cast<std::uint32_t>(grid.rank_of(X)));

@@ -135,6 +135,110 @@ TEST(IntegratorFused, SameBitsAsTheTwoPasses) {
     }
 }
 
+// The fused Langevin pass in AVX-512 blocks (physics/dynamics/langevin_avx512.cpp: Philox4x64
+// eight counters at a time, both kicks, drift, wrap and skin test) against the scalar code
+// (Random123's philox4x64 and the SCANMD_HD functions): the same bits of x, v, image, the
+// thermostat work and the skin test, with 64-bit ids, two types, particles that wrap either way
+// (one whose x + L rounds to L), and blocks that must take the scalar path (a wrap beyond one
+// box length, an image counter at the end of its range, a work beyond the fixed point's range),
+// under the minimum image and explicit images, with and without the skin test.
+TEST(IntegratorFused, VectorBlocksSameBitsAsScalar) {
+  if (!fused_kick_avx512_available()) GTEST_SKIP() << "no AVX-512 on this CPU";
+  const Box box = Box::make({20.0, 17.5, 23.0});
+  ParticleStore start = random_store(4003, box, 15);  // (a tail of three: scalar)
+  std::mt19937_64 rng(16);
+  for (std::size_t i = 0; i < start.n_owned; ++i) start.id[i] = rng();  // all 64 bits
+  start.x[100] = {-1e-17, 5.0, 5.0};                                    // x + L rounds to L
+  start.v[100] = {0.0, 0.0, 0.0};
+  start.f[100] = {0, 0, 0};
+  start.x[205] = {19.99, 1.0, 1.0};
+  start.v[205] = {3000.0, 0.0, 0.0};  // beyond one box length: wrap_far_coordinate
+  start.x[333] = {19.999, 1.0, 1.0};
+  start.v[333] = {5.0, 0.0, 0.0};
+  start.image[333].x = 2147483647;  // an image counter at its end: the far path too
+  start.v[777] = {1e7, 0.0, 0.0};   // the work beyond the fixed point's range
+  for (std::size_t i = 0; i < start.n_owned; ++i) {
+    start.x_build[i] = start.x[i];
+    start.image[i].y = static_cast<int>(i % 7) - 3;
+  }
+  int cases = 0;
+  for (const PairImages images : {PairImages::Minimum, PairImages::Explicit})
+    for (const bool skin : {false, true}) {
+      // Two types (the per-type coefficients gathered), or one (broadcast) with the skin test.
+      const std::vector<double> mass =
+          skin ? std::vector<double>{1.7} : std::vector<double>{1.0, 2.5};
+      for (std::size_t i = 0; i < start.n_owned; ++i)
+        start.type[i] = static_cast<std::uint32_t>(i % mass.size());
+      VelocityVerlet scalar(0.01, mass), vector(0.01, mass);
+      scalar.langevin(1.2, 0.5, 0x9e3779b97f4a7c15ull);
+      vector.langevin(1.2, 0.5, 0x9e3779b97f4a7c15ull);
+      scalar.use_vector(false);
+      ASSERT_TRUE(vector.vector());
+      ParticleStore a = start, b = start;
+      bool moved_a = false, moved_b = false;
+      std::string error_a, error_b;
+      fixed::Wide work_a = 0, work_b = 0;
+      try {
+        work_a = scalar.final_then_initial(a, box, 12345678901ull, skin ? &moved_a : nullptr, 0.03,
+                                           images);
+      } catch (const std::exception& e) {
+        error_a = e.what();
+      }
+      try {
+        work_b = vector.final_then_initial(b, box, 12345678901ull, skin ? &moved_b : nullptr, 0.03,
+                                           images);
+      } catch (const std::exception& e) {
+        error_b = e.what();
+      }
+      // Particle 777's work overflows: both report it, with every particle updated first.
+      EXPECT_NE(error_a.find("work overflow"), std::string::npos) << error_a;
+      EXPECT_EQ(error_a, error_b);
+      EXPECT_TRUE(work_a == work_b);
+      EXPECT_EQ(moved_a, moved_b);
+      int crossed_up = 0, crossed_down = 0;
+      for (std::size_t i = 0; i < a.n_owned; ++i) {
+        const double xa[3] = {a.x[i].x, a.x[i].y, a.x[i].z}, xb[3] = {b.x[i].x, b.x[i].y, b.x[i].z};
+        const double va[3] = {a.v[i].x, a.v[i].y, a.v[i].z}, vb[3] = {b.v[i].x, b.v[i].y, b.v[i].z};
+        for (int c = 0; c < 3; ++c) {
+          ASSERT_EQ(std::bit_cast<std::uint64_t>(xa[c]), std::bit_cast<std::uint64_t>(xb[c]))
+              << "particle " << i << " axis " << c;
+          ASSERT_EQ(std::bit_cast<std::uint64_t>(va[c]), std::bit_cast<std::uint64_t>(vb[c]))
+              << "particle " << i << " axis " << c;
+        }
+        ASSERT_TRUE(a.image[i] == b.image[i]) << "particle " << i;
+        crossed_up += a.image[i].x > start.image[i].x || a.image[i].z > start.image[i].z;
+        crossed_down += a.image[i].x < start.image[i].x || a.image[i].z < start.image[i].z;
+      }
+      EXPECT_GT(crossed_up, 0);
+      EXPECT_GT(crossed_down, 0);
+      ++cases;
+    }
+  EXPECT_EQ(cases, 4);
+  // Without the overflowing particle and the one that cannot be wrapped: no error, work and
+  // skin test as the scalar code's.
+  start.v[777] = {1.0, 0.0, 0.0};
+  start.image[333].x = 0;
+  VelocityVerlet scalar(0.01, {1.0, 2.5}), vector(0.01, {1.0, 2.5});
+  scalar.langevin(1.2, 0.5, 77);
+  vector.langevin(1.2, 0.5, 77);
+  scalar.use_vector(false);
+  ParticleStore a = start, b = start;
+  bool moved_a = false, moved_b = false;
+  const fixed::Wide work_a = scalar.final_then_initial(a, box, 3, &moved_a, 0.5);
+  const fixed::Wide work_b = vector.final_then_initial(b, box, 3, &moved_b, 0.5);
+  EXPECT_TRUE(work_a == work_b);
+  EXPECT_NE(static_cast<long long>(work_a), 0);
+  EXPECT_EQ(moved_a, moved_b);
+  // At T = 0 (no noise) particle 100 stays at x = −1e-17, whose x + L rounds to L: wrapped to 0
+  // with its image kept.
+  VelocityVerlet cold(0.01, {1.0, 2.5});
+  cold.langevin(0.0, 0.5, 77);
+  ParticleStore c = start;
+  cold.final_then_initial(c, box, 3);
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(c.x[100].x), 0u);
+  EXPECT_EQ(c.image[100].x, 0);
+}
+
 // The fused pass reports a particle that cannot be wrapped as the two passes do (the first one).
 TEST(IntegratorFused, NamesTheFirstParticleThatCannotBeWrapped) {
   const Box box = Box::cube(20.0);
