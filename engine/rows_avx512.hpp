@@ -60,13 +60,17 @@ inline void load_positions(const Vec3* x, const std::uint32_t* j, std::uint32_t 
   const auto two = [&](std::uint32_t a, std::uint32_t b) {
     const __m256d lo = _mm256_maskz_loadu_pd(0x7, xs + 3 * std::size_t(a));
     const __m256d hi = _mm256_maskz_loadu_pd(0x7, xs + 3 * std::size_t(b));
-    return _mm512_insertf64x4(_mm512_castpd256_pd512(lo), hi, 1);
+    return _mm512_maskz_insertf64x4(
+        0xFF, _mm512_maskz_insertf64x4(0xFF, _mm512_setzero_pd(), lo, 0), hi, 1);
   };
   const __m512d z01 = two(jj[0], jj[1]), z23 = two(jj[2], jj[3]);
   const __m512d z45 = two(jj[4], jj[5]), z67 = two(jj[6], jj[7]);
-  // [x0 x2 z0 z2 | x1 x3 z1 z3], [y0 y2 0 0 | y1 y3 0 0], and the same for 4..7.
-  const __m512d t0 = _mm512_unpacklo_pd(z01, z23), t1 = _mm512_unpackhi_pd(z01, z23);
-  const __m512d t2 = _mm512_unpacklo_pd(z45, z67), t3 = _mm512_unpackhi_pd(z45, z67);
+  // [x0 x2 z0 z2 | x1 x3 z1 z3], [y0 y2 0 0 | y1 y3 0 0], and the same for 4..7. (The masked
+  // forms with every lane set: GCC 12 warns about the unmasked ones' undefined sources.)
+  const __m512d t0 = _mm512_maskz_unpacklo_pd(0xFF, z01, z23),
+                t1 = _mm512_maskz_unpackhi_pd(0xFF, z01, z23);
+  const __m512d t2 = _mm512_maskz_unpacklo_pd(0xFF, z45, z67),
+                t3 = _mm512_maskz_unpackhi_pd(0xFF, z45, z67);
   const __m512i first = _mm512_setr_epi64(0, 4, 1, 5, 8, 12, 9, 13);
   const __m512i second = _mm512_setr_epi64(2, 6, 3, 7, 10, 14, 11, 15);
   xj = _mm512_permutex2var_pd(t0, first, t2);
