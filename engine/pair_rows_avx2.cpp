@@ -49,6 +49,7 @@ RowsTotals pair_rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_
     const __m256d one = _mm256_set1_pd(1.0);
     const double* xs = &rows.x[0].x;
     const __m128i lane_ids = _mm_setr_epi32(0, 1, 2, 3);
+    const __m256i xyz_mask = _mm256_setr_epi64x(-1, -1, -1, 0);
     RowsTotals totals;
     bool bad = false;
     alignas(32) double sx[4], sy[4], sz[4];
@@ -65,12 +66,22 @@ RowsTotals pair_rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_
             _mm_cmpgt_epi32(_mm_set1_epi32(static_cast<int>(left < 4 ? left : 4)), lane_ids);
         const __m128i j =
             _mm_maskload_epi32(reinterpret_cast<const int*>(rows.neighbors + k), lanes32);
-        const __m128i j3 = _mm_add_epi32(_mm_add_epi32(j, j), j);  // Vec3 stride
         const __m256d lanes = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(lanes32));
-        const __m256d zero = _mm256_setzero_pd();
-        const __m256d xj = _mm256_mask_i32gather_pd(zero, xs, j3, lanes, 8);
-        const __m256d yj = _mm256_mask_i32gather_pd(zero, xs + 1, j3, lanes, 8);
-        const __m256d zj = _mm256_mask_i32gather_pd(zero, xs + 2, j3, lanes, 8);
+        // x[j] for the four lanes: each Vec3 read as four doubles (the fourth masked off: no
+        // read past the array; lanes past the row read x[0]), transposed in registers. Cheaper
+        // than three gathers.
+        _mm_store_si128(reinterpret_cast<__m128i*>(js), j);
+        const __m256d r0 = _mm256_maskload_pd(xs + 3 * std::size_t(js[0]), xyz_mask);
+        const __m256d r1 = _mm256_maskload_pd(xs + 3 * std::size_t(js[1]), xyz_mask);
+        const __m256d r2j = _mm256_maskload_pd(xs + 3 * std::size_t(js[2]), xyz_mask);
+        const __m256d r3 = _mm256_maskload_pd(xs + 3 * std::size_t(js[3]), xyz_mask);
+        const __m256d t0 = _mm256_unpacklo_pd(r0, r1);   // x0 x1 | z0 z1
+        const __m256d t1 = _mm256_unpackhi_pd(r0, r1);   // y0 y1 | 0 0
+        const __m256d t2 = _mm256_unpacklo_pd(r2j, r3);  // x2 x3 | z2 z3
+        const __m256d t3 = _mm256_unpackhi_pd(r2j, r3);  // y2 y3 | 0 0
+        const __m256d xj = _mm256_permute2f128_pd(t0, t2, 0x20);
+        const __m256d yj = _mm256_permute2f128_pd(t1, t3, 0x20);
+        const __m256d zj = _mm256_permute2f128_pd(t0, t2, 0x31);
         const __m256d dx = minimum_image(_mm256_sub_pd(xi, xj), lx, hx, nhx);
         const __m256d dy = minimum_image(_mm256_sub_pd(yi, yj), ly, hy, nhy);
         const __m256d dz = minimum_image(_mm256_sub_pd(zi, zj), lz, hz, nhz);
@@ -91,7 +102,6 @@ RowsTotals pair_rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_
         _mm256_store_pd(sx, _mm256_mul_pd(s, dx));
         _mm256_store_pd(sy, _mm256_mul_pd(s, dy));
         _mm256_store_pd(sz, _mm256_mul_pd(s, dz));
-        _mm_store_si128(reinterpret_cast<__m128i*>(js), j);
         for (int l = 0; l < 4; ++l) {
           if (!((in_bits >> l) & 1)) continue;
           const std::int64_t Fx = static_cast<std::int64_t>(sx[l]);

@@ -49,6 +49,35 @@ struct Geometry {
         nhz(_mm512_set1_pd(-rows.half_length.z)) {}
 };
 
+// x[j[0..7]] as three vectors (x, y, z): each Vec3 read as four doubles (the fourth masked off:
+// no read past the array), two per vector, then transposed in registers. Lanes from `left` on
+// read x[0] (masked off by the caller). Cheaper than three gathers of eight on the CPUs at hand.
+inline void load_positions(const Vec3* x, const std::uint32_t* j, std::uint32_t left, __m512d& xj,
+                           __m512d& yj, __m512d& zj) {
+  const double* xs = &x[0].x;
+  std::uint32_t jj[8];
+  for (std::uint32_t m = 0; m < 8; ++m) jj[m] = m < left ? j[m] : 0;
+  const auto two = [&](std::uint32_t a, std::uint32_t b) {
+    const __m256d lo = _mm256_maskz_loadu_pd(0x7, xs + 3 * std::size_t(a));
+    const __m256d hi = _mm256_maskz_loadu_pd(0x7, xs + 3 * std::size_t(b));
+    return _mm512_maskz_insertf64x4(
+        0xFF, _mm512_maskz_insertf64x4(0xFF, _mm512_setzero_pd(), lo, 0), hi, 1);
+  };
+  const __m512d z01 = two(jj[0], jj[1]), z23 = two(jj[2], jj[3]);
+  const __m512d z45 = two(jj[4], jj[5]), z67 = two(jj[6], jj[7]);
+  // [x0 x2 z0 z2 | x1 x3 z1 z3], [y0 y2 0 0 | y1 y3 0 0], and the same for 4..7. (The masked
+  // forms with every lane set: GCC 12 warns about the unmasked ones' undefined sources.)
+  const __m512d t0 = _mm512_maskz_unpacklo_pd(0xFF, z01, z23),
+                t1 = _mm512_maskz_unpackhi_pd(0xFF, z01, z23);
+  const __m512d t2 = _mm512_maskz_unpacklo_pd(0xFF, z45, z67),
+                t3 = _mm512_maskz_unpackhi_pd(0xFF, z45, z67);
+  const __m512i first = _mm512_setr_epi64(0, 4, 1, 5, 8, 12, 9, 13);
+  const __m512i second = _mm512_setr_epi64(2, 6, 3, 7, 10, 14, 11, 15);
+  xj = _mm512_permutex2var_pd(t0, first, t2);
+  yj = _mm512_permutex2var_pd(t1, first, t3);
+  zj = _mm512_permutex2var_pd(t0, second, t2);
+}
+
 // One row's entries k .. k+7: the neighbour indices, the lanes in the row, displacements
 // (x_i − x_j, minimum image) and r² = (dx² + dy²) + dz².
 struct Lanes {
@@ -65,12 +94,8 @@ inline Lanes load_lanes(const Rows& rows, const Geometry& g, __m512d xi, __m512d
   l.lanes = left >= 8 ? 0xFF : static_cast<__mmask8>((1u << left) - 1);
   // The row's tail: the missing lanes index particle 0, masked off anyway.
   l.j = _mm256_maskz_loadu_epi32(l.lanes, rows.neighbors + k);
-  const __m256i j3 = _mm256_add_epi32(_mm256_add_epi32(l.j, l.j), l.j);  // Vec3 stride
-  const double* xs = &rows.x[0].x;
-  const __m512d zero = _mm512_setzero_pd();
-  const __m512d xj = _mm512_mask_i32gather_pd(zero, l.lanes, j3, xs, 8);
-  const __m512d yj = _mm512_mask_i32gather_pd(zero, l.lanes, j3, xs + 1, 8);
-  const __m512d zj = _mm512_mask_i32gather_pd(zero, l.lanes, j3, xs + 2, 8);
+  __m512d xj, yj, zj;
+  load_positions(rows.x, rows.neighbors + k, left, xj, yj, zj);
   l.dx = minimum_image(_mm512_sub_pd(xi, xj), g.lx, g.hx, g.nhx);
   l.dy = minimum_image(_mm512_sub_pd(yi, yj), g.ly, g.hy, g.nhy);
   l.dz = minimum_image(_mm512_sub_pd(zi, zj), g.lz, g.hz, g.nhz);
@@ -111,16 +136,20 @@ inline std::uint32_t pack_row(const Rows& rows, const Geometry& g, std::size_t i
                 zi = _mm512_set1_pd(rows.x[i].z);
   const std::uint32_t first = out.n;
   std::uint32_t n = first;
+  // Raw pointers: the stores below (through __m256i*, which may alias anything) would otherwise
+  // make the compiler reload the vectors' data pointers at every entry.
+  std::uint32_t* const pj = out.j.data();
+  double *const pdx = out.dx.data(), *const pdy = out.dy.data(), *const pdz = out.dz.data(),
+                *const pr2 = out.r2.data();
   for (std::uint32_t k = row_begin; k < row_end; k += 8) {
     const Lanes l = load_lanes(rows, g, xi, yi, zi, k, row_end);
     const __mmask8 in = l.lanes & _mm512_cmp_pd_mask(l.r2, cutoff_sq, _CMP_LT_OQ);
     if (in == 0) continue;
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out.j.data() + n),
-                        _mm256_maskz_compress_epi32(in, l.j));
-    _mm512_storeu_pd(out.dx.data() + n, _mm512_maskz_compress_pd(in, l.dx));
-    _mm512_storeu_pd(out.dy.data() + n, _mm512_maskz_compress_pd(in, l.dy));
-    _mm512_storeu_pd(out.dz.data() + n, _mm512_maskz_compress_pd(in, l.dz));
-    _mm512_storeu_pd(out.r2.data() + n, _mm512_maskz_compress_pd(in, l.r2));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(pj + n), _mm256_maskz_compress_epi32(in, l.j));
+    _mm512_storeu_pd(pdx + n, _mm512_maskz_compress_pd(in, l.dx));
+    _mm512_storeu_pd(pdy + n, _mm512_maskz_compress_pd(in, l.dy));
+    _mm512_storeu_pd(pdz + n, _mm512_maskz_compress_pd(in, l.dz));
+    _mm512_storeu_pd(pr2 + n, _mm512_maskz_compress_pd(in, l.r2));
     n += static_cast<std::uint32_t>(__builtin_popcount(in));
   }
   out.n = n;
@@ -174,20 +203,22 @@ inline TermPlanes term_planes(std::vector<std::int64_t>& F, std::uint32_t n) {
 
 // The force terms F of a block's packed pairs added to f: F to each row's i, −F to each j, in
 // scalar code (integer sums: any order gives the same bits).
-inline void add_terms(const Block& b, const std::int64_t* Fx, const std::int64_t* Fy,
-                      const std::int64_t* Fz, Fix3* f) {
-  const std::uint32_t* js = b.packed.j.data();
+inline void add_terms(const Block& b, const std::int64_t* __restrict Fx,
+                      const std::int64_t* __restrict Fy, const std::int64_t* __restrict Fz,
+                      Fix3* __restrict f) {
+  const std::uint32_t* __restrict js = b.packed.j.data();
   std::uint32_t k = 0;
   for (int r = 0; r < b.rows; ++r) {
     std::int64_t fx = 0, fy = 0, fz = 0;
     for (; k < b.row_end[r]; ++k) {
+      const std::int64_t tx = Fx[k], ty = Fy[k], tz = Fz[k];
       Fix3& fj = f[js[k]];
-      fj.x -= Fx[k];
-      fj.y -= Fy[k];
-      fj.z -= Fz[k];
-      fx += Fx[k];
-      fy += Fy[k];
-      fz += Fz[k];
+      fj.x -= tx;
+      fj.y -= ty;
+      fj.z -= tz;
+      fx += tx;
+      fy += ty;
+      fz += tz;
     }
     Fix3& fi = f[b.row_of[r]];
     fi.x += fx;
