@@ -354,6 +354,7 @@ do_run() {
         CMP_DIR=$inp cmp eam-32000-np2 2 "$inp/cu_eam.toml"
         CMP_DIR=$inp cmp eam-alloy-4000-np3-nt 3 "$inp/cuni_eam_alloy.toml" --set run.steps=300 --set decomposition.method=neutral-territory
         CMP_DIR=$inp cmp dpd-2916-np2 2 "$inp/dpd_groot_warren.toml" --set run.steps=1000
+        CMP_DIR=$inp cmp lj-32000 1 "$inp/lj_melt.toml" --set output.trajectory='""' --set output.checkpoint='""'
         CMP_DIR=$inp cmp mixed-lj-32000 1 "$inp/lj_melt.toml" --set run.precision='"mixed"' --set output.trajectory='""' --set output.checkpoint='""'
         CMP_DIR=$inp cmp mixed-morse-32000-np2 2 "$inp/morse_liquid.toml" --set run.steps=300 --set run.precision='"mixed"'
         if [[ -f $dist/data/data.chain ]]; then
