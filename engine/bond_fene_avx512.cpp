@@ -6,26 +6,13 @@
 #endif
 #include <stdexcept>
 
+#include "base/box_avx512.hpp"
 #include "base/fixed_point.hpp"
 #include "engine/bond_fene_avx512.hpp"
 
 namespace scanmd {
 
 #if defined(__AVX512VL__)
-
-namespace {
-
-// minimum_image (base/box.hpp): d − L where d > L/2, else d + L where d < −L/2, else d.
-__m512d minimum_image8(__m512d d, double length, double half_length) {
-  const __m512d L = _mm512_set1_pd(length);
-  const __mmask8 above = _mm512_cmp_pd_mask(d, _mm512_set1_pd(half_length), _CMP_GT_OQ);
-  const __mmask8 below = _mm512_cmp_pd_mask(d, _mm512_set1_pd(-half_length), _CMP_LT_OQ) &
-                         static_cast<__mmask8>(~above);
-  d = _mm512_mask_sub_pd(d, above, d, L);
-  return _mm512_mask_add_pd(d, below, d, L);
-}
-
-}  // namespace
 
 bool fene_forces_avx512(const Vec3* x, const BondedTerm* terms, std::size_t count,
                         const BondCoeff* coeff, Vec3 length, Vec3 half_length, std::int64_t* fx,
@@ -51,11 +38,11 @@ bool fene_forces_avx512(const Vec3* x, const BondedTerm* terms, std::size_t coun
   };
   // bond_geometry: d = x_i − x_j at the minimum image, r² = (dx² + dy²) + dz².
   const __m512d dx =
-      minimum_image8(_mm512_sub_pd(gather(vi, xd), gather(vj, xd)), length.x, half_length.x);
-  const __m512d dy = minimum_image8(_mm512_sub_pd(gather(vi, xd + 1), gather(vj, xd + 1)), length.y,
-                                    half_length.y);
-  const __m512d dz = minimum_image8(_mm512_sub_pd(gather(vi, xd + 2), gather(vj, xd + 2)), length.z,
-                                    half_length.z);
+      avx512::minimum_image(_mm512_sub_pd(gather(vi, xd), gather(vj, xd)), length.x, half_length.x);
+  const __m512d dy = avx512::minimum_image(_mm512_sub_pd(gather(vi, xd + 1), gather(vj, xd + 1)),
+                                           length.y, half_length.y);
+  const __m512d dz = avx512::minimum_image(_mm512_sub_pd(gather(vi, xd + 2), gather(vj, xd + 2)),
+                                           length.z, half_length.z);
   const __m512d rsq = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)),
                                     _mm512_mul_pd(dz, dz));
   // BondFene::eval without the energy.

@@ -12,17 +12,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/box_avx512.hpp"  // minimum_image
 #include "base/vec3.hpp"
 
 namespace scanmd::avx512 {
-
-// d − L where d > L/2, d + L where d < −L/2: the scalar minimum_image, lane by lane.
-inline __m512d minimum_image(__m512d d, __m512d len, __m512d half, __m512d neg_half) {
-  const __mmask8 above = _mm512_cmp_pd_mask(d, half, _CMP_GT_OQ);
-  const __mmask8 below = _mm512_cmp_pd_mask(d, neg_half, _CMP_LT_OQ);
-  d = _mm512_mask_sub_pd(d, above, d, len);
-  return _mm512_mask_add_pd(d, below, d, len);
-}
 
 // The sum of the eight lanes (_mm512_reduce_add_epi64 draws a false -Wmaybe-uninitialized
 // from GCC 12's header).

@@ -9,6 +9,7 @@
 
 #include <Random123/philox.h>
 
+#include "base/box_avx512.hpp"
 #include "physics/dynamics/langevin.hpp"
 #endif
 
@@ -175,16 +176,6 @@ inline bool wrap8(__m512d& x, double length, __mmask8& up, __mmask8& down) {
   return true;
 }
 
-// minimum_image (base/box.hpp).
-inline __m512d minimum_image8(__m512d d, double length, double half_length) {
-  const __m512d L = _mm512_set1_pd(length);
-  const __mmask8 above = _mm512_cmp_pd_mask(d, _mm512_set1_pd(half_length), _CMP_GT_OQ);
-  const __mmask8 below = _mm512_cmp_pd_mask(d, _mm512_set1_pd(-half_length), _CMP_LT_OQ) &
-                         static_cast<__mmask8>(~above);
-  d = _mm512_mask_sub_pd(d, above, d, L);
-  return _mm512_mask_add_pd(d, below, d, L);
-}
-
 inline int& component(Int3& a, int c) {
   return c == 0 ? a.x : c == 1 ? a.y : a.z;
 }
@@ -250,9 +241,9 @@ bool fused_kick_avx512(const FusedKickArgs& a, std::size_t i, fixed::Wide& work,
     __m512d dx = _mm512_sub_pd(x.x, xb.x), dy = _mm512_sub_pd(x.y, xb.y),
             dz = _mm512_sub_pd(x.z, xb.z);
     if (!a.explicit_images) {
-      dx = minimum_image8(dx, a.box.length.x, a.box.half_length.x);
-      dy = minimum_image8(dy, a.box.length.y, a.box.half_length.y);
-      dz = minimum_image8(dz, a.box.length.z, a.box.half_length.z);
+      dx = avx512::minimum_image(dx, a.box.length.x, a.box.half_length.x);
+      dy = avx512::minimum_image(dy, a.box.length.y, a.box.half_length.y);
+      dz = avx512::minimum_image(dz, a.box.length.z, a.box.half_length.z);
     }
     const __m512d rsq = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)),
                                       _mm512_mul_pd(dz, dz));
