@@ -137,8 +137,8 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
   const int ka = f.find(kAngleAtomField), kat = f.find(kAngleTypeField);
   const bool bonds = params_->bond_style != BondStyle::None && kb >= 0 && kbt >= 0;
   const bool angles = params_->angle_style != AngleStyle::None && ka >= 0 && kat >= 0;
-  // With the direct table, the partners' slots are fetched 16 particles ahead and their
-  // positions 8 ahead (the loop follows the cell order, the partners lie scattered).
+  // With the direct table, the partners' slots are fetched 32 particles ahead and what is read
+  // of them 16 ahead (the loop follows the cell order, the partners lie scattered).
   constexpr std::uint32_t kAhead = 16;
   const std::int64_t* bond_atoms =
       bonds ? f.integers(static_cast<std::size_t>(kb)).data() : nullptr;
@@ -366,7 +366,7 @@ void HostBondedCompute::exclude_bonded_pairs(const ParticleStore& p, NeighborLis
   // tested against all four without a branch.
   static_assert(kBondSlots == 4);
   const std::uint64_t* id = p.id.data();
-  list.drop_pairs_by_row([&](std::uint32_t i) {
+  list.drop_pairs([&](std::uint32_t i) {
     const std::int64_t* a = atom.data() + std::size_t{i} * kBondSlots;
     const std::int64_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
     return [=](std::uint32_t j) {

@@ -55,28 +55,12 @@ class NeighborList {
   const std::vector<std::uint32_t>& cell_order() const { return cell_order_; }
   std::uint64_t generation() const { return generation_; }
 
-  // Drops the entries (i, j) for which drop(i, j) holds, each row keeping its order (the
-  // special_bonds exclusions, after a build); max_terms() stays a bound.
-  template <class Drop>
-  void drop_pairs(Drop&& drop) {
-    const std::size_t rows = offsets_.empty() ? 0 : offsets_.size() - 1;
-    std::uint32_t w = 0;
-    for (std::size_t i = 0; i < rows; ++i) {
-      const std::uint32_t begin = offsets_[i], end = offsets_[i + 1];
-      offsets_[i] = w;
-      for (std::uint32_t k = begin; k < end; ++k)
-        if (!drop(static_cast<std::uint32_t>(i), neighbors_[k])) neighbors_[w++] = neighbors_[k];
-    }
-    if (rows > 0) offsets_[rows] = w;
-    neighbors_.resize(w);
-    ++generation_;
-  }
-
-  // The same with a predicate made per row: drop_row(i) returns the test of row i's j (what
-  // a row's test needs is fetched once per row); each entry is copied unconditionally and kept
-  // by its count (no branch per entry).
+  // Drops the entries (i, j) for which drop_row(i)(j) holds, each row keeping its order (the
+  // special_bonds exclusions, after a build); max_terms() stays a bound. drop_row(i) makes row
+  // i's test (what it needs is fetched once per row); each entry is copied unconditionally and
+  // kept by its count (no branch per entry).
   template <class DropRow>
-  void drop_pairs_by_row(DropRow&& drop_row) {
+  void drop_pairs(DropRow&& drop_row) {
     const std::size_t rows = offsets_.empty() ? 0 : offsets_.size() - 1;
     std::uint32_t w = 0;
     std::uint32_t* nb = neighbors_.data();
