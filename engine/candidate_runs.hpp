@@ -1,15 +1,16 @@
 // The inner loop of the host neighbour-list build for half and full shell (engine/neighbor_list.cpp):
 // stream compaction of one row's candidate runs. Candidates k of the runs [begin[r], end[r]) of
-// the cell order are kept when |q_i − q_k|² < R² (binning positions, sorted by cell, as three
-// arrays) and j = order[k] is a ghost or comes after i in the cell order (k > k_i) — the
+// the cell order are kept when they lie within the search sphere (engine/pair_candidate.hpp:
+// search_distance_sq < r_sq in float, on the binning positions as SearchPoints, sorted by cell,
+// as three arrays) and j = order[k] is a ghost or comes after i in the cell order (k > k_i) — the
 // kGeneral = false rule of engine/pair_candidate.hpp, with the same operations, so every version
-// keeps the same candidates in the same order. Kept j closer than the inner cutoff go to `near`,
-// the others to `far`, each in candidate order (the row order of neighbor_list.hpp, in the same
-// pass); with inner_sq = r_sq all go to `near`.
+// keeps the same candidates in the same order. Kept j closer than the inner cutoff (squared, in
+// float) go to `near`, the others to `far`, each in candidate order (the row order of
+// neighbor_list.hpp, in the same pass); with inner_sq = r_sq all go to `near`.
 //
-// Versions: scalar (branch-free: written unconditionally, advanced when kept) and AVX-512 (eight
-// candidates per vector, the kept ones compressed, written 8 at a time: `near` and `far` need 8
-// entries of room beyond what is kept), chosen by the pair kernel
+// Versions: scalar (branch-free: written unconditionally, advanced when kept) and AVX-512
+// (sixteen candidates per vector, the kept ones compressed, written 16 at a time: `near` and
+// `far` need kCandidateSlack entries of room beyond what is kept), chosen by the pair kernel
 // (engine/pair_kernel.hpp; the AVX2 kernel uses the scalar one).
 #pragma once
 
@@ -17,11 +18,15 @@
 #include <cstdint>
 
 #include "base/vec3.hpp"
+#include "engine/pair_candidate.hpp"
 
 namespace scanmd {
 
+// Entries the vector scan may write past the kept ones.
+inline constexpr std::size_t kCandidateSlack = 16;
+
 struct CandidateRuns {
-  const double *qx, *qy, *qz;  // binning positions in cell order
+  const float *qx, *qy, *qz;   // binning positions in cell order, as SearchPoints
   const std::uint32_t* order;  // cell order → particle index
   const std::uint32_t *begin, *end;
   int runs;
@@ -34,15 +39,14 @@ struct KeptCandidates {
 // The scalar scan, for a rule keep_rule(k, j) of the candidate at cell-order position k
 // (particle j) beside the distance test.
 template <class Rule>
-inline KeptCandidates keep_candidates_scalar_by(const CandidateRuns& c, Vec3 qi, double r_sq,
-                                                double inner_sq, std::uint32_t* near,
+inline KeptCandidates keep_candidates_scalar_by(const CandidateRuns& c, SearchPoint qi, float r_sq,
+                                                float inner_sq, std::uint32_t* near,
                                                 std::uint32_t* far, Rule keep_rule) {
   KeptCandidates n;
   for (int r = 0; r < c.runs; ++r)
     for (std::uint32_t k = c.begin[r]; k < c.end[r]; ++k) {
       const std::uint32_t j = c.order[k];
-      const double dx = qi.x - c.qx[k], dy = qi.y - c.qy[k], dz = qi.z - c.qz[k];
-      const double d2 = dx * dx + dy * dy + dz * dz;
+      const float d2 = search_distance_sq(qi, SearchPoint{c.qx[k], c.qy[k], c.qz[k]});
       const bool keep = (d2 < r_sq) & keep_rule(k, j);
       const bool inside = d2 < inner_sq;
       // Written unconditionally, advanced only when kept: compaction without branches.
@@ -54,8 +58,8 @@ inline KeptCandidates keep_candidates_scalar_by(const CandidateRuns& c, Vec3 qi,
   return n;
 }
 
-inline KeptCandidates keep_candidates_scalar(const CandidateRuns& c, Vec3 qi, double r_sq,
-                                             double inner_sq, std::uint32_t k_i,
+inline KeptCandidates keep_candidates_scalar(const CandidateRuns& c, SearchPoint qi, float r_sq,
+                                             float inner_sq, std::uint32_t k_i,
                                              std::uint32_t n_owned, std::uint32_t* near,
                                              std::uint32_t* far) {
   return keep_candidates_scalar_by(
@@ -63,9 +67,9 @@ inline KeptCandidates keep_candidates_scalar(const CandidateRuns& c, Vec3 qi, do
       [=](std::uint32_t k, std::uint32_t j) { return (j >= n_owned) | (k > k_i); });
 }
 
-KeptCandidates keep_candidates_avx512(const CandidateRuns& c, Vec3 qi, double r_sq, double inner_sq,
-                                      std::uint32_t k_i, std::uint32_t n_owned, std::uint32_t* near,
-                                      std::uint32_t* far);
+KeptCandidates keep_candidates_avx512(const CandidateRuns& c, SearchPoint qi, float r_sq,
+                                      float inner_sq, std::uint32_t k_i, std::uint32_t n_owned,
+                                      std::uint32_t* near, std::uint32_t* far);
 
 // The same scan with the rule by classes (neutral territory: PairRule::nt_row_classes): a
 // candidate within R is kept when cls[k] & any, or cls[k] & after and k > k_i (cls: one class
@@ -76,10 +80,9 @@ struct RowRuleClasses {
 };
 
 inline KeptCandidates keep_candidates_classes_scalar(const CandidateRuns& c,
-                                                     const RowRuleClasses& rule, Vec3 qi,
-                                                     double r_sq, double inner_sq,
-                                                     std::uint32_t k_i, std::uint32_t* near,
-                                                     std::uint32_t* far) {
+                                                     const RowRuleClasses& rule, SearchPoint qi,
+                                                     float r_sq, float inner_sq, std::uint32_t k_i,
+                                                     std::uint32_t* near, std::uint32_t* far) {
   return keep_candidates_scalar_by(
       c, qi, r_sq, inner_sq, near, far, [&](std::uint32_t k, std::uint32_t) {
         const std::uint32_t cls = rule.cls[k];
@@ -88,7 +91,7 @@ inline KeptCandidates keep_candidates_classes_scalar(const CandidateRuns& c,
 }
 
 KeptCandidates keep_candidates_classes_avx512(const CandidateRuns& c, const RowRuleClasses& rule,
-                                              Vec3 qi, double r_sq, double inner_sq,
+                                              SearchPoint qi, float r_sq, float inner_sq,
                                               std::uint32_t k_i, std::uint32_t* near,
                                               std::uint32_t* far);
 

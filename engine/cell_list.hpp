@@ -16,6 +16,7 @@
 
 #include "base/box.hpp"
 #include "base/particles.hpp"
+#include "engine/pair_candidate.hpp"
 #include "kernels/workspace.hpp"
 
 namespace scanmd {
@@ -48,7 +49,17 @@ struct CellGrid {
             clamp_cell(static_cast<int>(raw_cell(q.z, origin.z, inv.z)), dims.z)};
   }
   SCANMD_HD int flat(Int3 c) const { return c.x + dims.x * (c.y + dims.y * c.z); }
+  // The longest edge of the grid.
+  double extent() const {
+    const double ex = dims.x / inv.x, ey = dims.y / inv.y, ez = dims.z / inv.z;
+    return ex > ey ? (ex > ez ? ex : ez) : (ey > ez ? ey : ez);
+  }
 };
+
+// The neighbour-list search of radius R over this grid (both backends' lists use it).
+inline SearchSphere search_sphere(const CellGrid& grid, double R) {
+  return SearchSphere::make(grid.origin, grid.extent(), R);
+}
 
 class CellList {
  public:

@@ -13,7 +13,7 @@ namespace scanmd {
 
 template <bool GeneralRule>
 void NeighborList::collect(const ParticleStore& p, const CellList& cells, const PairRule& rule,
-                           double r_sq, double inner_sq, std::size_t row_begin, std::size_t row_end,
+                           float r_sq, float inner_sq, std::size_t row_begin, std::size_t row_end,
                            RowScratch& s) {
   const std::uint32_t n_owned = static_cast<std::uint32_t>(p.n_owned);
   const auto& order = cells.order();
@@ -33,7 +33,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     }
     const std::size_t before = at;
     const std::uint32_t k_i = rank_[i];
-    const Vec3 qi{qx_[k_i], qy_[k_i], qz_[k_i]};
+    const SearchPoint qi{qx_[k_i], qy_[k_i], qz_[k_i]};
     const PairSide side_i =
         GeneralRule ? PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]} : PairSide{};
     const Int3 ci = cells.cell_of(i);
@@ -49,12 +49,13 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         capacity += run_end[runs] - run_begin[runs];
         ++runs;
       }
-    // (8 entries of slack: the AVX-512 scan writes 8 at a time, engine/candidate_runs.hpp.)
-    if (at + capacity + 8 > s.candidates.size()) {
+    // (kCandidateSlack entries of slack: the AVX-512 scan writes whole vectors,
+    // engine/candidate_runs.hpp.)
+    if (at + capacity + kCandidateSlack > s.candidates.size()) {
       // Grown to the size the rows so far project for the whole range (plus a twentieth), not
       // doubled: this buffer becomes the list (thread 0's), and its capacity stays for the next
       // build, so later builds rarely grow it at all.
-      const std::size_t need = at + capacity + 8;
+      const std::size_t need = at + capacity + kCandidateSlack;
       if (need > s.candidates.capacity()) {
         const double done = static_cast<double>(i - row_begin + 1);
         const double projected =
@@ -92,7 +93,8 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(),
                             run_begin,  run_end,    runs};
       // Near and far in one pass: the row is ordered as it is collected.
-      if (s.far.size() < capacity + 8) s.far.resize(capacity + capacity / 2 + 8);
+      if (s.far.size() < capacity + kCandidateSlack)
+        s.far.resize(capacity + capacity / 2 + kCandidateSlack);
       const KeptCandidates kept =
           classes ? (vector ? keep_candidates_classes_avx512(c, by_class, qi, r_sq, inner_sq, k_i,
                                                              out + at, s.far.data())
@@ -116,20 +118,22 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
           const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
           // All as near (inner = R): the row is ordered below, with the general candidates.
           // (s.far only takes the scalar version's unconditional writes.)
-          if (s.far.size() < capacity + 8) s.far.resize(capacity + capacity / 2 + 8);
+          if (s.far.size() < capacity + kCandidateSlack)
+            s.far.resize(capacity + capacity / 2 + kCandidateSlack);
           std::uint32_t* none = s.far.data();
           at += (vector ? keep_candidates_avx512(c, qi, r_sq, r_sq, k_i, n_owned, out + at, none)
                         : keep_candidates_scalar(c, qi, r_sq, r_sq, k_i, n_owned, out + at, none))
                     .near;
           continue;
         }
-        // The general rule (lists_candidate<true>: within R, not i itself, and the method's
+        // The general rule (lists_candidate<true>: within the search sphere, not i itself, and the method's
         // rule) in two passes over the run: the distance by the candidate scan (n_owned = 0:
         // every candidate within R is kept, in candidate order), then the rule on those only.
         const std::uint32_t b[1] = {run_begin[r]};
         const std::uint32_t e[1] = {run_end[r]};
         const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
-        if (s.far.size() < capacity + 8) s.far.resize(capacity + capacity / 2 + 8);
+        if (s.far.size() < capacity + kCandidateSlack)
+          s.far.resize(capacity + capacity / 2 + kCandidateSlack);
         const std::size_t within =
             (vector ? keep_candidates_avx512(c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data())
                     : keep_candidates_scalar(c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data()))
@@ -156,8 +160,8 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       for (std::size_t k = before; k < at; ++k) {
         const std::uint32_t j = out[k];
         const std::uint32_t k_j = rank_[j];
-        const double dx = qi.x - qx_[k_j], dy = qi.y - qy_[k_j], dz = qi.z - qz_[k_j];
-        const bool inside = dx * dx + dy * dy + dz * dz < inner_sq;
+        const bool inside =
+            search_distance_sq(qi, SearchPoint{qx_[k_j], qy_[k_j], qz_[k_j]}) < inner_sq;
         out[near] = j;
         near += inside;
         s.far[n_far] = j;
@@ -178,15 +182,16 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   const auto& order = cells.order();
   resize_with_slack(rank_, n);
   // (16 more: room for whole vectors past the end.)
-  qx_ = ws.get<double>(kPositionSlot, n + 16).first(n);
-  qy_ = ws.get<double>(kPositionSlot + 1, n + 16).first(n);
-  qz_ = ws.get<double>(kPositionSlot + 2, n + 16).first(n);
+  qx_ = ws.get<float>(kPositionSlot, n + 16).first(n);
+  qy_ = ws.get<float>(kPositionSlot + 1, n + 16).first(n);
+  qz_ = ws.get<float>(kPositionSlot + 2, n + 16).first(n);
   resize_with_slack(counts_, n);
   const int threads = std::max(1, threads_);
   scratch_.resize(static_cast<std::size_t>(threads));
   // Thread 0 collects straight into the list's own buffer (no second list-sized array).
   scratch_[0].candidates.swap(neighbors_);
   const double r_sq = import_cutoff * import_cutoff;
+  search_ = scanmd::search_sphere(cells.grid(), import_cutoff);
   // First build: reserve what a uniform fluid would need, (2/3)·π·R³·ρ pairs per owned
   // particle and 5% more, so the buffer is not grown (each growth holds the old and the new
   // buffer at once: the peak memory of the run). Later builds keep the last capacity.
@@ -205,8 +210,10 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   std::vector<std::size_t> at(static_cast<std::size_t>(threads) + 1, n);
   for (int t = 0; t < threads; ++t)
     at[static_cast<std::size_t>(t)] = p.n_owned * static_cast<std::size_t>(t) / threads;
-  // Without an inner cutoff every neighbour counts as near: rows keep the cell order.
-  const double inner_sq = inner_cutoff > 0.0 ? inner_cutoff * inner_cutoff : r_sq;
+  // Without an inner cutoff every neighbour counts as near: rows keep the cell order. (The
+  // split only orders a row: r_c² rounded to float is near enough.)
+  const float inner_sq =
+      inner_cutoff > 0.0 ? static_cast<float>(inner_cutoff * inner_cutoff) : search_.r_sq;
   // Half and full shell have a two-line rule, inlined, neutral territory a rule by classes of
   // the candidates; the other methods ask the PairRule.
   const bool nt = rule.method == Method::NeutralTerritory;
@@ -218,13 +225,14 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
     std::vector<Int3>().swap(home_sorted_);  // only the general rule reads it
   if (nt) resize_with_slack(nt_class_, n);
   const Vec3 L = cells.box_length();
+  const SearchSphere search = search_;
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(static)
     for (std::size_t k = 0; k < n; ++k) {
       const std::uint32_t i = order[k];
       rank_[i] = static_cast<std::uint32_t>(k);
-      const Vec3 q = CellGrid::binning_position(p.x[i], p.shift[i], L);
+      const SearchPoint q = search.point(CellGrid::binning_position(p.x[i], p.shift[i], L));
       qx_[k] = q.x;
       qy_[k] = q.y;
       qz_[k] = q.z;
@@ -243,9 +251,9 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
     }
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
     if (general)
-      collect<true>(p, cells, rule, r_sq, inner_sq, at[t], at[t + 1], scratch_[t]);
+      collect<true>(p, cells, rule, search.r_sq, inner_sq, at[t], at[t + 1], scratch_[t]);
     else
-      collect<false>(p, cells, rule, r_sq, inner_sq, at[t], at[t + 1], scratch_[t]);
+      collect<false>(p, cells, rule, search.r_sq, inner_sq, at[t], at[t + 1], scratch_[t]);
   }
 
   // Rows were collected in row order, so the scanned counts are their offsets; each thread's

@@ -1,8 +1,9 @@
 // The neighbour list of one rank: CSR rows, one per local particle, built count → scan → fill.
 //
-// Row i lists the j with |q_i − q_j| < R for which the decomposition's PairRule says
-// "this pair is computed here, with i first" — so each pair computed by the rank appears
-// exactly once, under one of its two particles. Rows of particles that cannot head a pair
+// Row i lists the j with |q_i − q_j| < R (and perhaps a few just beyond: the distance test runs
+// in float over a slightly wider sphere, engine/pair_candidate.hpp) for which the
+// decomposition's PairRule says "this pair is computed here, with i first" — so each pair
+// computed by the rank appears exactly once, under one of its two particles. Rows of particles that cannot head a pair
 // (ghosts in the shell methods) are empty. Built on rebuild steps only; between rebuilds
 // the pair set within the cutoff is covered as long as no particle moved more than skin/2.
 //
@@ -32,6 +33,7 @@
 #include "base/particles.hpp"
 #include "decomposition/import_rule.hpp"
 #include "engine/cell_list.hpp"
+#include "engine/pair_candidate.hpp"
 #include "engine/pair_kernel.hpp"
 #include "kernels/workspace.hpp"
 
@@ -42,6 +44,10 @@ class NeighborList {
   // inner_cutoff > 0: order each row as described above.
   void build(kernels::Workspace& ws, const ParticleStore& p, const CellList& cells,
              const PairRule& rule, double import_cutoff, double inner_cutoff = 0.0);
+
+  // The last build's search sphere: every pair within R listed, and perhaps a few just beyond
+  // (engine/pair_candidate.hpp).
+  const SearchSphere& search_sphere() const { return search_; }
 
   const std::vector<std::uint32_t>& offsets() const { return offsets_; }
   const std::vector<std::uint32_t>& neighbors() const { return neighbors_; }
@@ -96,8 +102,8 @@ class NeighborList {
     std::size_t kept = 0;
   };
   template <bool GeneralRule>
-  void collect(const ParticleStore& p, const CellList& cells, const PairRule& rule, double r_sq,
-               double inner_sq, std::size_t row_begin, std::size_t row_end, RowScratch& s);
+  void collect(const ParticleStore& p, const CellList& cells, const PairRule& rule, float r_sq,
+               float inner_sq, std::size_t row_begin, std::size_t row_end, RowScratch& s);
 
   PairKernel kernel_ = PairKernel::Scalar;
   int threads_ = 1;
@@ -109,7 +115,8 @@ class NeighborList {
   std::vector<std::uint32_t> rank_;  // particle index → position in cell order
   // Binning positions in cell order: scratch of the build's Workspace (slots kPositionSlot..+2,
   // which the halo build's records share: HaloExchange::build, over before the list build).
-  std::span<double> qx_, qy_, qz_;
+  std::span<float> qx_, qy_, qz_;  // as SearchPoints (engine/pair_candidate.hpp)
+  SearchSphere search_;
   std::vector<Int3> home_sorted_;
   std::vector<std::uint32_t> nt_class_;       // neutral territory: PairRule::nt_class in cell order
   std::vector<std::uint32_t> ghosts_before_;  // ghosts among cell-order positions < k

@@ -45,7 +45,7 @@ void DeviceNeighborList::build(const DeviceParticles& p, const DeviceCellList& c
                        p.n_owned,
                        rule,
                        general,
-                       import_cutoff * import_cutoff};
+                       search_sphere(cells.grid(), import_cutoff)};
   if (segmented) {
     launch_neighbor_count(a, run_count_.data(), heads_.data(), nullptr, nullptr, stream);
     kernels::cuda::segmented_exclusive_scan<std::uint32_t>(

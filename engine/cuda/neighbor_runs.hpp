@@ -4,7 +4,8 @@
 //
 // Element e = i·25 + r is row i's stencil run r: the cells (cx−2 … cx+2, cy + r%5 − 2,
 // cz + r/5 − 2), one contiguous range of the cell order (cells are sorted x-fastest). The
-// candidates are the host's (NeighborList::collect): within R of i's binning position, and
+// candidates are the host's (NeighborList::collect): within the search sphere about i's binning
+// position (engine/pair_candidate.hpp: the same float test, the same SearchSphere), and
 // the PairRule gives the pair to this rank with i first — the half / full shell rule inlined,
 // the others asked through PairRule::lists_pair with the cell-order positions as tie-break.
 // Plain C++ (no CUDA types).
@@ -37,8 +38,8 @@ struct NeighborArgs {
   Int3 dims;
   std::uint32_t n, n_owned;
   PairRule rule;
-  bool general_rule;  // false: the half / full shell rule, inlined
-  double r_sq;
+  bool general_rule;    // false: the half / full shell rule, inlined
+  SearchSphere search;  // the host's for the same grid and R (NeighborList)
 };
 
 // Visits the accepted candidates of row i's run r in cell order: emit(c, j) for the c-th one.
@@ -62,13 +63,14 @@ SCANMD_HD inline std::uint32_t visit_run(const NeighborArgs& a, std::uint32_t i,
   const std::uint32_t begin = a.cell_offsets[x0 + row_base];
   const std::uint32_t end = a.cell_offsets[x1 + row_base + 1];
   const std::uint32_t k_i = a.rank[i];
-  const Vec3 qi = a.q_sorted[k_i];
+  const SearchPoint qi = a.search.point(a.q_sorted[k_i]);
   const PairSide side_i = kGeneral ? PairSide{i_owned, home_i, k_i, a.id[i], a.x[i]} : PairSide{};
   std::uint32_t count = 0;
   for (std::uint32_t k = begin; k < end; ++k) {
     const std::uint32_t j = a.order[k];
     const bool keep = lists_candidate<kGeneral>(
-        a.rule, a.r_sq, qi, a.q_sorted[k], j, k, k_i, a.n_owned, side_i, [&] {
+        a.rule, a.search.r_sq, qi, a.search.point(a.q_sorted[k]), j, k, k_i, a.n_owned, side_i,
+        [&] {
           return PairSide{j < a.n_owned, a.home_sorted[k], k, a.id[j], a.x[j]};
         });
     if (keep) {

@@ -177,7 +177,7 @@ TEST(NeighborRuns, SameListAsHost) {
                                       static_cast<std::uint32_t>(p.n_owned),
                                       rule,
                                       general,
-                                      R * R};
+                                      search_sphere(cells.grid(), R)};
       auto visit = [&](std::uint32_t i, int r, auto&& emit) {
         return general ? cuda_step::visit_run<true>(a, i, r, emit)
                        : cuda_step::visit_run<false>(a, i, r, emit);
