@@ -49,7 +49,10 @@ inline void load_positions(const Vec3* x, const std::uint32_t* j, std::uint32_t 
                            __m512d& yj, __m512d& zj) {
   const double* xs = &x[0].x;
   std::uint32_t jj[8];
-  for (std::uint32_t m = 0; m < 8; ++m) jj[m] = m < left ? j[m] : 0;
+  if (left >= 8)
+    for (std::uint32_t m = 0; m < 8; ++m) jj[m] = j[m];
+  else
+    for (std::uint32_t m = 0; m < 8; ++m) jj[m] = m < left ? j[m] : 0;
   const auto two = [&](std::uint32_t a, std::uint32_t b) {
     const __m256d lo = _mm256_maskz_loadu_pd(0x7, xs + 3 * std::size_t(a));
     const __m256d hi = _mm256_maskz_loadu_pd(0x7, xs + 3 * std::size_t(b));
@@ -137,7 +140,6 @@ inline std::uint32_t pack_row(const Rows& rows, const Geometry& g, std::size_t i
   for (std::uint32_t k = row_begin; k < row_end; k += 8) {
     const Lanes l = load_lanes(rows, g, xi, yi, zi, k, row_end);
     const __mmask8 in = l.lanes & _mm512_cmp_pd_mask(l.r2, cutoff_sq, _CMP_LT_OQ);
-    if (in == 0) continue;
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(pj + n), _mm256_maskz_compress_epi32(in, l.j));
     _mm512_storeu_pd(pdx + n, _mm512_maskz_compress_pd(in, l.dx));
     _mm512_storeu_pd(pdy + n, _mm512_maskz_compress_pd(in, l.dy));
