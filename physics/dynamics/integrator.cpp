@@ -107,22 +107,7 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
   const bool skin = moved != nullptr;
   const double limit_sq = limit * limit;
   bool any_moved = false;
-  if (drag_.empty()) {
-#pragma omp parallel for schedule(static) reduction(min    \
-                                                    : bad) \
-    reduction(|                                            \
-              : any_moved) if (n >= kParallelFrom)
-    for (std::size_t i = 0; i < n; ++i) {
-      const double dtf = dtf_[p.type[i]];
-      verlet_final(p.v[i], p.f[i], dtf);
-      verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf, box.length);
-      if (!inside_box(p.x[i], box.length) && i < bad) bad = i;
-      if (skin) any_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
-    }
-    check_positions(p, bad);
-    if (skin) *moved = any_moved;
-    return 0;
-  }
+  const bool langevin = !drag_.empty();
   const LangevinView l = view();
   bool overflow[2] = {false, false};  // of the final kick's work, of the initial kick's
   fixed::Wide work = 0;
@@ -160,17 +145,24 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
 #pragma omp for schedule(static) nowait
     for (std::size_t b = 0; b < blocks; ++b) {
       const std::size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
-      if (vector && end - begin == kBlock && fused_kick_avx512(args, begin, mine, mine_moved))
+      if (vector && end - begin == kBlock &&
+          (langevin ? fused_kick_avx512(args, begin, mine, mine_moved)
+                    : fused_verlet_avx512(args, begin, mine_moved)))
         continue;
       for (std::size_t i = begin; i < end; ++i) {
-        const Vec3 u = langevin_noise(seed_, p.id[i], step);
         const std::uint32_t type = p.type[i];
         const double dtf = dtf_[type];
-        const double w_final = langevin_kick_with(p.v[i], p.f[i], dtf, 0.5 * dt_, l, type, u);
-        const double w_initial = verlet_initial_langevin_with(p.x[i], p.v[i], p.image[i], p.f[i],
-                                                              dt_, dtf, box.length, l, type, u);
-        mine += fixed::to_fixed(w_final, over[0]);
-        mine += fixed::to_fixed(w_initial, over[1]);
+        if (langevin) {
+          const Vec3 u = langevin_noise(seed_, p.id[i], step);
+          const double w_final = langevin_kick_with(p.v[i], p.f[i], dtf, 0.5 * dt_, l, type, u);
+          const double w_initial = verlet_initial_langevin_with(p.x[i], p.v[i], p.image[i], p.f[i],
+                                                                dt_, dtf, box.length, l, type, u);
+          mine += fixed::to_fixed(w_final, over[0]);
+          mine += fixed::to_fixed(w_initial, over[1]);
+        } else {
+          verlet_final(p.v[i], p.f[i], dtf);
+          verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf, box.length);
+        }
         if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
         if (skin) mine_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
       }
@@ -184,9 +176,9 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
       any_moved = any_moved || mine_moved;
     }
   }
-  kept_.step = kNoStep;
+  if (langevin) kept_.step = kNoStep;
   // The two passes' checks in their order: the final kick's work, the positions, the initial
-  // kick's work.
+  // kick's work (no work without the thermostat).
   checked(0, overflow[0]);
   check_positions(p, bad);
   const fixed::Wide result = checked(work, overflow[1]);

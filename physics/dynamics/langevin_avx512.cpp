@@ -186,39 +186,41 @@ inline std::int64_t lane(__m512i v, int l) {
   return w[l];
 }
 
-}  // namespace
+// The eight particles' per-type factor from coeff (broadcast for one type, else gathered).
+inline __m512d per_type(const FusedKickArgs& a, const double* coeff, __m256i types) {
+  return a.one_type ? _mm512_set1_pd(coeff[0]) : gather(types, coeff);
+}
 
-bool fused_kick_avx512(const FusedKickArgs& a, std::size_t i, fixed::Wide& work, bool& moved) {
-  static_assert(sizeof(Vec3) == 24 && sizeof(Fix3) == 24 && sizeof(Int3) == 12);
-  const __m256i types =
-      _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.type + i));  // 8 × uint32
-  // (One type: its coefficients broadcast, no gathers.)
-  const __m512d dtf = a.one_type ? _mm512_set1_pd(a.dtf[0]) : gather(types, a.dtf);
-  const __m512d g1 = a.one_type ? _mm512_set1_pd(a.drag[0]) : gather(types, a.drag);
-  const __m512d g2 = a.one_type ? _mm512_set1_pd(a.noise[0]) : gather(types, a.noise);
-  const __m512d half_dt = _mm512_set1_pd(0.5 * a.dt);
-  const __m512d dt = _mm512_set1_pd(a.dt);
-
-  // langevin_noise(seed, id, step)
-  __m512i r0, r1, r2;
-  philox8(_mm512_loadu_si512(a.id + i), a.step, a.seed, r0, r1, r2);
-  const V3 u{uniform(r0), uniform(r1), uniform(r2)};
-
+// The state of one block: the force (converted as fixed::to_double), velocity and position of
+// eight particles, their types and dt/2m.
+struct Block {
+  __m256i types;  // 8 × uint32
+  __m512d dtf;
   V3 f, v, x;
-  load3(reinterpret_cast<const double*>(a.f + i), f.x, f.y, f.z);
-  f = {to_double(f.x), to_double(f.y), to_double(f.z)};
-  load3(&a.v[i].x, v.x, v.y, v.z);
-  load3(&a.x[i].x, x.x, x.y, x.z);
+};
 
-  // The second half kick of the last step, then this step's first half kick and the drift.
-  const __m512d w_final = kick(v, f, u, dtf, g1, g2, half_dt);
-  const __m512d w_initial = kick(v, f, u, dtf, g1, g2, half_dt);
-  x.x = _mm512_add_pd(x.x, _mm512_mul_pd(dt, v.x));
-  x.y = _mm512_add_pd(x.y, _mm512_mul_pd(dt, v.y));
-  x.z = _mm512_add_pd(x.z, _mm512_mul_pd(dt, v.z));
+inline Block load_block(const FusedKickArgs& a, std::size_t i) {
+  static_assert(sizeof(Vec3) == 24 && sizeof(Fix3) == 24 && sizeof(Int3) == 12);
+  Block b;
+  b.types = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.type + i));
+  b.dtf = per_type(a, a.dtf, b.types);
+  load3(reinterpret_cast<const double*>(a.f + i), b.f.x, b.f.y, b.f.z);
+  b.f = {to_double(b.f.x), to_double(b.f.y), to_double(b.f.z)};
+  load3(&a.v[i].x, b.v.x, b.v.y, b.v.z);
+  load3(&a.x[i].x, b.x.x, b.x.y, b.x.z);
+  return b;
+}
 
-  __m512i fixed_final, fixed_initial;
-  if (!to_fixed(w_final, fixed_final) || !to_fixed(w_initial, fixed_initial)) return false;
+// After the kicks: the drift x += dt v, the wrap (wrap_coordinate), the skin test
+// (moved_beyond_limit, skipped once `moved` is set: an OR) and the write-back of x, v and the
+// image counters. False, with nothing written, when a lane needs the scalar path (a wrap beyond
+// one box length, an image counter at the end of its range, a value that is not finite).
+inline bool drift_wrap_store(const FusedKickArgs& a, std::size_t i, Block& b, bool& moved) {
+  const __m512d dt = _mm512_set1_pd(a.dt);
+  V3& x = b.x;
+  x.x = _mm512_add_pd(x.x, _mm512_mul_pd(dt, b.v.x));
+  x.y = _mm512_add_pd(x.y, _mm512_mul_pd(dt, b.v.y));
+  x.z = _mm512_add_pd(x.z, _mm512_mul_pd(dt, b.v.z));
   __mmask8 up[3], down[3];
   if (!wrap8(x.x, a.box.length.x, up[0], down[0]) || !wrap8(x.y, a.box.length.y, up[1], down[1]) ||
       !wrap8(x.z, a.box.length.z, up[2], down[2]))
@@ -235,7 +237,7 @@ bool fused_kick_avx512(const FusedKickArgs& a, std::size_t i, fixed::Wide& work,
     }
 
   bool any_moved = false;
-  if (a.skin) {
+  if (a.skin && !moved) {
     V3 xb;
     load3(&a.x_build[i].x, xb.x, xb.y, xb.z);
     __m512d dx = _mm512_sub_pd(x.x, xb.x), dy = _mm512_sub_pd(x.y, xb.y),
@@ -251,25 +253,62 @@ bool fused_kick_avx512(const FusedKickArgs& a, std::size_t i, fixed::Wide& work,
   }
 
   // Every lane took the fast path: write back.
-  store3(&a.v[i].x, v.x, v.y, v.z);
+  store3(&a.v[i].x, b.v.x, b.v.y, b.v.z);
   store3(&a.x[i].x, x.x, x.y, x.z);
   if (wrapped != 0)
     for (int l = 0; l < 8; ++l) {
       Int3& img = a.image[i + static_cast<std::size_t>(l)];
       for (int c = 0; c < 3; ++c) component(img, c) += ((up[c] >> l) & 1) - ((down[c] >> l) & 1);
     }
+  moved = moved || any_moved;
+  return true;
+}
+
+}  // namespace
+
+bool fused_kick_avx512(const FusedKickArgs& a, std::size_t i, fixed::Wide& work, bool& moved) {
+  Block b = load_block(a, i);
+  const __m512d g1 = per_type(a, a.drag, b.types);
+  const __m512d g2 = per_type(a, a.noise, b.types);
+  const __m512d half_dt = _mm512_set1_pd(0.5 * a.dt);
+
+  // langevin_noise(seed, id, step)
+  __m512i r0, r1, r2;
+  philox8(_mm512_loadu_si512(a.id + i), a.step, a.seed, r0, r1, r2);
+  const V3 u{uniform(r0), uniform(r1), uniform(r2)};
+
+  // The second half kick of the last step, then this step's first half kick (the drift follows).
+  const __m512d w_final = kick(b.v, b.f, u, b.dtf, g1, g2, half_dt);
+  const __m512d w_initial = kick(b.v, b.f, u, b.dtf, g1, g2, half_dt);
+  __m512i fixed_final, fixed_initial;
+  if (!to_fixed(w_final, fixed_final) || !to_fixed(w_initial, fixed_initial)) return false;
+  if (!drift_wrap_store(a, i, b, moved)) return false;
   // Two terms per lane below 2^62 each: their int64 sum cannot overflow.
   const __m512i sum = _mm512_add_epi64(fixed_final, fixed_initial);
   fixed::Wide block = 0;
   for (int l = 0; l < 8; ++l) block += lane(sum, l);
   work += block;
-  moved = moved || any_moved;
   return true;
+}
+
+bool fused_verlet_avx512(const FusedKickArgs& a, std::size_t i, bool& moved) {
+  Block b = load_block(a, i);
+  // verlet_final, then verlet_initial's kick: v += dtf·F twice (the drift follows).
+  for (int kick = 0; kick < 2; ++kick) {
+    b.v.x = _mm512_add_pd(b.v.x, _mm512_mul_pd(b.dtf, b.f.x));
+    b.v.y = _mm512_add_pd(b.v.y, _mm512_mul_pd(b.dtf, b.f.y));
+    b.v.z = _mm512_add_pd(b.v.z, _mm512_mul_pd(b.dtf, b.f.z));
+  }
+  return drift_wrap_store(a, i, b, moved);
 }
 
 #else
 
 bool fused_kick_avx512(const FusedKickArgs&, std::size_t, fixed::Wide&, bool&) {
+  return false;
+}
+
+bool fused_verlet_avx512(const FusedKickArgs&, std::size_t, bool&) {
   return false;
 }
 
