@@ -299,7 +299,7 @@ TEST(IntegratorFused, PlainVectorBlocksSameBitsAsScalar) {
     args.limit_sq = limit * limit;
     args.skin = true;
     args.explicit_images = images == PairImages::Explicit;
-    int moved_blocks = 0, still_blocks = 0;
+    int moved_blocks = 0, still_blocks = 0, up = 0, down = 0;
     for (std::size_t block = 0; block < vec.n_owned / 8; ++block) {
       const std::size_t begin = 8 * block, end = begin + 8;
       bool moved = false;
@@ -312,6 +312,11 @@ TEST(IntegratorFused, PlainVectorBlocksSameBitsAsScalar) {
       }
       ASSERT_TRUE(vector) << "block " << block;
       ASSERT_TRUE(same_state(vec, oracle, begin, end));
+      for (std::size_t i = begin; i < end; ++i) {  // (the vector pass's own wraps)
+        const Int3 d = vec.image[i] - start.image[i];
+        up += d.x > 0 || d.y > 0 || d.z > 0;
+        down += d.x < 0 || d.y < 0 || d.z < 0;
+      }
       bool expected = false;
       for (std::size_t i = begin; i < end; ++i)
         expected |= moved_beyond_limit(oracle.x[i], oracle.x_build[i], box, limit * limit, images);
@@ -320,6 +325,8 @@ TEST(IntegratorFused, PlainVectorBlocksSameBitsAsScalar) {
     }
     EXPECT_GT(moved_blocks, 0);
     EXPECT_GT(still_blocks, 0);
+    EXPECT_GT(up, 0);
+    EXPECT_GT(down, 0);
     EXPECT_EQ(std::bit_cast<std::uint64_t>(vec.x[100].x), 0u);
     EXPECT_EQ(vec.image[100].x, 0);
   }
