@@ -7,6 +7,7 @@
 #include "physics/dynamics/integrator.hpp"
 
 #include <algorithm>
+#include <type_traits>
 
 namespace scanmd {
 
@@ -107,22 +108,7 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
   const bool skin = moved != nullptr;
   const double limit_sq = limit * limit;
   bool any_moved = false;
-  if (drag_.empty()) {
-#pragma omp parallel for schedule(static) reduction(min    \
-                                                    : bad) \
-    reduction(|                                            \
-              : any_moved) if (n >= kParallelFrom)
-    for (std::size_t i = 0; i < n; ++i) {
-      const double dtf = dtf_[p.type[i]];
-      verlet_final(p.v[i], p.f[i], dtf);
-      verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf, box.length);
-      if (!inside_box(p.x[i], box.length) && i < bad) bad = i;
-      if (skin) any_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
-    }
-    check_positions(p, bad);
-    if (skin) *moved = any_moved;
-    return 0;
-  }
+  const bool langevin = !drag_.empty();
   const LangevinView l = view();
   bool overflow[2] = {false, false};  // of the final kick's work, of the initial kick's
   fixed::Wide work = 0;
@@ -149,44 +135,62 @@ fixed::Wide VelocityVerlet::final_then_initial(ParticleStore& p, const Box& box,
   args.skin = skin;
   args.explicit_images = images == PairImages::Explicit;
   args.one_type = dtf_.size() == 1;
-  constexpr std::size_t kBlock = 8;
-  const std::size_t blocks = (n + kBlock - 1) / kBlock;
+  // (Without the vector pass, blocks of 1024: the scalar loop runs on without a test per eight.)
+  constexpr std::size_t kVector = 8;
+  const std::size_t block = vector ? kVector : 1024;
+  const std::size_t blocks = (n + block - 1) / block;
+  // The pass with the thermostat or without it, each its own loop (a test per particle would
+  // slow the scalar loop, the whole pass where the CPU lacks AVX-512).
+  const auto pass = [&](auto with_langevin) {
+    constexpr bool kLangevin = decltype(with_langevin)::value;
 #pragma omp parallel if (n >= kParallelFrom)
-  {
-    fixed::Wide mine = 0;
-    bool over[2] = {false, false};
-    bool mine_moved = false;
-    std::size_t first_bad = n;
+    {
+      fixed::Wide mine = 0;
+      bool over[2] = {false, false};
+      bool mine_moved = false;
+      std::size_t first_bad = n;
 #pragma omp for schedule(static) nowait
-    for (std::size_t b = 0; b < blocks; ++b) {
-      const std::size_t begin = b * kBlock, end = std::min(n, begin + kBlock);
-      if (vector && end - begin == kBlock && fused_kick_avx512(args, begin, mine, mine_moved))
-        continue;
-      for (std::size_t i = begin; i < end; ++i) {
-        const Vec3 u = langevin_noise(seed_, p.id[i], step);
-        const std::uint32_t type = p.type[i];
-        const double dtf = dtf_[type];
-        const double w_final = langevin_kick_with(p.v[i], p.f[i], dtf, 0.5 * dt_, l, type, u);
-        const double w_initial = verlet_initial_langevin_with(p.x[i], p.v[i], p.image[i], p.f[i],
-                                                              dt_, dtf, box.length, l, type, u);
-        mine += fixed::to_fixed(w_final, over[0]);
-        mine += fixed::to_fixed(w_initial, over[1]);
-        if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
-        if (skin) mine_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
+      for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t begin = b * block, end = std::min(n, begin + block);
+        if (vector && end - begin == kVector &&
+            (kLangevin ? fused_kick_avx512(args, begin, mine, mine_moved)
+                       : fused_verlet_avx512(args, begin, mine_moved)))
+          continue;
+        for (std::size_t i = begin; i < end; ++i) {
+          const std::uint32_t type = p.type[i];
+          const double dtf = dtf_[type];
+          if constexpr (kLangevin) {
+            const Vec3 u = langevin_noise(seed_, p.id[i], step);
+            const double w_final = langevin_kick_with(p.v[i], p.f[i], dtf, 0.5 * dt_, l, type, u);
+            const double w_initial = verlet_initial_langevin_with(
+                p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf, box.length, l, type, u);
+            mine += fixed::to_fixed(w_final, over[0]);
+            mine += fixed::to_fixed(w_initial, over[1]);
+          } else {
+            verlet_final(p.v[i], p.f[i], dtf);
+            verlet_initial(p.x[i], p.v[i], p.image[i], p.f[i], dt_, dtf, box.length);
+          }
+          if (!inside_box(p.x[i], box.length) && i < first_bad) first_bad = i;
+          if (skin) mine_moved |= moved_beyond_limit(p.x[i], p.x_build[i], box, limit_sq, images);
+        }
+      }
+#pragma omp critical(scanmd_integrate)
+      {
+        work += mine;
+        overflow[0] = overflow[0] || over[0];
+        overflow[1] = overflow[1] || over[1];
+        bad = std::min(bad, first_bad);
+        any_moved = any_moved || mine_moved;
       }
     }
-#pragma omp critical(scanmd_integrate)
-    {
-      work += mine;
-      overflow[0] = overflow[0] || over[0];
-      overflow[1] = overflow[1] || over[1];
-      bad = std::min(bad, first_bad);
-      any_moved = any_moved || mine_moved;
-    }
-  }
-  kept_.step = kNoStep;
+  };
+  if (langevin)
+    pass(std::true_type{});
+  else
+    pass(std::false_type{});
+  if (langevin) kept_.step = kNoStep;
   // The two passes' checks in their order: the final kick's work, the positions, the initial
-  // kick's work.
+  // kick's work (no work without the thermostat).
   checked(0, overflow[0]);
   check_positions(p, bad);
   const fixed::Wide result = checked(work, overflow[1]);

@@ -118,8 +118,8 @@ class VelocityVerlet {
 
   double dt() const { return dt_; }
   const std::vector<double>& dtf() const { return dtf_; }
-  // The fused Langevin pass in AVX-512 blocks where the CPU has it (default), or scalar only
-  // (the tests' oracle): the same bits.
+  // The fused pass (final_then_initial, with or without the Langevin force) in AVX-512 blocks
+  // where the CPU has it (default), or scalar only (the tests' oracle): the same bits.
   void use_vector(bool on) { vector_ = on && fused_kick_avx512_available(); }
   bool vector() const { return vector_; }
 
