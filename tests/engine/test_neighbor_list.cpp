@@ -33,10 +33,6 @@ struct ListCase {
   double R;
 };
 
-// The list's reach beyond R (engine/pair_candidate.hpp: the search test runs in float over a
-// sphere a little wider than R): a listed pair may lie beyond R by at most this factor.
-constexpr double kReach = 1.0 + 1e-5;
-
 void check_list(const std::string& name, const std::vector<Vec3>& x, Vec3 L, double R, Method m) {
   SCOPED_TRACE(name + " " + std::string(method_name(m)));
   Communicator comm(MPI_COMM_WORLD);
@@ -53,7 +49,7 @@ void check_list(const std::string& name, const std::vector<Vec3>& x, Vec3 L, dou
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::pair<int, double>> seen;
   for (const test::ListedPair& p : got) {
     ASSERT_NE(p.a, p.b) << "a particle listed with its own image";
-    ASSERT_LT(p.d_sq, kReach * kReach * R * R)
+    ASSERT_LT(p.d_sq, test::kListReach * test::kListReach * R * R)
         << "pair " << p.a << "-" << p.b << " listed beyond R";
     ASSERT_TRUE(p.minimum_image) << "pair " << p.a << "-" << p.b << " listed with a wrong image";
     auto& s = seen[{p.a, p.b}];

@@ -284,6 +284,11 @@ struct ListedPair {
   bool minimum_image;
 };
 
+// The list's reach beyond R (engine/pair_candidate.hpp: the search test runs in float over a
+// sphere a little wider than R, by 2^-20 of the domain's extent plus 2R): a listed pair may lie
+// beyond R by at most this factor in the tests' boxes (under 25σ + 2R).
+inline constexpr double kListReach = 1.0 + 1e-5;
+
 // Builds this rank's neighbour list for the particles (ids 1..n; each rank keeps those its box
 // holds) exactly as Simulation::rebuild does — migrate, halo build, cell list, neighbour list
 // with the method's PairRule — and returns its entries. Collective over `comm`.
