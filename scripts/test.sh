@@ -41,8 +41,8 @@ cmake --build build-sanitize -j"$jobs"
 # The comparisons with LAMMPS (label `lammps`) ran in the Release pass; under the sanitizers they
 # would spend most of their time in LAMMPS and in start-up, not in code the Release pass left out.
 # SCANMD_TEST_SMALL=1: the CUDA time step's comparisons on the emulator (tests/gpu/
-# test_cuda_backend.cpp, label `emu`) run every configuration at 256 atoms instead of 864 (a third
-# of the time): the sanitizers watch every kernel and path, the Release pass compared the bits
+# test_cuda_backend.cpp, label `emu`) run every configuration at 256 atoms instead of 864 (half the
+# time): the sanitizers watch every kernel and path, the Release pass compared the bits
 # at full size.
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 SCANMD_TEST_SMALL=1 ctest --test-dir build-sanitize --output-on-failure -LE "mpi|bench|lammps" -j"$jobs"
