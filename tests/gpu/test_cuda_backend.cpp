@@ -155,7 +155,8 @@ void kob_andersen(SimulationConfig& cfg, std::vector<double> fractions) {
 }
 
 // SCANMD_TEST_SMALL=1 (scripts/test.sh sets it for the sanitizer pass): the 864-particle melts
-// below (6 fcc cells a side) run at 256 (4 cells, the size of CudaSanitize.*), so that
+// below (6 fcc cells a side) run at 256 (4 cells, the size of CudaSanitize.*), and the long box of
+// RebuildCopiesNoParticlesToTheHost at 640 instead of 2880 per rank, so that
 // AddressSanitizer and UBSan still watch every configuration of every test (each method, fill,
 // pair style, thermostat and rebuild path) in half the time. The Release build runs the full
 // sizes, where the bits are compared; the 32000-particle and list-entry tests are not run under
@@ -722,7 +723,8 @@ TEST(CudaBackend, RebuildCopiesNoParticlesToTheHost) {
   Communicator comm(MPI_COMM_WORLD);
   const int P = comm.size();
   SimulationConfig cfg = melt(4, 40, 10);
-  cfg.system.cells = {20 * P, 6, 6};
+  cfg.system.cells =
+      small_sizes() ? std::array<int, 3>{10 * P, 4, 4} : std::array<int, 3>{20 * P, 6, 6};
   cfg.decomposition.grid = {P, 1, 1};
   cfg.run.backend = Backend::Cuda;
   auto per_rebuild = [&](bool device) {
