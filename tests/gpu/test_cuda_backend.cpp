@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -153,8 +154,25 @@ void kob_andersen(SimulationConfig& cfg, std::vector<double> fractions) {
                          test::lj_pair({2, 2}, 0.5, 0.88, 2.2)};
 }
 
+// SCANMD_TEST_SMALL=1 (scripts/test.sh sets it for the sanitizer pass): the 864-particle melts
+// below (6 fcc cells a side) run at 256 (4 cells, the size of CudaSanitize.*), and the long box of
+// RebuildCopiesNoParticlesToTheHost at 640 instead of 2880 per rank, so that
+// AddressSanitizer and UBSan still watch every configuration of every test (each method, fill,
+// pair style, thermostat and rebuild path) in half the time. The Release build runs the full
+// sizes, where the bits are compared; the 32000-particle and list-entry tests are not run under
+// the sanitizers (tests/emu/CMakeLists.txt). (The 500-particle EAM crystal stays: at 4 cells its
+// box is under 2.5 R, and the runs take longer.)
+bool small_sizes() {
+  static const bool small = [] {
+    const char* env = std::getenv("SCANMD_TEST_SMALL");
+    return env != nullptr && std::string_view(env) == "1";
+  }();
+  return small;
+}
+
 SimulationConfig melt(int cells, long long steps, long long thermo_every) {
   SimulationConfig cfg;  // LAMMPS bench/in.lj: density 0.8442, T 1.44, r_c 2.5, skin 0.3
+  if (small_sizes() && cells == 6) cells = 4;
   cfg.system.cells = {cells, cells, cells};
   cfg.run.steps = steps;
   cfg.output.thermo_every = thermo_every;
@@ -705,7 +723,8 @@ TEST(CudaBackend, RebuildCopiesNoParticlesToTheHost) {
   Communicator comm(MPI_COMM_WORLD);
   const int P = comm.size();
   SimulationConfig cfg = melt(4, 40, 10);
-  cfg.system.cells = {20 * P, 6, 6};
+  cfg.system.cells =
+      small_sizes() ? std::array<int, 3>{10 * P, 4, 4} : std::array<int, 3>{20 * P, 6, 6};
   cfg.decomposition.grid = {P, 1, 1};
   cfg.run.backend = Backend::Cuda;
   auto per_rebuild = [&](bool device) {
