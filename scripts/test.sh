@@ -12,11 +12,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 jobs=$(nproc)
 
 echo "== Release build"
-# One CUDA architecture where nvcc is found (no GPU runs the code here: the `gpu` tests skip, the
-# `emu` tests run the .cu files as host C++): nvcc compiles the same source for each (nothing
-# tests __CUDA_ARCH__'s value), so sm_80 alone checks it at 60% of the two-architecture time;
-# scripts/gpu-check.sh builds sm_90 on the GPU machines. (Builds by hand keep both: CMakeLists.txt.)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=80
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$jobs"
 echo "== Tests (Release)"
 # As many tests at once as cores (PROCESSORS properties keep the MPI ones within them): the
