@@ -183,6 +183,14 @@ void ForceKernelTrial::record_pass(double seconds) {
   ++calls_;
 }
 
+bool ForceKernelTrial::clear_winner(const std::vector<double>& extra) const {
+  const double first = *std::max_element(seconds_[0].begin(), seconds_[0].end()) + extra[0];
+  for (std::size_t k = 1; k < candidates_.size(); ++k)
+    if (*std::min_element(seconds_[k].begin(), seconds_[k].end()) + extra[k] < kClearMargin * first)
+      return false;
+  return true;
+}
+
 void ForceKernelTrial::decide(const std::vector<double>& extra) {
   // The fastest pass of each: other processes only ever add time (a loaded machine's bursts
   // can cover several passes in a row, which a median does not survive).
@@ -198,8 +206,9 @@ void ForceKernelTrial::decide(const std::vector<double>& extra) {
   for (std::size_t k = 0; k < candidates_.size(); ++k)
     if (k != win)
       summary_ += fmt::format("; {} {:.3g} ms", pair_kernel_name(candidates_[k]), 1e3 * best[k]);
-  summary_ +=
-      fmt::format(": the fastest of {} alternate force passes each from step {}", kRounds, kSkip);
+  const std::size_t rounds = seconds_.back().size();
+  summary_ += fmt::format(": the fastest of {} alternate force passes each from step {}{}", rounds,
+                          kSkip, rounds < kRounds ? ", a clear lead" : "");
   for (std::size_t k = 0; k < candidates_.size(); ++k)
     if (extra[k] > 0.0)
       summary_ += fmt::format(", {} with {:.3g} ms of list conversion per pass",

@@ -35,6 +35,11 @@ class ForceKernelTrial {
  public:
   static constexpr int kSkip = 10;
   static constexpr std::size_t kRounds = 12;
+  // After kEarlyRounds passes each, the first candidate is chosen at once if even its slowest
+  // pass beat every other's fastest by kClearMargin (the scalar loop's passes, 2-3x slower on a
+  // dense fluid, cost a 200-step benchmark about a tenth of its time).
+  static constexpr std::size_t kEarlyRounds = 3;
+  static constexpr double kClearMargin = 1.25;
   // candidates: the first is the one of the skipped passes; the last is the scalar loop.
   explicit ForceKernelTrial(std::vector<PairKernel> candidates);
   bool decided() const { return decided_; }
@@ -44,10 +49,11 @@ class ForceKernelTrial {
   template <class Overhead>
   void record(double seconds, Overhead&& overhead) {
     record_pass(seconds);
-    if (!decided_ && seconds_.back().size() >= kRounds) {
+    const std::size_t rounds = seconds_.back().size();
+    if (!decided_ && rounds >= kEarlyRounds) {
       std::vector<double> extra;
       for (PairKernel k : candidates_) extra.push_back(overhead(k));
-      decide(extra);
+      if (rounds >= kRounds || clear_winner(extra)) decide(extra);
     }
   }
   const std::string& summary() const { return summary_; }
@@ -57,6 +63,7 @@ class ForceKernelTrial {
 
  private:
   void record_pass(double seconds);
+  bool clear_winner(const std::vector<double>& extra) const;
   void decide(const std::vector<double>& extra);
   std::vector<PairKernel> candidates_;
   PairKernel chosen_;
