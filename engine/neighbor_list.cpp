@@ -24,6 +24,13 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
   // Candidates are written unconditionally and kept by advancing `at` (stream compaction
   // without branches: about three quarters of the candidates are rejected, at random).
   std::size_t at = 0;
+  struct CellStencil {
+    Int3 cell{-1, -1, -1};
+    std::uint32_t begin[25], end[25];
+    bool ghosts[25];
+    int runs = 0;
+    std::size_t capacity = 0;
+  } stencil;
   for (std::size_t i = row_begin; i < row_end; ++i) {
     const bool i_owned = i < n_owned;
     const Int3 home_i = p.home[i];
@@ -37,18 +44,31 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     const PairSide side_i =
         GeneralRule ? PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]} : PairSide{};
     const Int3 ci = cells.cell_of(i);
-    // The row's candidate runs (contiguous x-runs of cells) and their total length.
-    std::uint32_t run_begin[25], run_end[25];
-    int runs = 0;
-    std::size_t capacity = 0;
-    const int x0 = std::max(0, ci.x - reach), x1 = std::min(dims.x - 1, ci.x + reach);
-    for (int cz = std::max(0, ci.z - reach); cz <= std::min(dims.z - 1, ci.z + reach); ++cz)
-      for (int cy = std::max(0, ci.y - reach); cy <= std::min(dims.y - 1, ci.y + reach); ++cy) {
-        run_begin[runs] = offsets[cells.flat({x0, cy, cz})];
-        run_end[runs] = offsets[cells.flat({x1, cy, cz}) + 1];
-        capacity += run_end[runs] - run_begin[runs];
-        ++runs;
-      }
+    // The row's candidate runs (contiguous x-runs of cells), whether each holds a ghost, and
+    // their total length: the cell's, found once for the rows of one cell (rows follow the cell
+    // order: the owned particles are sorted by cell).
+    if (!(ci == stencil.cell)) {
+      stencil.cell = ci;
+      stencil.runs = 0;
+      stencil.capacity = 0;
+      const int x0 = std::max(0, ci.x - reach), x1 = std::min(dims.x - 1, ci.x + reach);
+      for (int cz = std::max(0, ci.z - reach); cz <= std::min(dims.z - 1, ci.z + reach); ++cz)
+        for (int cy = std::max(0, ci.y - reach); cy <= std::min(dims.y - 1, ci.y + reach); ++cy) {
+          const std::uint32_t b = offsets[cells.flat({x0, cy, cz})];
+          const std::uint32_t e = offsets[cells.flat({x1, cy, cz}) + 1];
+          stencil.begin[stencil.runs] = b;
+          stencil.end[stencil.runs] = e;
+          stencil.ghosts[stencil.runs] = ghosts_before_[e] != ghosts_before_[b];
+          stencil.capacity += e - b;
+          ++stencil.runs;
+        }
+    }
+    std::uint32_t run_begin[25];
+    const std::uint32_t* const run_end = stencil.end;
+    const bool* const run_ghosts = stencil.ghosts;
+    const int runs = stencil.runs;
+    const std::size_t capacity = stencil.capacity;
+    std::copy(stencil.begin, stencil.begin + runs, run_begin);
     // (kCandidateSlack entries of slack: the AVX-512 scan writes whole vectors,
     // engine/candidate_runs.hpp.)
     if (at + capacity + kCandidateSlack > s.candidates.size()) {
@@ -84,7 +104,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       const bool owned_all = classes && (by_class.any & PairRule::kOwnBox) != 0;
       const bool owned_none = classes && !owned_all && (by_class.after & PairRule::kOwnBox) == 0;
       for (int r = 0; r < runs; ++r)
-        if (!owned_all && ghosts_before_[run_end[r]] == ghosts_before_[run_begin[r]]) {
+        if (!owned_all && !run_ghosts[r]) {
           if (owned_none)
             run_begin[r] = run_end[r];
           else if (run_begin[r] <= k_i)
@@ -112,7 +132,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       // (Not midpoint: a pair near a cut plane can belong to the next box.)
       const bool owned_runs_fast = i_owned && rule.method == Method::EighthShell;
       for (int r = 0; r < runs; ++r) {
-        if (owned_runs_fast && ghosts_before_[run_end[r]] == ghosts_before_[run_begin[r]]) {
+        if (owned_runs_fast && !run_ghosts[r]) {
           const std::uint32_t b[1] = {std::max(run_begin[r], std::min(run_end[r], k_i + 1))};
           const std::uint32_t e[1] = {run_end[r]};
           const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
