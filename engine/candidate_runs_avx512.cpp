@@ -1,6 +1,7 @@
 // AVX-512 candidate compaction (see candidate_runs.hpp): sixteen candidates per vector (the
-// search test in float), the kept ones compressed in order. Compiled with -mavx512f -mavx512dq -mavx512vl for this file
-// only, called only when the CPU has them (engine/pair_kernel.cpp). No FMA: the same r² bits.
+// search test in float), the kept ones compressed in order. Compiled with -mavx512f -mavx512dq
+// -mavx512vl for this file only, called only when the CPU has them (engine/pair_kernel.cpp).
+// No FMA: the scalar version's r² bits.
 #if defined(__AVX512VL__)
 #include <immintrin.h>
 #endif

@@ -146,9 +146,10 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
                     .near;
           continue;
         }
-        // The general rule (lists_candidate<true>: within the search sphere, not i itself, and the method's
-        // rule) in two passes over the run: the distance by the candidate scan (n_owned = 0:
-        // every candidate within R is kept, in candidate order), then the rule on those only.
+        // The general rule (lists_candidate<true>: within the search sphere, not i itself, and
+        // the method's rule) in two passes over the run: the distance by the candidate scan
+        // (n_owned = 0: every candidate within it is kept, in candidate order), then the rule on
+        // those only.
         const std::uint32_t b[1] = {run_begin[r]};
         const std::uint32_t e[1] = {run_end[r]};
         const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};

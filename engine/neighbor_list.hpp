@@ -3,9 +3,10 @@
 // Row i lists the j with |q_i − q_j| < R (and perhaps a few just beyond: the distance test runs
 // in float over a slightly wider sphere, engine/pair_candidate.hpp) for which the
 // decomposition's PairRule says "this pair is computed here, with i first" — so each pair
-// computed by the rank appears exactly once, under one of its two particles. Rows of particles that cannot head a pair
-// (ghosts in the shell methods) are empty. Built on rebuild steps only; between rebuilds
-// the pair set within the cutoff is covered as long as no particle moved more than skin/2.
+// computed by the rank appears exactly once, under one of its two particles. Rows of particles
+// that cannot head a pair (ghosts in the shell methods) are empty. Built on rebuild steps only;
+// between rebuilds the pair set within the cutoff is covered as long as no particle moved more
+// than skin/2.
 //
 // Row order: when given the interaction cutoff r_c, each row lists the neighbours inside r_c
 // at build time first and the rest (within the skin) after. Between rebuilds particles move
@@ -44,10 +45,6 @@ class NeighborList {
   // inner_cutoff > 0: order each row as described above.
   void build(kernels::Workspace& ws, const ParticleStore& p, const CellList& cells,
              const PairRule& rule, double import_cutoff, double inner_cutoff = 0.0);
-
-  // The last build's search sphere: every pair within R listed, and perhaps a few just beyond
-  // (engine/pair_candidate.hpp).
-  const SearchSphere& search_sphere() const { return search_; }
 
   const std::vector<std::uint32_t>& offsets() const { return offsets_; }
   const std::vector<std::uint32_t>& neighbors() const { return neighbors_; }

@@ -15,7 +15,7 @@
 // vector (half the work of double), on binning positions taken relative to the cell grid's
 // origin in double and then rounded to float once. Its radius is R widened by more than the
 // test's rounding can err (SearchSphere::make), so every pair closer than R is listed, and a
-// few just beyond R (within R + 1e-6·(R + the grid's extent), far inside the skin) may be too.
+// few just beyond R (within R + 2^-20·(the grid's extent + 2R), far inside the skin) may be too.
 // Which pairs interact is decided by the force kernels at r_c, in double, so the list's reach
 // changes no force: the same trajectories, bit for bit. Every version of the test (scalar,
 // AVX-512, CUDA) does the same float operations in the same order, so all build the same list.
