@@ -191,7 +191,7 @@ do_build() {
     cp "/usr/share/lammps/potentials/$f" "$dist/data/" 2>/dev/null || echo "gpu-check: no $f (apt-get install lammps-data)" >&2
   done
   local chain=${DATA_CHAIN:-}
-  [[ -n $chain ]] || chain=$(ls "$HOME"/.cache/scanmd/lammps-venv/lib/python3*/site-packages/lammps/share/lammps/bench/data.chain 2>/dev/null | head -1)
+  [[ -n $chain ]] || chain=$(ls "$HOME"/.cache/scanmd/lammps-venv/lib/python3*/site-packages/lammps/share/lammps/bench/data.chain 2>/dev/null | head -1 || true)
   if [[ -n $chain && -f $chain ]]; then cp "$chain" "$dist/data/data.chain"; else
     echo "gpu-check: no data.chain (run bench/compare_chain.sh once, or set DATA_CHAIN): in.chain is skipped on the GPU" >&2
   fi
