@@ -8,10 +8,11 @@
 // float) go to `near`, the others to `far`, each in candidate order (the row order of
 // neighbor_list.hpp, in the same pass); with inner_sq = r_sq all go to `near`.
 //
-// Versions: scalar (branch-free: written unconditionally, advanced when kept) and AVX-512
-// (sixteen candidates per vector, the kept ones compressed, written 16 at a time: `near` and
-// `far` need kCandidateSlack entries of room beyond what is kept), chosen by the pair kernel
-// (engine/pair_kernel.hpp; the AVX2 kernel uses the scalar one).
+// Versions (CandidateScan), chosen by the pair kernel (engine/pair_kernel.hpp): scalar
+// (branch-free: written unconditionally, advanced when kept), AVX2 (eight candidates per vector,
+// the kept ones packed by a table's permutation) and AVX-512 (sixteen per vector, compressed);
+// the vector ones write whole vectors, so `near` and `far` need kCandidateSlack entries of room
+// beyond what is kept.
 #pragma once
 
 #include <cstddef>
@@ -67,6 +68,9 @@ inline KeptCandidates keep_candidates_scalar(const CandidateRuns& c, SearchPoint
       [=](std::uint32_t k, std::uint32_t j) { return (j >= n_owned) | (k > k_i); });
 }
 
+KeptCandidates keep_candidates_avx2(const CandidateRuns& c, SearchPoint qi, float r_sq,
+                                    float inner_sq, std::uint32_t k_i, std::uint32_t n_owned,
+                                    std::uint32_t* near, std::uint32_t* far);
 KeptCandidates keep_candidates_avx512(const CandidateRuns& c, SearchPoint qi, float r_sq,
                                       float inner_sq, std::uint32_t k_i, std::uint32_t n_owned,
                                       std::uint32_t* near, std::uint32_t* far);
@@ -90,9 +94,46 @@ inline KeptCandidates keep_candidates_classes_scalar(const CandidateRuns& c,
       });
 }
 
+KeptCandidates keep_candidates_classes_avx2(const CandidateRuns& c, const RowRuleClasses& rule,
+                                            SearchPoint qi, float r_sq, float inner_sq,
+                                            std::uint32_t k_i, std::uint32_t* near,
+                                            std::uint32_t* far);
 KeptCandidates keep_candidates_classes_avx512(const CandidateRuns& c, const RowRuleClasses& rule,
                                               SearchPoint qi, float r_sq, float inner_sq,
                                               std::uint32_t k_i, std::uint32_t* near,
                                               std::uint32_t* far);
+
+// The version `scan`, for each rule.
+enum class CandidateScan { Scalar, Avx2, Avx512 };
+
+inline KeptCandidates keep_candidates(CandidateScan scan, const CandidateRuns& c, SearchPoint qi,
+                                      float r_sq, float inner_sq, std::uint32_t k_i,
+                                      std::uint32_t n_owned, std::uint32_t* near,
+                                      std::uint32_t* far) {
+  switch (scan) {
+    case CandidateScan::Avx512:
+      return keep_candidates_avx512(c, qi, r_sq, inner_sq, k_i, n_owned, near, far);
+    case CandidateScan::Avx2:
+      return keep_candidates_avx2(c, qi, r_sq, inner_sq, k_i, n_owned, near, far);
+    case CandidateScan::Scalar:
+      break;
+  }
+  return keep_candidates_scalar(c, qi, r_sq, inner_sq, k_i, n_owned, near, far);
+}
+
+inline KeptCandidates keep_candidates_classes(CandidateScan scan, const CandidateRuns& c,
+                                              const RowRuleClasses& rule, SearchPoint qi,
+                                              float r_sq, float inner_sq, std::uint32_t k_i,
+                                              std::uint32_t* near, std::uint32_t* far) {
+  switch (scan) {
+    case CandidateScan::Avx512:
+      return keep_candidates_classes_avx512(c, rule, qi, r_sq, inner_sq, k_i, near, far);
+    case CandidateScan::Avx2:
+      return keep_candidates_classes_avx2(c, rule, qi, r_sq, inner_sq, k_i, near, far);
+    case CandidateScan::Scalar:
+      break;
+  }
+  return keep_candidates_classes_scalar(c, rule, qi, r_sq, inner_sq, k_i, near, far);
+}
 
 }  // namespace scanmd

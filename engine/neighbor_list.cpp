@@ -20,7 +20,9 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
   const auto& offsets = cells.offsets();
   const Int3 dims = cells.dims();
   const int reach = cells.reach();
-  const bool vector = uses_avx512(kernel_);
+  const CandidateScan scan = uses_avx512(kernel_)          ? CandidateScan::Avx512
+                             : kernel_ == PairKernel::Avx2 ? CandidateScan::Avx2
+                                                           : CandidateScan::Scalar;
   // Candidates are written unconditionally and kept by advancing `at` (stream compaction
   // without branches: about three quarters of the candidates are rejected, at random).
   std::size_t at = 0;
@@ -69,7 +71,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     const int runs = stencil.runs;
     const std::size_t capacity = stencil.capacity;
     std::copy(stencil.begin, stencil.begin + runs, run_begin);
-    // (kCandidateSlack entries of slack: the AVX-512 scan writes whole vectors,
+    // (kCandidateSlack entries of slack: the vector scans write whole vectors,
     // engine/candidate_runs.hpp.)
     if (at + capacity + kCandidateSlack > s.candidates.size()) {
       // Grown to the size the rows so far project for the whole range (plus a twentieth), not
@@ -116,13 +118,10 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       if (s.far.size() < capacity + kCandidateSlack)
         s.far.resize(capacity + capacity / 2 + kCandidateSlack);
       const KeptCandidates kept =
-          classes ? (vector ? keep_candidates_classes_avx512(c, by_class, qi, r_sq, inner_sq, k_i,
-                                                             out + at, s.far.data())
-                            : keep_candidates_classes_scalar(c, by_class, qi, r_sq, inner_sq, k_i,
-                                                             out + at, s.far.data()))
-          : vector
-              ? keep_candidates_avx512(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data())
-              : keep_candidates_scalar(c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data());
+          classes
+              ? keep_candidates_classes(scan, c, by_class, qi, r_sq, inner_sq, k_i, out + at,
+                                        s.far.data())
+              : keep_candidates(scan, c, qi, r_sq, inner_sq, k_i, n_owned, out + at, s.far.data());
       std::copy(s.far.begin(), s.far.begin() + static_cast<std::ptrdiff_t>(kept.far),
                 out + at + kept.near);
       at += kept.near + kept.far;
@@ -141,9 +140,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
           if (s.far.size() < capacity + kCandidateSlack)
             s.far.resize(capacity + capacity / 2 + kCandidateSlack);
           std::uint32_t* none = s.far.data();
-          at += (vector ? keep_candidates_avx512(c, qi, r_sq, r_sq, k_i, n_owned, out + at, none)
-                        : keep_candidates_scalar(c, qi, r_sq, r_sq, k_i, n_owned, out + at, none))
-                    .near;
+          at += keep_candidates(scan, c, qi, r_sq, r_sq, k_i, n_owned, out + at, none).near;
           continue;
         }
         // The general rule (lists_candidate<true>: within the search sphere, not i itself, and
@@ -156,9 +153,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         if (s.far.size() < capacity + kCandidateSlack)
           s.far.resize(capacity + capacity / 2 + kCandidateSlack);
         const std::size_t within =
-            (vector ? keep_candidates_avx512(c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data())
-                    : keep_candidates_scalar(c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data()))
-                .near;
+            keep_candidates(scan, c, qi, r_sq, r_sq, k_i, 0, out + at, s.far.data()).near;
         std::size_t kept = at;
         for (std::size_t w = at; w < at + within; ++w) {
           const std::uint32_t j = out[w];

@@ -1,0 +1,132 @@
+// The vector candidate scans of the list build (engine/candidate_runs.hpp) against the scalar
+// one: the same entries in the same order, near and far, for every rule, on runs of every
+// length (whole vectors, tails, empty runs), with candidates on both sides of R and of the inner
+// cutoff, owned and ghost, before and after the row's particle.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "engine/candidate_runs.hpp"
+#include "engine/pair_kernel.hpp"
+
+namespace scanmd {
+namespace {
+
+struct Scene {
+  std::vector<float> qx, qy, qz;
+  std::vector<std::uint32_t> order, cls, begin, end;
+};
+
+// n candidates in cell order (positions in a 6σ cube about the origin, so about a fifth lie
+// within R = 2.8 of the row's particle at the origin), cut into runs of 0 to 40.
+Scene make_scene(std::uint32_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-3.0f, 3.0f);
+  Scene s;
+  // Room past the end, as the list build's arrays have (whole-vector loads are masked).
+  for (std::uint32_t k = 0; k < n; ++k) {
+    s.qx.push_back(u(rng));
+    s.qy.push_back(u(rng));
+    s.qz.push_back(u(rng));
+    s.order.push_back((k * 7919u) % n);  // a permutation of the particles
+    s.cls.push_back(1u << (rng() % 5));
+  }
+  std::uint32_t k = 0;
+  while (k < n) {
+    const std::uint32_t len = std::min<std::uint32_t>(n - k, rng() % 41);
+    s.begin.push_back(k);
+    s.end.push_back(k + len);
+    k += len;
+    if (s.begin.size() == 25) break;  // a row's runs at most
+  }
+  return s;
+}
+
+struct Out {
+  std::vector<std::uint32_t> near, far;
+};
+
+template <class Scan>
+Out run(const Scene& s, Scan scan) {
+  Out o;
+  o.near.assign(s.order.size() + kCandidateSlack, 0xDEADBEEFu);
+  o.far.assign(s.order.size() + kCandidateSlack, 0xDEADBEEFu);
+  const CandidateRuns c{s.qx.data(),
+                        s.qy.data(),
+                        s.qz.data(),
+                        s.order.data(),
+                        s.begin.data(),
+                        s.end.data(),
+                        static_cast<int>(s.begin.size())};
+  const KeptCandidates kept = scan(c, o.near.data(), o.far.data());
+  o.near.resize(kept.near);
+  o.far.resize(kept.far);
+  return o;
+}
+
+class CandidateScans : public ::testing::TestWithParam<CandidateScan> {
+ protected:
+  void SetUp() override {
+    const PairKernel k =
+        GetParam() == CandidateScan::Avx512 ? PairKernel::Avx512 : PairKernel::Avx2;
+    if (!cpu_runs(k)) GTEST_SKIP() << "this CPU cannot run " << pair_kernel_name(k);
+  }
+};
+
+TEST_P(CandidateScans, SameEntriesAsScalarForTheHalfShellRule) {
+  const SearchPoint qi{0.0f, 0.0f, 0.0f};
+  const float r_sq = 2.8f * 2.8f, inner_sq = 2.5f * 2.5f;
+  int nonempty = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    const Scene s = make_scene(300 + seed * 7, seed);
+    const auto n = static_cast<std::uint32_t>(s.order.size());
+    for (std::uint32_t k_i : {0u, n / 3, n - 1})
+      for (std::uint32_t n_owned : {0u, n / 2, n})
+        for (float inner : {inner_sq, r_sq}) {
+          const Out want = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
+            return keep_candidates_scalar(c, qi, r_sq, inner, k_i, n_owned, a, b);
+          });
+          const Out got = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
+            return keep_candidates(GetParam(), c, qi, r_sq, inner, k_i, n_owned, a, b);
+          });
+          ASSERT_EQ(got.near, want.near)
+              << "seed " << seed << " k_i " << k_i << " owned " << n_owned;
+          ASSERT_EQ(got.far, want.far) << "seed " << seed << " k_i " << k_i << " owned " << n_owned;
+          nonempty += !want.near.empty() && (inner == r_sq || !want.far.empty());
+        }
+  }
+  EXPECT_GT(nonempty, 500);  // the scenes do keep candidates, near and far
+}
+
+TEST_P(CandidateScans, SameEntriesAsScalarForTheRuleByClasses) {
+  const SearchPoint qi{0.25f, -0.5f, 1.0f};
+  const float r_sq = 2.8f * 2.8f, inner_sq = 2.5f * 2.5f;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    const Scene s = make_scene(250 + seed * 5, 100 + seed);
+    const auto n = static_cast<std::uint32_t>(s.order.size());
+    for (std::uint32_t any : {0u, 1u, 6u})
+      for (std::uint32_t after : {0u, 8u, 24u}) {
+        const RowRuleClasses rule{s.cls.data(), any, after};
+        const std::uint32_t k_i = (seed * 37u) % n;
+        const Out want = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
+          return keep_candidates_classes_scalar(c, rule, qi, r_sq, inner_sq, k_i, a, b);
+        });
+        const Out got = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
+          return keep_candidates_classes(GetParam(), c, rule, qi, r_sq, inner_sq, k_i, a, b);
+        });
+        ASSERT_EQ(got.near, want.near) << "seed " << seed << " any " << any << " after " << after;
+        ASSERT_EQ(got.far, want.far) << "seed " << seed << " any " << any << " after " << after;
+      }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, CandidateScans,
+                         ::testing::Values(CandidateScan::Avx2, CandidateScan::Avx512),
+                         [](const auto& info) {
+                           return info.param == CandidateScan::Avx2 ? "avx2" : "avx512";
+                         });
+
+}  // namespace
+}  // namespace scanmd
