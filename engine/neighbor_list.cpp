@@ -207,7 +207,7 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   // Thread 0 collects straight into the list's own buffer (no second list-sized array).
   scratch_[0].candidates.swap(neighbors_);
   const double r_sq = import_cutoff * import_cutoff;
-  search_ = scanmd::search_sphere(cells.grid(), import_cutoff);
+  const SearchSphere search = scanmd::search_sphere(cells.grid(), import_cutoff);
   // First build: reserve what a uniform fluid would need, (2/3)·π·R³·ρ pairs per owned
   // particle and 5% more, so the buffer is not grown (each growth holds the old and the new
   // buffer at once: the peak memory of the run). Later builds keep the last capacity.
@@ -229,7 +229,7 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   // Without an inner cutoff every neighbour counts as near: rows keep the cell order. (The
   // split only orders a row: r_c² rounded to float is near enough.)
   const float inner_sq =
-      inner_cutoff > 0.0 ? static_cast<float>(inner_cutoff * inner_cutoff) : search_.r_sq;
+      inner_cutoff > 0.0 ? static_cast<float>(inner_cutoff * inner_cutoff) : search.r_sq;
   // Half and full shell have a two-line rule, inlined, neutral territory a rule by classes of
   // the candidates; the other methods ask the PairRule.
   const bool nt = rule.method == Method::NeutralTerritory;
@@ -241,7 +241,6 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
     std::vector<Int3>().swap(home_sorted_);  // only the general rule reads it
   if (nt) resize_with_slack(nt_class_, n);
   const Vec3 L = cells.box_length();
-  const SearchSphere search = search_;
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp for schedule(static)

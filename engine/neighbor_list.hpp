@@ -113,7 +113,6 @@ class NeighborList {
   // Binning positions in cell order: scratch of the build's Workspace (slots kPositionSlot..+2,
   // which the halo build's records share: HaloExchange::build, over before the list build).
   std::span<float> qx_, qy_, qz_;  // as SearchPoints (engine/pair_candidate.hpp)
-  SearchSphere search_;
   std::vector<Int3> home_sorted_;
   std::vector<std::uint32_t> nt_class_;       // neutral territory: PairRule::nt_class in cell order
   std::vector<std::uint32_t> ghosts_before_;  // ghosts among cell-order positions < k

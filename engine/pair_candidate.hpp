@@ -18,7 +18,7 @@
 // few just beyond R (within R + 2^-20·(the grid's extent + 2R), far inside the skin) may be too.
 // Which pairs interact is decided by the force kernels at r_c, in double, so the list's reach
 // changes no force: the same trajectories, bit for bit. Every version of the test (scalar,
-// AVX-512, CUDA) does the same float operations in the same order, so all build the same list.
+// AVX2, AVX-512, CUDA) does the same float operations in the same order, so all build the same list.
 #pragma once
 
 #include <cmath>
