@@ -10,21 +10,23 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 jobs=$(nproc)
+# Each phase's heading says how long the run has taken so far (CI's budget is 35 minutes).
+phase() { echo "== [$((SECONDS / 60))m$((SECONDS % 60))s] $*"; }
 
-echo "== Release build"
+phase "Release build"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$jobs"
-echo "== Tests (Release)"
+phase "Tests (Release)"
 # As many tests at once as cores (PROCESSORS properties keep the MPI ones within them): the
 # mpiexec start-up and teardown of one test overlap another's work (issue 15 spends the minute
 # this saves on fuzzing).
 # Label `bench`: the slow rest of some matrices and statistical checks (ctest -L bench), not CI's.
 ctest --test-dir build --output-on-failure -LE bench -j"$jobs"
 
-echo "== Fuzzing the deck and data file readers (libFuzzer, 30 s each)"
+phase "Fuzzing the deck and data file readers (libFuzzer, 30 s each)"
 bash scripts/fuzz.sh 30
 
-echo "== Unit tests with AddressSanitizer + UndefinedBehaviorSanitizer"
+phase "Unit tests with AddressSanitizer + UndefinedBehaviorSanitizer"
 # -O1 -g1 (line tables only): half the compile time of RelWithDebInfo's -O2 -g, and reports still
 # name file and line.
 # The test programs only `mpi` tests start are not built (SCANMD_TEST_MPI_PROGRAMS=OFF): this pass
@@ -43,5 +45,6 @@ cmake --build build-sanitize -j"$jobs"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 SCANMD_TEST_SMALL=1 ctest --test-dir build-sanitize --output-on-failure -LE "mpi|bench|lammps" -j"$jobs"
 
-echo "== The manual (Sphinx, warnings as errors)"
+phase "The manual (Sphinx, warnings as errors)"
 sphinx-build -W -E -q -b html docs build/docs
+phase "Done"
