@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <numeric>
 #include <string>
@@ -33,12 +34,12 @@ struct Rows {
   Vec3 L;
 };
 
-// Random positions (no two closer than 0.8) and rows of random other particles within 2.8 of the
-// row's particle (minimum image), some beyond the 2.5 cutoff.
-Rows random_rows(std::uint64_t seed) {
+// Random positions (no two closer than `closest`) and rows of random other particles within 2.8
+// of the row's particle (minimum image), some beyond the 2.5 cutoff.
+Rows random_rows(std::uint64_t seed, double closest = 0.8) {
   Rows r;
   r.L = {9.3, 8.1, 10.7};
-  r.x = test::random_positions(600, r.L, 0.8, seed);
+  r.x = test::random_positions(600, r.L, closest, seed);
   test::Rng rng(seed + 1);
   const std::size_t n = r.x.size();
   r.offsets.push_back(0);
@@ -171,10 +172,10 @@ RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f,
 class VectorKernel : public ::testing::TestWithParam<PairKernel> {};
 
 template <class E>
-void expect_same_bits(PairKernel kernel) {
+void expect_same_bits(PairKernel kernel, double closest = 0.8) {
   SCOPED_TRACE(std::string(E::kName));
   for (std::uint64_t seed : {11u, 12u, 13u}) {
-    const Rows r = random_rows(seed);
+    const Rows r = random_rows(seed, closest);
     const std::size_t n = r.x.size();
     const PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
     std::vector<Fix3> want(n, Fix3{0, 0, 0}), got(n, Fix3{0, 0, 0});
@@ -206,6 +207,32 @@ TEST_P(VectorKernel, SameBitsAsTheScalarTerms) {
   table_linear = true;
   expect_same_bits<Table>(GetParam());
   table_linear = false;
+}
+
+// Terms of 2^51 and more (|F| ≥ 2048 at 2^40 per unit, within the bound of a 200-term list,
+// 2^55): beyond the range where a vector conversion without a double → int64 instruction (adding
+// 1.5·2^52) is exact, so a kernel must convert them as the scalar loop does. LJ pairs from
+// r = 0.66 (|F| up to about 17 000): the oracle's forces must hold such terms.
+TEST_P(VectorKernel, SameBitsForTermsOfTwoToThe51AndMore) {
+  if (!cpu_runs(GetParam()))
+    GTEST_SKIP() << "this CPU cannot run the " << pair_kernel_name(GetParam()) << " kernel";
+  using E = LJCut;
+  const Rows r = random_rows(11, 0.66);
+  const PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
+  long long big = 0;
+  for (std::size_t i = 0; i < r.x.size(); ++i)
+    for (std::uint32_t k = r.offsets[i]; k < r.offsets[i + 1]; ++k) {
+      const Vec3 d = pair_displacement(r.x[i], r.x[r.neighbors[k]], rows.length, rows.half_length);
+      const double r2 = d.x * d.x + d.y * d.y + d.z * d.z;
+      if (r2 >= rows.params.cutoff_sq) continue;
+      bool overflow = false;
+      const Fix3 F = pair_force_fixed(d, r2, E::eval(r2, rows.params), rows.limit_sq, overflow);
+      const double two51 = 2251799813685248.0;
+      big += std::abs(double(F.x)) >= two51 || std::abs(double(F.y)) >= two51 ||
+             std::abs(double(F.z)) >= two51;
+    }
+  ASSERT_GT(big, 10) << "the scene must hold terms of 2^51 and more";
+  expect_same_bits<E>(GetParam(), 0.66);
 }
 
 TEST_P(VectorKernel, ReportsATermOutOfRange) {
