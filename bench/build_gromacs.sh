@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds GROMACS 2022.5 from Debian's source package (bookworm's gromacs 2022.5-2: the upstream tarball
-# plus Debian's patches) for AVX-512, one precision at a time, into a cache folder:
-#   $SCANMD_GMX_CACHE/gromacs-2022.5-mixed/bin/gmx and .../gromacs-2022.5-double/bin/gmx_d
-# (default ~/.cache/scanmd). Sources come from deb.debian.org's pool (the same files `apt-get source
+# plus Debian's patches) for this CPU's widest SIMD level (AVX_512 where the CPU has AVX-512F,
+# else AVX2_256, else SSE4.1; SCANMD_GMX_SIMD=... picks one), one precision at a time, into a
+# cache folder: $SCANMD_GMX_CACHE/gromacs-2022.5-mixed/bin/gmx and .../gromacs-2022.5-double/bin/gmx_d
+# for AVX_512 (default cache ~/.cache/scanmd), .../gromacs-2022.5-mixed-avx2_256/... and so on for
+# the other levels (`build_gromacs.sh --where mixed|double` prints the binary's path and builds
+# nothing). Sources come from deb.debian.org's pool (the same files `apt-get source
 # gromacs` fetches), checked against the .dsc's SHA-256 sums. Statically linked, thread-MPI (no MPI
 # library), fftpack (no FFTW needed), no GPU, OpenMP on (runs pass -ntomp 1). Build deps: cmake, g++.
 # Slow on a shared 2-core machine (nice -n 19 make -j2).
@@ -13,6 +16,23 @@ which=${1:-both}
 cache=${SCANMD_GMX_CACHE:-$HOME/.cache/scanmd}
 ver=2022.5
 deb=2022.5-2
+if [[ -z ${SCANMD_GMX_SIMD:-} ]]; then
+  if grep -qw avx512f /proc/cpuinfo; then SCANMD_GMX_SIMD=AVX_512
+  elif grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then SCANMD_GMX_SIMD=AVX2_256
+  else SCANMD_GMX_SIMD=SSE4.1; fi
+fi
+simd=$SCANMD_GMX_SIMD
+prefix_of() {  # mixed|double → the install prefix
+  local p=$cache/gromacs-$ver-$1
+  [[ $simd == AVX_512 ]] || p+=-${simd,,}
+  echo "$p"
+}
+if [[ $which == --where ]]; then
+  exe=gmx
+  [[ ${2:-} == double ]] && exe=gmx_d
+  echo "$(prefix_of "${2:-mixed}")/bin/$exe"
+  exit 0
+fi
 pool=http://deb.debian.org/debian/pool/main/g/gromacs
 src=$cache/src/gromacs-$ver
 mkdir -p "$cache/src"
@@ -38,14 +58,15 @@ fi
 build() {  # mixed|double
   local prec=$1 dbl=OFF exe=gmx
   [[ $prec == double ]] && dbl=ON exe=gmx_d
-  local prefix=$cache/gromacs-$ver-$prec
+  local prefix
+  prefix=$(prefix_of "$prec")
   [[ -x $prefix/bin/$exe ]] && { echo "build_gromacs.sh: $prefix/bin/$exe exists"; return; }
-  local b=$cache/src/build-$prec
+  local b=$cache/src/build-$prec-${simd,,}
   mkdir -p "$b"
   (
     cd "$b"
     cmake "$src" -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
-      -DGMX_SIMD=AVX_512 -DGMX_DOUBLE=$dbl -DGMX_FFT_LIBRARY=fftpack -DGMX_GPU=OFF -DGMX_MPI=OFF \
+      -DGMX_SIMD="$simd" -DGMX_DOUBLE=$dbl -DGMX_FFT_LIBRARY=fftpack -DGMX_GPU=OFF -DGMX_MPI=OFF \
       -DGMX_THREAD_MPI=ON -DGMX_OPENMP=ON -DBUILD_SHARED_LIBS=OFF -DGMX_PREFER_STATIC_LIBS=ON \
       -DGMX_HWLOC=OFF -DGMX_BUILD_HELP=OFF -DGMX_INSTALL_LEGACY_API=OFF -DGMXAPI=OFF \
       -DBUILD_TESTING=OFF -DGMX_DEVELOPER_BUILD=OFF -DGMX_USE_RDTSCP=ON > cmake.log
@@ -53,7 +74,7 @@ build() {  # mixed|double
     mkdir -p "$prefix/bin"
     cp bin/$exe "$prefix/bin/$exe"
   )
-  echo "build_gromacs.sh: built $prefix/bin/$exe"
+  echo "build_gromacs.sh: built $prefix/bin/$exe ($simd)"
 }
 case $which in
   mixed | double) build "$which" ;;

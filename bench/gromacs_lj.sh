@@ -2,9 +2,9 @@
 # 2022.5 on the in.lj melt in argon units (sigma 0.34 nm, epsilon 0.996 kJ/mol, 39.948 u: tau
 # 2.1533 ps, dt 0.005 tau; rvdw 2.5 sigma plain cut-off, rlist 2.8 sigma fixed by
 # verlet-buffer-tolerance = -1, no charges, comm-mode None, leap-frog NVE).
-#   gmx_find          sets gmx_mixed, gmx_double (AVX-512 builds in $SCANMD_GMX_CACHE, built by
-#                     bench/build_gromacs.sh when missing unless SCANMD_GMX_BUILD=0; else Debian's
-#                     SSE4.1 gmx / gmx_d, said in gmx_note)
+#   gmx_find          sets gmx_mixed, gmx_double (builds for this CPU's widest SIMD level, AVX-512
+#                     or AVX2, in $SCANMD_GMX_CACHE, built by bench/build_gromacs.sh when missing
+#                     unless SCANMD_GMX_BUILD=0; else Debian's SSE4.1 gmx / gmx_d, said in gmx_note)
 #   gmx_simd GMX      the SIMD instructions a binary was built for
 #   gromacs_start DATA DIR   a LAMMPS data file in LJ units → DIR/conf.g96 + DIR/topol.top
 #   grompp GMX DIR STEPS NSTLIST ENERGY_EVERY   → DIR/topol.tpr
@@ -18,10 +18,10 @@ p_bar=$(awk -v s=$sigma -v e=$eps 'BEGIN {printf "%.9g", e / (s * s * s) * 16.60
 
 gmx_find() {
   local gcache=${SCANMD_GMX_CACHE:-$HOME/.cache/scanmd} v b deb
-  gmx_mixed=$gcache/gromacs-2022.5-mixed/bin/gmx
-  gmx_double=$gcache/gromacs-2022.5-double/bin/gmx_d
+  gmx_mixed=$(SCANMD_GMX_CACHE=$gcache bash "$repo/bench/build_gromacs.sh" --where mixed)
+  gmx_double=$(SCANMD_GMX_CACHE=$gcache bash "$repo/bench/build_gromacs.sh" --where double)
   if [[ ${SCANMD_GMX_BUILD:-1} != 0 && (! -x $gmx_mixed || ! -x $gmx_double) ]]; then
-    echo "building GROMACS 2022.5 (AVX-512) into $gcache (slow; SCANMD_GMX_BUILD=0 skips)"
+    echo "building GROMACS 2022.5 (this CPU's SIMD level) into $gcache (slow; SCANMD_GMX_BUILD=0 skips)"
     SCANMD_GMX_CACHE=$gcache bash "$repo/bench/build_gromacs.sh" both || echo "the GROMACS build failed"
   fi
   gmx_note=""
@@ -31,8 +31,8 @@ gmx_find() {
       deb=/usr/bin/gmx
       [[ $v == double ]] && deb=/usr/bin/gmx_d
       [[ -x $deb ]] || { echo "no GROMACS $v: neither ${!b} nor $deb (apt-get install gromacs)" >&2; return 1; }
-      echo "NOTE: no AVX-512 GROMACS $v build at ${!b}: using Debian's $deb (SSE4.1 kernels, about half as fast)"
-      gmx_note+="GROMACS $v: Debian's $deb (SSE4.1 kernels), not the AVX-512 build. "
+      echo "NOTE: no GROMACS $v build at ${!b}: using Debian's $deb (SSE4.1 kernels, about half as fast)"
+      gmx_note+="GROMACS $v: Debian's $deb (SSE4.1 kernels), not a build for this CPU. "
       printf -v "$b" %s "$deb"
     fi
   done

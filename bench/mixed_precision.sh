@@ -11,7 +11,7 @@
 #    and the rms of etotal about the fit (the unshifted cutoff's jumps and the time step's
 #    fluctuation). Both runs are bitwise reproducible, so one run each is the figure.
 #    The same start run by GROMACS 2022.5 in mixed and double precision (bench/gromacs_lj.sh: the
-#    AVX-512 builds of bench/build_gromacs.sh in the cache, else Debian's gmx / gmx_d; leap-frog,
+#    builds of bench/build_gromacs.sh for the CPU in the cache, else Debian's gmx / gmx_d; leap-frog,
 #    its list rlist = 2.8 sigma kept nstlist = 8 and 20 steps unchecked), its total energy from
 #    the .edr file (`gmx energy`), fitted alike (SCANMD_GMX_DRIFT=0 leaves GROMACS out).
 # 2. Speed: `runs` alternating runs of speed_steps in each precision with the kernel the run
