@@ -86,6 +86,7 @@ void DeviceFields::keep(const std::uint32_t* order, std::uint32_t count, cudaStr
 
 void DeviceFields::pack_state(const std::uint32_t* idx, std::uint32_t count, std::uint64_t* out,
                               cudaStream_t stream) {
+  if (count == 0) return;  // (`out` may then be null: no offsets from it)
   const std::uint32_t W = state_words();
   std::uint32_t s = 0;
   for (Column& col : columns_) {

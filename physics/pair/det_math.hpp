@@ -41,8 +41,10 @@ SCANMD_HD inline double sqrt_of(double x) {
 SCANMD_HD inline double floor_of(double x) {
   return ::floor(x);
 }
+// k is integral and within ±1100, or NaN when x is (exp of NaN): converting a NaN to int is
+// undefined behaviour, so a NaN k scales by 2^0 (the NaN x goes through).
 SCANMD_HD inline double scale_of(double x, double k) {
-  return ::ldexp(x, static_cast<int>(k));
+  return ::ldexp(x, k == k ? static_cast<int>(k) : 0);
 }
 // b when it is smaller (larger), else a: a NaN in `a` goes through (as MINPD/MAXPD(b, a) do).
 SCANMD_HD inline double min_of(double a, double b) {
@@ -64,7 +66,7 @@ SCANMD_HD inline float floor_of(float x) {
   return ::floorf(x);
 }
 SCANMD_HD inline float scale_of(float x, float k) {
-  return ::ldexpf(x, static_cast<int>(k));
+  return ::ldexpf(x, k == k ? static_cast<int>(k) : 0);
 }
 SCANMD_HD inline float min_of(float a, float b) {
   return b < a ? b : a;

@@ -80,8 +80,8 @@ void check_ghost_images(Vec3 L) {
       images[i] =
           visit_exports(g, x[i], {0, 0, 0}, [](std::uint32_t, Int3, Int3, Int3, ImportKind) {});
     kernels::Workspace ws;
-    const std::uint32_t m = kernels::exclusive_scan<std::uint32_t>(ws, images, offsets);
-    std::vector<Entry> got(m);
+    const std::uint32_t total = kernels::exclusive_scan<std::uint32_t>(ws, images, offsets);
+    std::vector<Entry> got(total);
     for (std::uint32_t i = 0; i < x.size(); ++i) {
       std::uint32_t seen = 0;
       visit_exports(g, x[i], {0, 0, 0},
