@@ -6,7 +6,9 @@ set -euo pipefail
 packages=(cmake make g++ pkg-config libopenmpi-dev openmpi-bin libhdf5-openmpi-dev
           libspdlog-dev libfmt-dev libtomlplusplus-dev libcli11-dev libgtest-dev
           libbenchmark-dev librandom123-dev python3-numpy python3-h5py python3-matplotlib python3-mdanalysis lammps
-          clang libclang-rt-14-dev  # clang + compiler-rt: libFuzzer for scripts/fuzz.sh
+          # clang + compiler-rt + its OpenMP: libFuzzer for scripts/fuzz.sh, and scripts/test.sh's
+          # sanitizer pass
+          clang libclang-rt-14-dev libomp-dev
           python3-sphinx python3-myst-parser)  # the manual (docs/), built by scripts/test.sh
 missing=()
 for p in "${packages[@]}"; do
