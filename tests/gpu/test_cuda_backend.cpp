@@ -26,6 +26,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -332,6 +333,13 @@ TEST(CudaBackend, HashEqualsHostPairStyles) {
   // species, spline on two (the typed kernel, three sections). The file is written here, one per
   // process (the test binary may run far from the sources).
   const std::string file = write_lj_table();
+  struct RemoveTable {
+    std::string path;
+    ~RemoveTable() {  // (nothing left behind in /tmp)
+      std::error_code ec;
+      std::filesystem::remove(path, ec);
+    }
+  } const remove_table{file};
   for (const bool two : {false, true}) {
     SCOPED_TRACE(two ? "table spline, two species" : "table linear");
     SimulationConfig cfg = melt(6, 60, 5);

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "io/backup.hpp"
@@ -58,6 +59,17 @@ std::string shared_dir(const std::string& name) {
   MPI_Bcast(dir.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
   return dir;
 }
+
+// Removes a shared_dir folder when a test ends, once every rank is done with it (the tests
+// leave nothing behind in the temporary directory).
+struct SharedDirCleanup {
+  std::string dir;
+  ~SharedDirCleanup() {
+    MPI_Barrier(MPI_COMM_WORLD);
+    std::error_code ec;
+    if (rank() == 0) fs::remove_all(dir, ec);
+  }
+};
 
 // Particle id's row as a function of id and frame, so any reader can check it.
 ParticleRow make_row(std::uint64_t id, int frame) {
@@ -168,6 +180,7 @@ void expect_frame(const Checkpoint& c, std::int64_t n, std::int64_t step, int fr
 
 TEST(H5mdWriter, FramesReadBackExactly) {
   const std::string dir = shared_dir("frames");
+  const SharedDirCleanup cleanup{dir};
   const std::string path = dir + "/t.h5";
   write_frames(path, 37, {0, 10, 20});
   const Checkpoint c = read_checkpoint(world(), path);
@@ -177,6 +190,7 @@ TEST(H5mdWriter, FramesReadBackExactly) {
 
 TEST(H5mdWriter, AppendDropsFramesAfterTheRestartStep) {
   const std::string dir = shared_dir("append");
+  const SharedDirCleanup cleanup{dir};
   const std::string path = dir + "/t.h5";
   write_frames(path, 11, {0, 10, 20, 30});
   H5mdLayout layout;
@@ -203,6 +217,7 @@ TEST(H5mdWriter, AppendDropsFramesAfterTheRestartStep) {
 
 TEST(Checkpoint, WrittenViaTemporaryNameAndReadBack) {
   const std::string dir = shared_dir("checkpoint");
+  const SharedDirCleanup cleanup{dir};
   const std::string path = dir + "/c.h5";
   for (int round = 0; round < 2; ++round) {  // the second replaces the first
     const std::vector<ParticleRow> block = order_by_id(world(), scattered(23, round), 23);
@@ -220,6 +235,7 @@ TEST(Checkpoint, WrittenViaTemporaryNameAndReadBack) {
 // they enter the checksum: one changed value in the file is a checksum mismatch.
 TEST(Checkpoint, OptionalFieldsTravelWithTheirRowsAndEnterTheChecksum) {
   const std::string dir = shared_dir("fields");
+  const SharedDirCleanup cleanup{dir};
   const std::string path = dir + "/f.h5";
   const std::int64_t n = 29;
   const std::vector<ParticleRow> mine = scattered(n, 0);
@@ -285,6 +301,7 @@ TEST(Checkpoint, OptionalFieldsTravelWithTheirRowsAndEnterTheChecksum) {
 
 TEST(Checkpoint, UnusableFilesAreErrorsNamingThem) {
   const std::string dir = shared_dir("bad");
+  const SharedDirCleanup cleanup{dir};
   auto message = [](const std::string& path) {
     try {
       read_checkpoint(world(), path);
