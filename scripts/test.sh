@@ -36,6 +36,12 @@ phase "Unit tests with AddressSanitizer + UndefinedBehaviorSanitizer (clang)"
 # they call, and optimising them was a third of this pass's compile time).
 # The test programs only `mpi` tests start are not built (SCANMD_TEST_MPI_PROGRAMS=OFF): this pass
 # leaves that label out.
+# A build-sanitize/ that another compiler configured (GCC did before) starts afresh: CMake would
+# delete its cache on the change of compiler and the options below with it (no sanitizers).
+if [[ -f build-sanitize/CMakeCache.txt ]] &&
+   ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++$' build-sanitize/CMakeCache.txt; then
+  rm -rf build-sanitize
+fi
 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCANMD_SANITIZE=ON \
       -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
       -DSCANMD_BUILD_BENCH=OFF -DSCANMD_TEST_MPI_PROGRAMS=OFF -DSCANMD_TEST_PROGRAM_FLAGS=-O0 \
