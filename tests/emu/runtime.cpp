@@ -41,8 +41,11 @@ constexpr std::size_t kStackBytes = 256 * 1024;
 
 void fiber_main();
 
-// ---- execution contexts: a hand-written switch on x86-64 (callee-saved registers, x87 and SSE
-// control words; no system call), ucontext elsewhere. --------------------------------------------
+// ---- execution contexts: a hand-written switch on x86-64 (the callee-saved registers; no system
+// call), ucontext elsewhere. ----------------------------------------------------------------------
+// The x87 and SSE control words are not switched: every fiber and the scheduler run in the
+// thread's one floating-point environment (no kernel changes it), and loading MXCSR and the x87
+// control word on every switch was half of the switch's time.
 #if defined(__x86_64__)
 extern "C" void scanmd_emu_switch(void** save_sp, void* load_sp);
 extern "C" void scanmd_emu_entry();
@@ -57,14 +60,8 @@ scanmd_emu_switch:
     pushq %r13
     pushq %r14
     pushq %r15
-    subq $16, %rsp
-    fnstcw (%rsp)
-    stmxcsr 8(%rsp)
     movq %rsp, (%rdi)
     movq %rsi, %rsp
-    fldcw (%rsp)
-    ldmxcsr 8(%rsp)
-    addq $16, %rsp
     popq %r15
     popq %r14
     popq %r13
@@ -86,21 +83,19 @@ struct Context {
   const void* bottom = nullptr;  // the stack this context runs on (AddressSanitizer needs it)
   std::size_t size = 0;
 };
-void start_context(Context& c, void* stack, std::size_t bytes) {
+void start_context(Context& c, void* stack, std::size_t bytes, std::size_t stagger) {
 #if defined(SCANMD_EMU_ASAN)
   // A reused stack still carries the poisoned red zones of the last fiber's frames (it left by
   // a switch, never by returning).
   ASAN_UNPOISON_MEMORY_REGION(stack, bytes);
 #endif
-  // The frame scanmd_emu_switch pops: control words, r15..r12, rbx = fiber_main, rbp, and the
-  // return address scanmd_emu_entry; after the `ret` the stack pointer is 16-byte aligned.
-  auto top = (reinterpret_cast<std::uintptr_t>(stack) + bytes - 64) & ~std::uintptr_t{15};
-  auto* frame = reinterpret_cast<std::uint64_t*>(top) - 9;
-  std::memset(frame, 0, 9 * sizeof(std::uint64_t));
-  frame[0] = 0x037f;  // x87 control word: default
-  frame[1] = 0x1f80;  // MXCSR: default (round to nearest, exceptions masked)
-  frame[6] = reinterpret_cast<std::uint64_t>(&fiber_main);  // rbx
-  frame[8] = reinterpret_cast<std::uint64_t>(&scanmd_emu_entry);
+  // The frame scanmd_emu_switch pops: r15..r12, rbx = fiber_main, rbp, and the return address
+  // scanmd_emu_entry; after the `ret` the stack pointer is 16-byte aligned.
+  auto top = (reinterpret_cast<std::uintptr_t>(stack) + bytes - 64 - stagger) & ~std::uintptr_t{15};
+  auto* frame = reinterpret_cast<std::uint64_t*>(top) - 7;
+  std::memset(frame, 0, 7 * sizeof(std::uint64_t));
+  frame[4] = reinterpret_cast<std::uint64_t>(&fiber_main);  // rbx
+  frame[6] = reinterpret_cast<std::uint64_t>(&scanmd_emu_entry);
   c.sp = frame;
   c.bottom = stack;
   c.size = bytes;
@@ -114,7 +109,7 @@ struct Context {
   const void* bottom = nullptr;
   std::size_t size = 0;
 };
-void start_context(Context& c, void* stack, std::size_t bytes) {
+void start_context(Context& c, void* stack, std::size_t bytes, std::size_t /*stagger*/) {
 #if defined(SCANMD_EMU_ASAN)
   ASAN_UNPOISON_MEMORY_REGION(stack, bytes);
 #endif
@@ -157,6 +152,7 @@ struct Fiber {
 };
 
 struct Warp {
+  unsigned exited = 0;      // lanes that exited or do not exist
   unsigned arrived = 0;     // lanes waiting in the current collective
   unsigned generation = 0;  // completed collectives
   std::uint64_t deposit[32] = {};
@@ -167,8 +163,7 @@ struct Block {
   const char* kernel = "";
   std::vector<Fiber> fibers;
   std::vector<Warp> warps;
-  unsigned live = 0;                            // threads that have not exited
-  unsigned exited_mask_warp(unsigned w) const;  // lanes of warp w that exited or do not exist
+  unsigned live = 0;  // threads that have not exited
   unsigned barrier_arrived = 0;
   unsigned barrier_generation = 0;
   std::uint64_t progress = 0;   // bumped whenever a wait can end
@@ -186,15 +181,6 @@ std::mt19937_64 g_rng(g_seed);
 std::vector<void*> g_stacks;  // reused between launches
 cudaError_t g_last_error = cudaSuccess;
 
-unsigned Block::exited_mask_warp(unsigned w) const {
-  unsigned m = 0;
-  for (unsigned l = 0; l < 32; ++l) {
-    const std::size_t t = std::size_t{w} * 32 + l;
-    if (t >= fibers.size() || fibers[t].done) m |= 1u << l;
-  }
-  return m;
-}
-
 void yield() {
   switch_context(g_blk.fibers[g_thread->linear].context, g_scheduler);
 }
@@ -206,6 +192,7 @@ void fiber_main() {
   (*g_blk.body)();
   Fiber& f = g_blk.fibers[g_thread->linear];
   f.done = true;
+  g_blk.warps[g_thread->warp()].exited |= 1u << g_thread->lane();
   --g_blk.live;
   ++g_blk.progress;
   // An exited thread no longer holds up a block barrier.
@@ -233,6 +220,7 @@ void* stack_for(std::size_t t) {
 void run_block(unsigned threads) {
   g_blk.fibers.assign(threads, Fiber{});
   g_blk.warps.assign((threads + 31) / 32, Warp{});
+  if (threads % 32 != 0) g_blk.warps.back().exited = ~0u << (threads % 32);  // missing lanes
   g_blk.live = threads;
   g_blk.barrier_arrived = 0;
   g_blk.barrier_generation = 0;
@@ -241,7 +229,10 @@ void run_block(unsigned threads) {
     const unsigned dx = g_block_dim.x, dy = g_block_dim.y;
     f.state.idx = uint3{t % dx, (t / dx) % dy, t / (dx * dy)};
     f.state.linear = t;
-    start_context(f.context, stack_for(t), kStackBytes);
+    // Each stack's top 576 bytes further down than the last one's, modulo 64 KiB: the stacks
+    // are 256 KiB apart, so their tops would otherwise share a set of the L1 and L2 caches
+    // (one set for 256 fibers: a cache miss on nearly every switch).
+    start_context(f.context, stack_for(t), kStackBytes, (std::size_t{t} * 576) % 65536);
   }
   // Round robin until every thread has exited; a full round without progress is a deadlock
   // (every live thread waits at a barrier or collective that cannot complete).
@@ -305,7 +296,7 @@ const std::uint64_t* warp_exchange(unsigned mask, std::uint64_t value) {
   warp.deposit[lane] = value;
   warp.arrived |= 1u << lane;
   while ((warp.arrived & mask) != mask) {
-    if (g_blk.exited_mask_warp(w) & mask)
+    if (warp.exited & mask)
       fail("warp collective: the mask names a lane that has exited or does not exist");
     yield();
     if (warp.generation != generation) break;  // completed by the last lane to arrive
