@@ -75,6 +75,11 @@ def run_page(page):
     for d in ["inputs", "tests", "scripts", "bench", "docs"]:
         os.symlink(os.path.join(root, d), os.path.join(here, d))
     os.symlink(exe, os.path.join(here, "build", "app", "scanmd"))
+    # Two pages run at once: each its own Open MPI session directory below the test's, or their
+    # jobs race on the shared top folder (tests/cmake/ompi_session_per_test.cmake says how).
+    env = dict(os.environ)
+    if "OMPI_MCA_orte_tmpdir_base" in env:
+        env["OMPI_MCA_orte_tmpdir_base"] += f"/{pages.index(page)}"  # (socket paths: short)
     for k, (lang, body) in enumerate(todo):
         if lang == "python":
             script = os.path.join(here, f"block{k}.py")
@@ -88,7 +93,7 @@ def run_page(page):
             shown = lines
         for cmd, what in zip(cmds, shown):
             p = subprocess.run(cmd, cwd=here, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, timeout=300)
+                               text=True, timeout=300, env=env)
             ran += 1
             if p.returncode != 0:
                 failed += 1

@@ -21,7 +21,7 @@ import time
 import h5py
 import numpy as np
 
-from scanmd_test import Runner, arguments
+from scanmd_test import Runner, arguments, own_session_dir
 
 args = arguments(__doc__)
 r = Runner(args)
@@ -41,7 +41,7 @@ cmd = [args.mpiexec, "-n", "2", *args.pre.split(), args.exe, "run", args.deck, "
        "ckpt.h5", "--set", "run.steps=1000000000", "--set", "output.checkpoint=ckpt2.h5",
        "--set", "output.thermo_every=100"]
 p = subprocess.Popen(cmd, cwd=args.workdir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                     text=True)
+                     text=True, env={**os.environ, **own_session_dir()})
 lines = []
 threading.Thread(target=lambda: [lines.append(x) for x in p.stdout], daemon=True).start()
 end = time.time() + 60

@@ -2,6 +2,7 @@
 hash of scanmd (FNV-1a 64 over id, x, y, z, vx, vy, vz as little-endian bit patterns, sorted
 by id: Simulation::state_hash) computed from arrays, and a tiny check() that counts failures."""
 import argparse
+import itertools
 import os
 import re
 import shutil
@@ -12,6 +13,22 @@ import warnings
 import numpy as np
 
 warnings.filterwarnings("ignore")
+
+
+_launches = itertools.count(1)
+
+
+def own_session_dir():
+    """The environment that gives one mpiexec launch an Open MPI session directory of its own.
+
+    tests/cmake/ompi_session_per_test.cmake gives every test its own base directory
+    (OMPI_MCA_orte_tmpdir_base): jobs that start and end at once under one base race on its top
+    folder and one may die in orte_init ("A call to mkdir was unable to create the desired
+    directory", open-mpi/ompi#8510). The scripts here that run several jobs at once (thread
+    pools, a run in the background) would race within their test: each launch takes a numbered
+    subdirectory of the test's base. Outside ctest (no base set) nothing changes."""
+    base = os.environ.get("OMPI_MCA_orte_tmpdir_base")
+    return {"OMPI_MCA_orte_tmpdir_base": f"{base}/{next(_launches)}"} if base else {}
 
 
 def arguments(description):
@@ -39,7 +56,7 @@ class Runner:
         cmd = [self.args.mpiexec, "-n", str(ranks), *self.args.pre.split(), self.args.exe, "run",
                deck or self.args.deck, *extra]
         p = subprocess.run(cmd, cwd=self.path(cwd or "."), capture_output=True, text=True,
-                           timeout=120, env={**os.environ, **(env or {})})
+                           timeout=120, env={**os.environ, **own_session_dir(), **(env or {})})
         out = p.stdout + p.stderr
         if expect_rc is not None and p.returncode != expect_rc:
             sys.exit(f"FAIL: {' '.join(cmd)}\nexit {p.returncode}, expected {expect_rc}\n{out}")
