@@ -3,8 +3,7 @@
 #   1. Release build (CUDA backend too when nvcc is found) and every ctest test;
 #      `gpu` tests skip with a visible reason where there is no GPU.
 #   2. The deck and data file readers under libFuzzer, 30 s each (both at once: scripts/fuzz.sh).
-#   3. The unit tests again, built by clang with AddressSanitizer + UndefinedBehaviorSanitizer
-#      (built beside phase 1's tests, at the lowest priority).
+#   3. The unit tests again, built by clang with AddressSanitizer + UndefinedBehaviorSanitizer.
 #   4. The manual (docs/) built with Sphinx, warnings as errors, into build/docs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,9 +18,18 @@ phase "Release build"
 # libraries, scanmd and the benchmarks keep Release's -O3; the tests' run time is in those.
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DSCANMD_TEST_PROGRAM_FLAGS=-O1
 cmake --build build -j"$jobs"
-# The sanitizer pass's build (used by phase 3), started beside the Release tests at the lowest
-# priority: with twice as many tests as cores the tests still leave a sixth of the cores idle
-# (mpiexec start-up and teardown, processes waiting on each other), and the build uses that.
+phase "Tests (Release)"
+# Twice as many tests at once as cores: a third of the cores sat idle with one test per core
+# (mpiexec start-up and teardown, singleton MPI_Init, processes waiting on each other; measured
+# on 2 cores: 130 % CPU of 200 over 896 s). PROCESSORS properties count a test on P ranks as
+# min(P, cores) slots (tests/cmake/processors_per_host.cmake).
+# Label `bench`: the slow rest of some matrices and statistical checks (ctest -L bench), not CI's.
+ctest --test-dir build --output-on-failure -LE bench -j"$((2 * jobs))"
+
+phase "Fuzzing the deck and data file readers (libFuzzer, 30 s each)"
+bash scripts/fuzz.sh 30
+
+phase "Unit tests with AddressSanitizer + UndefinedBehaviorSanitizer (clang)"
 # Built with Debian's clang (the Release pass is GCC's): its -fsanitize=undefined also checks
 # float-to-int conversions. The libraries and the emulated CUDA sources at -O1 -g1 (line tables
 # only: reports still name file and line); the test programs themselves at -O0
@@ -35,40 +43,11 @@ if [[ -f build-sanitize/CMakeCache.txt ]] &&
    ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++$' build-sanitize/CMakeCache.txt; then
   rm -rf build-sanitize
 fi
-sanitizer_build() {
-  nice -n 19 cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCANMD_SANITIZE=ON \
-    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DSCANMD_BUILD_BENCH=OFF -DSCANMD_TEST_MPI_PROGRAMS=OFF -DSCANMD_TEST_PROGRAM_FLAGS=-O0 \
-    "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" &&
-    nice -n 19 cmake --build build-sanitize -j"$jobs"
-}
-sanitizer_log=build/sanitizer-build.log
-sanitizer_build > "$sanitizer_log" 2>&1 &
-sanitizer_pid=$!
-
-phase "Tests (Release); the sanitizer build beside them (nice 19, output in $sanitizer_log)"
-# Twice as many tests at once as cores: a third of the cores sat idle with one test per core
-# (measured on 2 cores: 130 % CPU of 200 over 896 s). PROCESSORS properties count a test on P
-# ranks as min(P, cores) slots (tests/cmake/processors_per_host.cmake).
-# Label `bench`: the slow rest of some matrices and statistical checks (ctest -L bench), not CI's.
-tests_rc=0
-ctest --test-dir build --output-on-failure -LE bench -j"$((2 * jobs))" || tests_rc=$?
-phase "Waiting for the sanitizer build"
-sanitizer_rc=0
-wait "$sanitizer_pid" || sanitizer_rc=$?
-# Its warnings (the build is -Wall -Wextra clean), or the end of its log when it failed.
-grep -E "(warning|error):" "$sanitizer_log" || true
-if ((sanitizer_rc != 0)); then
-  tail -n 60 "$sanitizer_log"
-  echo "test.sh: the sanitizer build failed (exit $sanitizer_rc): $sanitizer_log"
-fi
-((tests_rc == 0)) || { echo "test.sh: Release tests failed (ctest exit $tests_rc)"; exit 1; }
-((sanitizer_rc == 0)) || exit 1
-
-phase "Fuzzing the deck and data file readers (libFuzzer, 30 s each)"
-bash scripts/fuzz.sh 30
-
-phase "Unit tests with AddressSanitizer + UndefinedBehaviorSanitizer (clang)"
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCANMD_SANITIZE=ON \
+      -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+      -DSCANMD_BUILD_BENCH=OFF -DSCANMD_TEST_MPI_PROGRAMS=OFF -DSCANMD_TEST_PROGRAM_FLAGS=-O0 \
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+cmake --build build-sanitize -j"$jobs"
 # Open MPI's own allocations are not ours to chase: leak checking off, everything else fatal.
 # The comparisons with LAMMPS (label `lammps`) ran in the Release pass; under the sanitizers they
 # would spend most of their time in LAMMPS and in start-up, not in code the Release pass left out.
