@@ -85,4 +85,27 @@ double ClusterList::bytes_per_particle() const {
   return bytes / static_cast<double>(n);
 }
 
+void cluster_positions(const ClusterList& cl, const Vec3* x, std::size_t begin, std::size_t end,
+                       double* cx, double* cy, double* cz, double* bounds) {
+  const std::uint32_t* particle = cl.particle().data();
+  for (std::size_t c = begin; c < end; ++c) {
+    Vec3 lo{0.0, 0.0, 0.0}, hi{0.0, 0.0, 0.0};
+    bool first = true;
+    for (std::size_t s = c * kClusterSize; s < (c + 1) * kClusterSize; ++s) {
+      const std::uint32_t i = particle[s];
+      const Vec3 q = i != ClusterList::kNone ? x[i] : Vec3{0.0, 0.0, 0.0};
+      cx[s] = q.x;
+      cy[s] = q.y;
+      cz[s] = q.z;
+      if (i == ClusterList::kNone) continue;
+      lo = first ? q : Vec3{std::min(lo.x, q.x), std::min(lo.y, q.y), std::min(lo.z, q.z)};
+      hi = first ? q : Vec3{std::max(hi.x, q.x), std::max(hi.y, q.y), std::max(hi.z, q.z)};
+      first = false;
+    }
+    double* b = bounds + 8 * c;
+    b[0] = lo.x, b[1] = lo.y, b[2] = lo.z, b[3] = 0.0;
+    b[4] = hi.x, b[5] = hi.y, b[6] = hi.z, b[7] = 0.0;
+  }
+}
+
 }  // namespace scanmd

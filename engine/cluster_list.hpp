@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/vec3.hpp"
+
 namespace scanmd {
 
 inline constexpr std::uint32_t kClusterSize = 4;
@@ -71,5 +73,13 @@ class ClusterList {
   std::uint64_t built_from_ = 0;
   bool built_ = false, exact_ = false;
 };
+
+// The positions x (by particle) in slot order for clusters [begin, end): cx, cy, cz per slot
+// (empty slots: 0), and per cluster its bounding box over its particles, 8 doubles at
+// bounds + 8·c: the lowest x, y, z, then 0, the highest x, y, z, then 0. (A kernel that finds
+// no coordinate of one cluster's box more than L/2 from the other's needs no minimum image for
+// the pair: IEEE subtraction is monotonic, so no |x_i − x_j| of the two exceeds it either.)
+void cluster_positions(const ClusterList& cl, const Vec3* x, std::size_t begin, std::size_t end,
+                       double* cx, double* cy, double* cz, double* bounds);
 
 }  // namespace scanmd

@@ -44,12 +44,12 @@ HostBackend::HostBackend(const StepSetup& s)
   if (tune_ && std::any_of(computes_.begin(), computes_.end(),
                            [](const auto& c) { return c->uses_kernel(); })) {
     // The widest rows against the scalar loop; with SCANMD_CLUSTER_TRIAL=1 the cluster kernel
-    // too (off by default: on the machines measured it is slower than the AVX-512 rows, and its
-    // list would add to the peak of memory during the trial).
+    // too (off by default: on the machines measured it is slower than the rows, AVX-512 and
+    // AVX2 alike, and its list would add to the peak of memory during the trial).
     std::vector<PairKernel> candidates{kernel_};
     const char* trial = std::getenv("SCANMD_CLUSTER_TRIAL");
-    if (kernel_ == PairKernel::Avx512 && cpu_runs(PairKernel::Cluster) && trial != nullptr &&
-        std::string_view(trial) == "1")
+    if ((kernel_ == PairKernel::Avx512 || kernel_ == PairKernel::Avx2) &&
+        cpu_runs(PairKernel::Cluster) && trial != nullptr && std::string_view(trial) == "1")
       candidates.push_back(PairKernel::Cluster);
     candidates.push_back(PairKernel::Scalar);
     force_trial_.emplace(std::move(candidates));

@@ -20,9 +20,9 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
   const auto& offsets = cells.offsets();
   const Int3 dims = cells.dims();
   const int reach = cells.reach();
-  const CandidateScan scan = uses_avx512(kernel_)          ? CandidateScan::Avx512
-                             : kernel_ == PairKernel::Avx2 ? CandidateScan::Avx2
-                                                           : CandidateScan::Scalar;
+  const CandidateScan scan = uses_avx512(kernel_)                       ? CandidateScan::Avx512
+                             : rows_kernel(kernel_) == PairKernel::Avx2 ? CandidateScan::Avx2
+                                                                        : CandidateScan::Scalar;
   // Candidates are written unconditionally and kept by advancing `at` (stream compaction
   // without branches: about three quarters of the candidates are rejected, at random).
   std::size_t at = 0;

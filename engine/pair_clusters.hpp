@@ -12,6 +12,12 @@
 // entries, the j-cluster's are summed in registers and stored once per entry. The lane type is
 // the evaluator's number type (simd::F64x8), so a float32 variant (simd::F32x16, one vector per
 // cluster pair) can be instantiated from the same kernel later.
+//
+// AVX2, 4×4 clusters (pair_clusters_avx2.cpp, for CPUs without AVX-512): one cluster pair is
+// four vectors of four lanes, one per i-atom, evaluated together as one simd::Multi<F64x4, 4>;
+// the truncation to int64 is exact in the vector below 2^51 (|F|² < 2^100) and lane by lane
+// above; the minimum image is applied only where the two clusters' bounding boxes
+// (cluster_positions) are more than L/2 apart on some axis.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +34,7 @@ template <class E>
 struct PairClusters {
   const ClusterList* list;
   const double *x, *y, *z;  // positions in slot order (wrapped; empty slots: 0)
+  const double* bounds;     // each cluster's bounding box (cluster_positions)
   Vec3 length, half_length;
   typename E::Params params;  // the one species' pair
   double limit_sq;            // pair_term_limit_sq(max_terms)
@@ -45,5 +52,8 @@ template <class E>
 ClusterTotals pair_clusters_avx512(const PairClusters<E>& c, std::size_t begin, std::size_t end,
                                    std::int64_t* fx, std::int64_t* fy, std::int64_t* fz,
                                    bool energy);
+template <class E>
+ClusterTotals pair_clusters_avx2(const PairClusters<E>& c, std::size_t begin, std::size_t end,
+                                 std::int64_t* fx, std::int64_t* fy, std::int64_t* fz, bool energy);
 
 }  // namespace scanmd

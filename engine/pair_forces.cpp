@@ -250,12 +250,13 @@ ForceTotals compute_clusters(const Pass<E>& pass, ParticleStore& p, ForceScratch
   const std::size_t n = p.size();
   build_clusters(p, pass.list, scratch);
   const ClusterList& cl = scratch.clusters;
-  if (!cl.exact()) return compute(pass, p, PairKernel::Avx512, &scratch, adding);
+  if (!cl.exact()) return compute(pass, p, rows_kernel(PairKernel::Cluster), &scratch, adding);
   const std::size_t slots = cl.slots(), clusters = cl.clusters();
   const int threads = std::max(1, scratch.threads);
   resize_with_slack(scratch.cx, slots);
   resize_with_slack(scratch.cy, slots);
   resize_with_slack(scratch.cz, slots);
+  resize_with_slack(scratch.bounds, 8 * clusters);
   scratch.cf.resize(static_cast<std::size_t>(threads));
   scratch.per_thread.resize(static_cast<std::size_t>(threads - 1));
   for (auto& b : scratch.per_thread) b.resize(n);
@@ -274,29 +275,33 @@ ForceTotals compute_clusters(const Pass<E>& pass, ParticleStore& p, ForceScratch
                           scratch.cx.data(),
                           scratch.cy.data(),
                           scratch.cz.data(),
+                          scratch.bounds.data(),
                           pass.box.length,
                           pass.box.half_length,
                           pass.table.params[0],
                           term_limit_sq(pass)};
   std::vector<ClusterTotals> part(static_cast<std::size_t>(threads));
   const std::uint32_t* particle = cl.particle().data();
-  const Vec3* x = p.x.data();
+  const auto kernel = rows_kernel(PairKernel::Cluster) == PairKernel::Avx512
+                          ? &pair_clusters_avx512<E>
+                          : &pair_clusters_avx2<E>;
 #pragma omp parallel num_threads(threads)
   {
-#pragma omp for schedule(static)
-    for (std::size_t s = 0; s < slots; ++s) {
-      const std::uint32_t i = particle[s];
-      const Vec3 q = i != ClusterList::kNone ? x[i] : Vec3{0.0, 0.0, 0.0};
-      scratch.cx[s] = q.x;
-      scratch.cy[s] = q.y;
-      scratch.cz[s] = q.z;
+    {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      const std::size_t per =
+          (clusters + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
+      const std::size_t b = std::min(clusters, t * per), e = std::min(clusters, b + per);
+      cluster_positions(cl, p.x.data(), b, e, scratch.cx.data(), scratch.cy.data(),
+                        scratch.cz.data(), scratch.bounds.data());
     }
+#pragma omp barrier
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
     std::vector<std::int64_t>& cf = scratch.cf[t];
     resize_with_slack(cf, 3 * slots);
     std::fill(cf.begin(), cf.begin() + static_cast<std::ptrdiff_t>(3 * slots), 0);
     std::int64_t *fx = cf.data(), *fy = fx + slots, *fz = fy + slots;
-    part[t] = pair_clusters_avx512(c, at[t], at[t + 1], fx, fy, fz, pass.with_energy);
+    part[t] = kernel(c, at[t], at[t + 1], fx, fy, fz, pass.with_energy);
     Fix3* f = t == 0 ? p.f.data() : scratch.per_thread[t - 1].data();
     if (t != 0 || !adding) std::fill(f, f + n, Fix3{0, 0, 0});
     for (std::size_t s = 0; s < slots; ++s) {
@@ -340,7 +345,7 @@ ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, Fo
                     bool adding) {
   if (kernel == PairKernel::Cluster) {
     if (clusters_cover(pass, scratch)) return compute_clusters(pass, p, *scratch, adding);
-    kernel = PairKernel::Avx512;  // the rest: the AVX-512 rows (or the scalar loop)
+    kernel = rows_kernel(kernel);  // the rest: the same instruction set's rows (or the scalar loop)
   }
   const std::size_t n = p.size();
   const int threads = scratch != nullptr ? scratch->threads : 1;

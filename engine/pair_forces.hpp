@@ -44,7 +44,7 @@ struct ForceScratch {
   const void* clusters_of = nullptr;   // the NeighborList the clusters were built from
   double cluster_build_seconds = 0.0;  // all cluster-list builds of the run
   int cluster_builds = 0;
-  std::vector<double> cx, cy, cz;
+  std::vector<double> cx, cy, cz, bounds;  // slot-order positions, bounding boxes (8 per cluster)
   std::vector<std::vector<std::int64_t>> cf;  // per thread: x, y, z planes of slots() each
 };
 

@@ -17,9 +17,9 @@ bool cpu_runs(PairKernel kernel) {
     case PairKernel::Scalar:
       return true;
     case PairKernel::Avx2:
+    case PairKernel::Cluster:
       return __builtin_cpu_supports("avx2");
     case PairKernel::Avx512:
-    case PairKernel::Cluster:
       return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
              __builtin_cpu_supports("avx512vl");
   }
@@ -27,6 +27,12 @@ bool cpu_runs(PairKernel kernel) {
 #else
   return kernel == PairKernel::Auto || kernel == PairKernel::Scalar;
 #endif
+}
+
+PairKernel rows_kernel(PairKernel kernel) {
+  if (kernel != PairKernel::Cluster) return kernel;
+  static const bool avx512 = cpu_runs(PairKernel::Avx512);
+  return avx512 ? PairKernel::Avx512 : PairKernel::Avx2;
 }
 
 PairKernel resolve_pair_kernel(PairKernel configured) {

@@ -20,10 +20,11 @@
 
 namespace scanmd {
 
-// Cluster: the AVX-512 cluster-pair kernel (engine/pair_clusters.hpp) for the pair passes it
-// covers (energy steps too), the AVX-512 rows for the rest (the list build's scan, EAM). Auto
-// never picks it (it is slower than the AVX-512 rows on the machines measured): pinned, or put
-// into the run's trial with SCANMD_CLUSTER_TRIAL=1 (engine/host_backend.hpp).
+// Cluster: the cluster-pair kernel (engine/pair_clusters.hpp) in the widest instruction set the
+// CPU has (AVX-512, else AVX2) for the pair passes it covers (energy steps too), and that
+// set's rows for the rest (the list build's scan, EAM, bonds). Auto never picks it: pinned, or
+// put into the run's trial against the rows (engine/host_backend.hpp) with
+// SCANMD_CLUSTER_TRIAL=1.
 enum class PairKernel { Auto, Scalar, Avx2, Avx512, Cluster };
 
 inline constexpr NamedValue<PairKernel> kPairKernelNames[] = {{PairKernel::Auto, "auto"},
@@ -32,13 +33,17 @@ inline constexpr NamedValue<PairKernel> kPairKernelNames[] = {{PairKernel::Auto,
                                                               {PairKernel::Avx512, "avx512"},
                                                               {PairKernel::Cluster, "cluster"}};
 
-// Whether the kernel's instruction set is AVX-512 (the rows and the cluster kernel).
-inline bool uses_avx512(PairKernel kernel) {
-  return kernel == PairKernel::Avx512 || kernel == PairKernel::Cluster;
-}
-
 // Whether this CPU (and this build) can run the kernel.
 bool cpu_runs(PairKernel kernel);
+
+// The rows kernel of the kernel's instruction set: the kernel itself, and for Cluster the
+// AVX-512 rows where the CPU has AVX-512, else the AVX2 rows.
+PairKernel rows_kernel(PairKernel kernel);
+
+// Whether the kernel's instruction set is AVX-512.
+inline bool uses_avx512(PairKernel kernel) {
+  return rows_kernel(kernel) == PairKernel::Avx512;
+}
 
 // The kernel to use: SCANMD_PAIR_KERNEL if set, else `configured`; Auto becomes the widest the
 // CPU runs. Throws std::runtime_error for an unknown name or a kernel the CPU cannot run.

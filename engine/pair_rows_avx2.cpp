@@ -9,6 +9,7 @@
 #endif
 #include <stdexcept>
 
+#include "base/box_avx2.hpp"
 #include "base/fixed_point.hpp"
 #include "engine/pair_rows.hpp"
 #include "engine/simd.hpp"
@@ -18,17 +19,7 @@ namespace scanmd {
 
 #if defined(__AVX2__)
 
-namespace {
-
-// d − L where d > L/2, d + L where d < −L/2: the scalar minimum_image, lane by lane.
-inline __m256d minimum_image(__m256d d, __m256d len, __m256d half, __m256d neg_half) {
-  const __m256d above = _mm256_cmp_pd(d, half, _CMP_GT_OQ);
-  const __m256d below = _mm256_cmp_pd(d, neg_half, _CMP_LT_OQ);
-  d = _mm256_blendv_pd(d, _mm256_sub_pd(d, len), above);
-  return _mm256_blendv_pd(d, _mm256_add_pd(d, len), below);
-}
-
-}  // namespace
+using avx2::minimum_image;
 
 template <class E>
 RowsTotals pair_rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_t end, Fix3* f) {

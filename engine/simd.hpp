@@ -277,9 +277,102 @@ inline F32x16 max_of(F32x16 a, F32x16 b) {
 }
 #endif
 
+// N vectors of V taken as one number type of N times V's lanes: each operation is V's,
+// applied to the N parts one after another. The same bits per lane as V, and N independent
+// dependency chains side by side in the instruction stream, which the CPU then overlaps (the
+// AVX2 cluster kernel evaluates a 4×4 cluster pair as one Multi<F64x4, 4>: one F64x4 at a time
+// left it waiting on the latency of each division and multiplication chain). The operators
+// are hidden friends, so a double converts (broadcasts) as it does for V.
+template <class I, int N>
+struct MultiIndex {
+  I part[N];
+};
+
+template <class V, int N>
+struct Multi {
+  V part[N];
+  Multi() = default;
+  Multi(double s) {  // NOLINT: broadcast
+    for (V& p : part) p = V(s);
+  }
+
+  template <class Op>
+  static Multi each(Op op) {
+    Multi r;
+    for (int k = 0; k < N; ++k) r.part[k] = op(k);
+    return r;
+  }
+  friend Multi operator+(const Multi& a, const Multi& b) {
+    return each([&](int k) { return a.part[k] + b.part[k]; });
+  }
+  friend Multi operator-(const Multi& a, const Multi& b) {
+    return each([&](int k) { return a.part[k] - b.part[k]; });
+  }
+  friend Multi operator*(const Multi& a, const Multi& b) {
+    return each([&](int k) { return a.part[k] * b.part[k]; });
+  }
+  friend Multi operator/(const Multi& a, const Multi& b) {
+    return each([&](int k) { return a.part[k] / b.part[k]; });
+  }
+  friend Multi operator-(const Multi& a) {
+    return each([&](int k) { return -a.part[k]; });
+  }
+  friend Multi sqrt_of(const Multi& a) {
+    return each([&](int k) { return sqrt_of(a.part[k]); });
+  }
+  friend Multi floor_of(const Multi& a) {
+    return each([&](int k) { return floor_of(a.part[k]); });
+  }
+  friend Multi scale_of(const Multi& a, const Multi& e) {
+    return each([&](int k) { return scale_of(a.part[k], e.part[k]); });
+  }
+  friend Multi min_of(const Multi& a, const Multi& b) {
+    return each([&](int k) { return min_of(a.part[k], b.part[k]); });
+  }
+  friend Multi max_of(const Multi& a, const Multi& b) {
+    return each([&](int k) { return max_of(a.part[k], b.part[k]); });
+  }
+  friend Multi select_gt(const Multi& a, const Multi& b, const Multi& x, const Multi& y) {
+    return each([&](int k) { return select_gt(a.part[k], b.part[k], x.part[k], y.part[k]); });
+  }
+  friend void split_of(const Multi& x, Multi& e, Multi& m) {
+    for (int k = 0; k < N; ++k) split_of(x.part[k], e.part[k], m.part[k]);
+  }
+  friend auto index_of(const Multi& x) {
+    MultiIndex<decltype(index_of(x.part[0])), N> r;
+    for (int k = 0; k < N; ++k) r.part[k] = index_of(x.part[k]);
+    return r;
+  }
+};
+
+// The table entries of each part's indices.
+template <class I, int N>
+inline auto gather(const double* table, const MultiIndex<I, N>& i) {
+  Multi<decltype(gather(table, i.part[0])), N> r;
+  for (int k = 0; k < N; ++k) r.part[k] = gather(table, i.part[k]);
+  return r;
+}
+
 }  // namespace scanmd::simd
 
 namespace scanmd {
+
+template <class V, int N>
+inline constexpr bool det::kSingle<simd::Multi<V, N>> = det::kSingle<V>;
+template <class V, int N>
+struct SingleOf<simd::Multi<V, N>> {
+  using type = simd::Multi<typename SingleOf<V>::type, N>;
+  static type narrow(const simd::Multi<V, N>& x) {
+    type r;
+    for (int k = 0; k < N; ++k) r.part[k] = SingleOf<V>::narrow(x.part[k]);
+    return r;
+  }
+  static simd::Multi<V, N> widen(const type& x) {
+    simd::Multi<V, N> r;
+    for (int k = 0; k < N; ++k) r.part[k] = SingleOf<V>::widen(x.part[k]);
+    return r;
+  }
+};
 
 #if defined(__AVX2__)
 template <>

@@ -8,7 +8,7 @@
 # Usage: cmake -DEXE=<scanmd> -DMPIEXEC=<mpiexec> -DNP_FLAG=-n "-DPRE_FLAGS=..." -DDECK=<deck>
 #              -DRANKS=<P> -P host_kernels_hash.cmake
 # -DKERNELS="..." narrows the kernels compared (default: all of them; the EAM decks leave out
-# the cluster kernel, which EAM does not use: it runs the AVX-512 rows then).
+# the cluster kernel, which EAM does not use: it runs its instruction set's rows then).
 if(NOT DEFINED KERNELS OR KERNELS STREQUAL "")
   set(KERNELS scalar avx2 avx512 cluster)
 endif()

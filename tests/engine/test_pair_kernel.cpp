@@ -213,11 +213,9 @@ TEST_P(VectorKernel, SameBitsAsTheScalarTerms) {
 // 2^55): beyond the range where a vector conversion without a double → int64 instruction (adding
 // 1.5·2^52) is exact, so a kernel must convert them as the scalar loop does. LJ pairs from
 // r = 0.66 (|F| up to about 17 000): the oracle's forces must hold such terms.
-TEST_P(VectorKernel, SameBitsForTermsOfTwoToThe51AndMore) {
-  if (!cpu_runs(GetParam()))
-    GTEST_SKIP() << "this CPU cannot run the " << pair_kernel_name(GetParam()) << " kernel";
+// The listed pairs with a force term of 2^51 or more (LJ, a 200-term list's bound).
+long long terms_of_two_to_the_51(const Rows& r) {
   using E = LJCut;
-  const Rows r = random_rows(11, 0.66);
   const PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
   long long big = 0;
   for (std::size_t i = 0; i < r.x.size(); ++i)
@@ -231,8 +229,15 @@ TEST_P(VectorKernel, SameBitsForTermsOfTwoToThe51AndMore) {
       big += std::abs(double(F.x)) >= two51 || std::abs(double(F.y)) >= two51 ||
              std::abs(double(F.z)) >= two51;
     }
-  ASSERT_GT(big, 10) << "the scene must hold terms of 2^51 and more";
-  expect_same_bits<E>(GetParam(), 0.66);
+  return big;
+}
+
+TEST_P(VectorKernel, SameBitsForTermsOfTwoToThe51AndMore) {
+  if (!cpu_runs(GetParam()))
+    GTEST_SKIP() << "this CPU cannot run the " << pair_kernel_name(GetParam()) << " kernel";
+  ASSERT_GT(terms_of_two_to_the_51(random_rows(11, 0.66)), 10)
+      << "the scene must hold terms of 2^51 and more";
+  expect_same_bits<LJCut>(GetParam(), 0.66);
 }
 
 TEST_P(VectorKernel, ReportsATermOutOfRange) {
@@ -271,10 +276,10 @@ INSTANTIATE_TEST_SUITE_P(Kernels, VectorKernel,
 // terms above over a per-atom list as the neighbour list makes it — each unordered pair within
 // 2.8 (minimum image) listed once, under either particle at random, or not at all (the pair rule
 // and exclusions), rows in random order.
-Rows random_half_list(std::uint64_t seed) {
+Rows random_half_list(std::uint64_t seed, double closest = 0.8) {
   Rows r;
   r.L = {9.3, 8.1, 10.7};
-  r.x = test::random_positions(600, r.L, 0.8, seed);
+  r.x = test::random_positions(600, r.L, closest, seed);
   test::Rng rng(seed + 1);
   const std::size_t n = r.x.size();
   const Vec3 H{r.L.x / 2, r.L.y / 2, r.L.z / 2};
@@ -371,25 +376,52 @@ TEST(ClusterList, HoldsTheListedPairsOnce) {
   EXPECT_FALSE(clusters_of(twice).exact());
 }
 
+// The cluster kernels, by instruction set: the AVX2 and the AVX-512 one.
+class ClusterKernel : public ::testing::TestWithParam<PairKernel> {
+ protected:
+  void SetUp() override {
+    if (!cpu_runs(GetParam()))
+      GTEST_SKIP() << "this CPU cannot run the " << pair_kernel_name(GetParam())
+                   << " cluster kernel";
+  }
+};
+
+// The cluster list's entries whose two clusters' bounding boxes are more than half a box length
+// apart on some axis (the kernels apply the minimum image there only), and the others.
+std::pair<std::size_t, std::size_t> far_and_near_entries(const ClusterList& cl,
+                                                         const std::vector<double>& bounds,
+                                                         Vec3 L) {
+  std::size_t far = 0, near = 0;
+  for (std::size_t c = 0; c < cl.clusters(); ++c)
+    for (std::uint32_t e = cl.offsets()[c]; e < cl.offsets()[c + 1]; ++e) {
+      const double* bi = &bounds[8 * c];
+      const double* bj = &bounds[8 * cl.j_cluster()[e]];
+      const double h[3] = {L.x / 2, L.y / 2, L.z / 2};
+      bool f = false;
+      for (int k = 0; k < 3; ++k) f = f || std::max(bi[4 + k] - bj[k], bj[4 + k] - bi[k]) > h[k];
+      (f ? far : near) += 1;
+    }
+  return {far, near};
+}
+
 // The kernel over the clusters [0, c/3) and [c/3, c) (two threads' parts), forces mapped back to
 // the particles.
 template <class E>
-ClusterTotals run_clusters(const ClusterList& cl, const Rows& r, const typename E::Params& params,
-                           double limit_sq, bool energy, std::vector<Fix3>& f) {
+ClusterTotals run_clusters(PairKernel isa, const ClusterList& cl, const Rows& r,
+                           const typename E::Params& params, double limit_sq, bool energy,
+                           std::vector<Fix3>& f) {
   const std::size_t slots = cl.slots();
-  std::vector<double> x(slots, 0.0), y(slots, 0.0), z(slots, 0.0);
-  for (std::size_t s = 0; s < slots; ++s)
-    if (cl.particle()[s] != ClusterList::kNone) {
-      const Vec3 q = r.x[cl.particle()[s]];
-      x[s] = q.x, y[s] = q.y, z[s] = q.z;
-    }
+  std::vector<double> x(slots), y(slots), z(slots), bounds(8 * cl.clusters());
+  cluster_positions(cl, r.x.data(), 0, cl.clusters(), x.data(), y.data(), z.data(), bounds.data());
   const PairClusters<E> c{
-      &cl, x.data(), y.data(), z.data(), r.L, {r.L.x / 2, r.L.y / 2, r.L.z / 2}, params, limit_sq};
+      &cl,    x.data(), y.data(), z.data(), bounds.data(), r.L, {r.L.x / 2, r.L.y / 2, r.L.z / 2},
+      params, limit_sq};
+  const auto kernel = isa == PairKernel::Avx512 ? &pair_clusters_avx512<E> : &pair_clusters_avx2<E>;
   std::vector<std::int64_t> fx(slots, 0), fy(slots, 0), fz(slots, 0);
   const std::size_t third = cl.clusters() / 3;
-  ClusterTotals t = pair_clusters_avx512(c, 0, third, fx.data(), fy.data(), fz.data(), energy);
+  ClusterTotals t = kernel(c, 0, third, fx.data(), fy.data(), fz.data(), energy);
   const ClusterTotals rest =
-      pair_clusters_avx512(c, third, cl.clusters(), fx.data(), fy.data(), fz.data(), energy);
+      kernel(c, third, cl.clusters(), fx.data(), fy.data(), fz.data(), energy);
   t.pairs += rest.pairs;
   t.energy += rest.energy;
   t.virial += rest.virial;
@@ -403,10 +435,10 @@ ClusterTotals run_clusters(const ClusterList& cl, const Rows& r, const typename 
 }
 
 template <class E>
-void expect_cluster_bits() {
+void expect_cluster_bits(PairKernel isa, double closest = 0.8) {
   SCOPED_TRACE(std::string(E::kName));
   for (std::uint64_t seed : {41u, 42u}) {
-    const Rows r = random_half_list(seed);
+    const Rows r = random_half_list(seed, closest);
     const std::size_t n = r.x.size();
     const ClusterList cl = clusters_of(r);
     const PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
@@ -417,7 +449,8 @@ void expect_cluster_bits() {
     ASSERT_GT(t_want.pairs, 3000);
     for (bool with_energy : {false, true}) {
       std::vector<Fix3> got(n, Fix3{0, 0, 0});
-      const ClusterTotals t = run_clusters<E>(cl, r, rows.params, rows.limit_sq, with_energy, got);
+      const ClusterTotals t =
+          run_clusters<E>(isa, cl, r, rows.params, rows.limit_sq, with_energy, got);
       EXPECT_FALSE(t.overflow);
       EXPECT_EQ(t.pairs, t_want.pairs);
       if (with_energy) {
@@ -433,19 +466,34 @@ void expect_cluster_bits() {
   }
 }
 
-TEST(ClusterKernel, SameBitsAsTheScalarTerms) {
-  if (!cpu_runs(PairKernel::Cluster)) GTEST_SKIP() << "this CPU cannot run the cluster kernel";
+TEST_P(ClusterKernel, SameBitsAsTheScalarTerms) {
+  // The scene has entries with and without the minimum image (the kernels' two paths).
+  const Rows r = random_half_list(41);
+  const ClusterList cl = clusters_of(r);
+  std::vector<double> x(cl.slots()), y(cl.slots()), z(cl.slots()), bounds(8 * cl.clusters());
+  cluster_positions(cl, r.x.data(), 0, cl.clusters(), x.data(), y.data(), z.data(), bounds.data());
+  const auto [far, near] = far_and_near_entries(cl, bounds, r.L);
+  ASSERT_GT(far, 100u);
+  ASSERT_GT(near, 100u);
   for_each_pair_style([&]<class E>() {
-    if constexpr (E::kVector) expect_cluster_bits<E>();
+    if constexpr (E::kVector) expect_cluster_bits<E>(GetParam());
   });
   table_linear = true;
-  expect_cluster_bits<Table>();
+  expect_cluster_bits<Table>(GetParam());
   table_linear = false;
 }
 
-TEST(ClusterKernel, ReportsATermOutOfRange) {
+// As VectorKernel.SameBitsForTermsOfTwoToThe51AndMore: terms the AVX2 kernel's exact vector
+// conversion does not reach (LJ from r = 0.66).
+TEST_P(ClusterKernel, SameBitsForTermsOfTwoToThe51AndMore) {
+  for (std::uint64_t seed : {41u, 42u})
+    ASSERT_GT(terms_of_two_to_the_51(random_half_list(seed, 0.66)), 10)
+        << "the scene must hold terms of 2^51 and more";
+  expect_cluster_bits<LJCut>(GetParam(), 0.66);
+}
+
+TEST_P(ClusterKernel, ReportsATermOutOfRange) {
   using E = LJCut;
-  if (!cpu_runs(PairKernel::Cluster)) GTEST_SKIP() << "this CPU cannot run the cluster kernel";
   Rows r = random_half_list(51);
   // Particle 0's first listed neighbour moves onto it (r = 1e-3: far beyond the bound).
   const std::uint32_t j = r.neighbors[r.offsets[0]];
@@ -455,9 +503,16 @@ TEST(ClusterKernel, ReportsATermOutOfRange) {
   std::vector<Fix3> f(r.x.size(), Fix3{0, 0, 0});
   RowsTotals want_t = oracle(rows, r.x.size(), f);
   ASSERT_TRUE(want_t.overflow);
-  std::fill(f.begin(), f.end(), Fix3{0, 0, 0});
-  EXPECT_TRUE(run_clusters<E>(cl, r, rows.params, rows.limit_sq, false, f).overflow);
+  for (bool with_energy : {false, true}) {
+    std::fill(f.begin(), f.end(), Fix3{0, 0, 0});
+    EXPECT_TRUE(
+        run_clusters<E>(GetParam(), cl, r, rows.params, rows.limit_sq, with_energy, f).overflow);
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(InstructionSets, ClusterKernel,
+                         ::testing::Values(PairKernel::Avx2, PairKernel::Avx512),
+                         [](const auto& info) { return pair_kernel_name(info.param); });
 
 // SCANMD_PAIR_KERNEL pins the choice; auto is the widest the CPU runs; a name the CPU cannot run,
 // or an unknown one, is an error naming the variable.
