@@ -14,7 +14,8 @@
 // cluster pair) can be instantiated from the same kernel later.
 //
 // AVX2, 4×4 clusters (pair_clusters_avx2.cpp, for CPUs without AVX-512): one cluster pair is
-// four vectors of four lanes, one per i-atom, evaluated together as one simd::Multi<F64x4, 4>;
+// four vectors of four lanes, one per i-atom (a vector with no listed pair within the cutoff
+// is skipped);
 // the truncation to int64 is exact in the vector below 2^51 (|F|² < 2^100) and lane by lane
 // above; the minimum image is applied only where the two clusters' bounding boxes
 // (cluster_positions) are more than L/2 apart on some axis.

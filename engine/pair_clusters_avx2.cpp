@@ -117,77 +117,59 @@ ClusterTotals run(const PairClusters<E>& c, std::size_t begin, std::size_t end, 
           _mm256_max_pd(_mm256_sub_pd(i_hi, _mm256_loadu_pd(c.bounds + 8 * cj)),
                         _mm256_sub_pd(_mm256_loadu_pd(c.bounds + 8 * cj + 4), i_lo));
       const bool far = _mm256_movemask_pd(_mm256_cmp_pd(span, g.half, _CMP_GT_OQ)) != 0;
-      // Displacements and r² of the four i-atoms, and which of their lanes are listed pairs
-      // within the cutoff.
-      __m256d dx[kClusterSize], dy[kClusterSize], dz[kClusterSize], r2[kClusterSize];
-      unsigned in[kClusterSize], any = 0;
-      for (std::uint32_t a = 0; a < kClusterSize; ++a) {
-        dx[a] = _mm256_sub_pd(_mm256_broadcast_sd(c.x + si + a), xj);
-        dy[a] = _mm256_sub_pd(_mm256_broadcast_sd(c.y + si + a), yj);
-        dz[a] = _mm256_sub_pd(_mm256_broadcast_sd(c.z + si + a), zj);
-        if (far) {
-          dx[a] = minimum_image(dx[a], g.lx, g.hx, g.nhx);
-          dy[a] = minimum_image(dy[a], g.ly, g.hy, g.nhy);
-          dz[a] = minimum_image(dz[a], g.lz, g.hz, g.nhz);
-        }
-        r2[a] =
-            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx[a], dx[a]), _mm256_mul_pd(dy[a], dy[a])),
-                          _mm256_mul_pd(dz[a], dz[a]));
-        in[a] =
-            (m >> (a * kClusterSize)) & 0xFu &
-            static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(r2[a], cutoff_sq, _CMP_LT_OQ)));
-        any |= in[a];
-      }
-      if (any == 0) continue;
-      // The terms of all four as one Multi<F64x4, 4> and then stage by stage, without branches:
-      // four independent chains side by side (one vector at a time waits on each one's
-      // latency; a vector with no lane in costs less than a mispredicted branch).
-      using R = simd::Multi<simd::F64x4, kClusterSize>;
-      __m256d in_lanes[kClusterSize];
-      R r2_in;  // lanes not in compute at r² = 1 (no traps, IEEE defaults), masked below
-      for (std::uint32_t a = 0; a < kClusterSize; ++a) {
-        totals.pairs += __builtin_popcount(in[a]);
-        in_lanes[a] = lane_mask(in[a]);
-        r2_in.part[a] = _mm256_blendv_pd(one, r2[a], in_lanes[a]);
-      }
-      const PairTerms<R> pt = E::template eval<R>(r2_in, params);
-      __m256d fs[kClusterSize], f2[kClusterSize], ok[kClusterSize];
-      unsigned big = 0;
-      for (std::uint32_t a = 0; a < kClusterSize; ++a) {
-        fs[a] = _mm256_mul_pd(pt.fpair.part[a].v, scale);
-        f2[a] = _mm256_mul_pd(_mm256_mul_pd(fs[a], fs[a]), r2_in.part[a].v);
-        ok[a] = _mm256_and_pd(in_lanes[a], _mm256_cmp_pd(f2[a], limit_sq, _CMP_LT_OQ));
-        bad |= static_cast<unsigned>(_mm256_movemask_pd(ok[a])) != in[a];
-        big |= static_cast<unsigned>(
-            _mm256_movemask_pd(_mm256_and_pd(ok[a], _mm256_cmp_pd(f2[a], small_sq, _CMP_GE_OQ))));
-      }
       __m256i jx = _mm256_setzero_si256(), jy = jx, jz = jx;
-      const auto forces = [&](auto truncate) {
-        for (std::uint32_t a = 0; a < kClusterSize; ++a) {
-          const __m256d s = _mm256_and_pd(fs[a], ok[a]);
-          const __m256i Fx = truncate(_mm256_mul_pd(s, dx[a]));
-          const __m256i Fy = truncate(_mm256_mul_pd(s, dy[a]));
-          const __m256i Fz = truncate(_mm256_mul_pd(s, dz[a]));
-          fi[a][0] = _mm256_add_epi64(fi[a][0], Fx);
-          fi[a][1] = _mm256_add_epi64(fi[a][1], Fy);
-          fi[a][2] = _mm256_add_epi64(fi[a][2], Fz);
-          jx = _mm256_add_epi64(jx, Fx);
-          jy = _mm256_add_epi64(jy, Fy);
-          jz = _mm256_add_epi64(jz, Fz);
+      for (std::uint32_t a = 0; a < kClusterSize; ++a) {
+        const unsigned listed = (m >> (a * kClusterSize)) & 0xFu;
+        if (listed == 0) continue;
+        __m256d dx = _mm256_sub_pd(_mm256_broadcast_sd(c.x + si + a), xj);
+        __m256d dy = _mm256_sub_pd(_mm256_broadcast_sd(c.y + si + a), yj);
+        __m256d dz = _mm256_sub_pd(_mm256_broadcast_sd(c.z + si + a), zj);
+        if (far) {
+          dx = minimum_image(dx, g.lx, g.hx, g.nhx);
+          dy = minimum_image(dy, g.ly, g.hy, g.nhy);
+          dz = minimum_image(dz, g.lz, g.hz, g.nhz);
         }
-      };
-      if (big == 0) [[likely]]
-        forces([](__m256d v) { return truncate_small(v); });
-      else
-        forces([](__m256d v) { return truncate_lanes(v); });
-      if constexpr (Energy) {
-        // fixed::to_fixed lane by lane, of the same IEEE values as the scalar loop's.
-        for (std::uint32_t a = 0; a < kClusterSize; ++a) {
+        const __m256d r2 = _mm256_add_pd(
+            _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+        const unsigned in =
+            listed &
+            static_cast<unsigned>(_mm256_movemask_pd(_mm256_cmp_pd(r2, cutoff_sq, _CMP_LT_OQ)));
+        if (in == 0) continue;
+        totals.pairs += __builtin_popcount(in);
+        const __m256d in_lanes = lane_mask(in);
+        // Lanes not in compute at r² = 1 (no traps, IEEE defaults) and are masked below.
+        const __m256d r2_in = _mm256_blendv_pd(one, r2, in_lanes);
+        const PairTerms<simd::F64x4> pt = E::template eval<simd::F64x4>(r2_in, params);
+        const __m256d fs = _mm256_mul_pd(pt.fpair.v, scale);
+        const __m256d f2 = _mm256_mul_pd(_mm256_mul_pd(fs, fs), r2_in);
+        const __m256d ok = _mm256_and_pd(in_lanes, _mm256_cmp_pd(f2, limit_sq, _CMP_LT_OQ));
+        bad |= static_cast<unsigned>(_mm256_movemask_pd(ok)) != in;
+        const __m256d s = _mm256_and_pd(fs, ok);
+        const __m256d vx = _mm256_mul_pd(s, dx), vy = _mm256_mul_pd(s, dy),
+                      vz = _mm256_mul_pd(s, dz);
+        __m256i Fx, Fy, Fz;
+        if (_mm256_movemask_pd(_mm256_and_pd(ok, _mm256_cmp_pd(f2, small_sq, _CMP_GE_OQ))) == 0) {
+          Fx = truncate_small(vx);
+          Fy = truncate_small(vy);
+          Fz = truncate_small(vz);
+        } else {
+          Fx = truncate_lanes(vx);
+          Fy = truncate_lanes(vy);
+          Fz = truncate_lanes(vz);
+        }
+        fi[a][0] = _mm256_add_epi64(fi[a][0], Fx);
+        fi[a][1] = _mm256_add_epi64(fi[a][1], Fy);
+        fi[a][2] = _mm256_add_epi64(fi[a][2], Fz);
+        jx = _mm256_add_epi64(jx, Fx);
+        jy = _mm256_add_epi64(jy, Fy);
+        jz = _mm256_add_epi64(jz, Fz);
+        if constexpr (Energy) {
+          // fixed::to_fixed lane by lane, of the same IEEE values as the scalar loop's.
           alignas(32) double u[4], w[4];
-          _mm256_store_pd(u, pt.energy.part[a].v);
-          _mm256_store_pd(w, _mm256_mul_pd(pt.fpair.part[a].v, r2_in.part[a].v));
+          _mm256_store_pd(u, pt.energy.v);
+          _mm256_store_pd(w, _mm256_mul_pd(pt.fpair.v, r2_in));
           for (int l = 0; l < 4; ++l) {
-            if (!((in[a] >> l) & 1)) continue;
+            if (!((in >> l) & 1)) continue;
             totals.energy += fixed::to_fixed(u[l], bad);
             totals.virial += fixed::to_fixed(w[l], bad);
           }
