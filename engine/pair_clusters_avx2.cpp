@@ -1,9 +1,10 @@
 // The AVX2 cluster-pair kernel (see pair_clusters.hpp), for CPUs without AVX-512. One cluster
 // pair is four vectors of four lanes, one per i-atom (broadcast) × the j-cluster's four atoms
-// (one 256-bit load per component). The j-cluster's forces are summed in registers and
-// stored once per cluster pair; the i-cluster's stay in registers over its entries. AVX2 has no
-// double → int64 conversion, so the truncation is done exactly in the vector: trunc(v) rounded
-// toward zero in double, then + 1.5·2^52, whose bits minus those of 1.5·2^52 are the integer
+// (one 256-bit load per component); a vector with no listed pair within the cutoff is skipped.
+// The j-cluster's forces are summed in registers and stored once per cluster pair, the
+// i-cluster's summed over its entries and stored once. AVX2 has no double → int64 conversion,
+// so the truncation is done exactly in the vector: trunc(v) rounded toward zero in double,
+// then + 1.5·2^52, whose bits minus those of 1.5·2^52 are the integer
 // (exact for |v| < 2^51; a vector holding a larger term — |F|² ≥ 2^100 — converts lane by lane,
 // as the scalar loop does). The minimum image is skipped where the two clusters' bounding boxes
 // are within L/2 of each other on every axis (the same bits: it changes nothing there).

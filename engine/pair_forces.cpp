@@ -287,15 +287,10 @@ ForceTotals compute_clusters(const Pass<E>& pass, ParticleStore& p, ForceScratch
                           : &pair_clusters_avx2<E>;
 #pragma omp parallel num_threads(threads)
   {
-    {
-      const auto t = static_cast<std::size_t>(omp_get_thread_num());
-      const std::size_t per =
-          (clusters + static_cast<std::size_t>(threads) - 1) / static_cast<std::size_t>(threads);
-      const std::size_t b = std::min(clusters, t * per), e = std::min(clusters, b + per);
-      cluster_positions(cl, p.x.data(), b, e, scratch.cx.data(), scratch.cy.data(),
+#pragma omp for schedule(static)
+    for (std::size_t k = 0; k < clusters; ++k)
+      cluster_positions(cl, p.x.data(), k, k + 1, scratch.cx.data(), scratch.cy.data(),
                         scratch.cz.data(), scratch.bounds.data());
-    }
-#pragma omp barrier
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
     std::vector<std::int64_t>& cf = scratch.cf[t];
     resize_with_slack(cf, 3 * slots);
