@@ -47,6 +47,17 @@
 #   ranks     bench/md/ranks.sh: rebuilds on the device vs through the host on 2 ranks (speed,
 #             bytes per rebuild), fused vs unfused step zeroing (steps/s at 4 000 and 64 000)
 #   kbench    kernels/ benchmarks (ours vs CUB vs copy bandwidth)
+#   cpu       (not in the default list) the host's own code on the GPU machine's CPU, for when
+#             that is the only AVX-512 CPU a session has: the host kernels' unit tests
+#             (engine_unit, physics_unit, engine_sim's list tests: the AVX-512 ones skip on CPUs
+#             without it), every host pair kernel (scalar, avx2, avx512, cluster) on 1-3 threads
+#             against the scalar loop's state hash (the decks of engine.host_kernels_hash_*),
+#             bench/compare_threads_nt.sh, and scanmd against GROMACS 2022.5 on one core (in.lj
+#             32 000, 1 000 steps, double and mixed, nstlist 20 and 8) when the build found the
+#             AVX-512 GROMACS builds of bench/build_gromacs.sh (SCANMD_GMX_SIMD=AVX_512 bash
+#             bench/build_gromacs.sh, ~40 min a precision here): they travel in dist/gromacs with
+#             their run inputs, made here by grompp. CPU_PARTS picks among "tests hashes
+#             threads peers" (default all; ~6 min on 16 cores), CPU_PEER_RUNS the rounds (3)
 #   mps       (not in the default list) in.lj 32 000 on 1, 2 and 4 ranks sharing the GPU, without
 #             and with NVIDIA's Multi-Process Service
 #
@@ -66,6 +77,7 @@ MODE=${1:-}
 KTESTS=(kernels_test_scan kernels_test_segmented kernels_test_compact kernels_test_counting_sort)
 KBENCHES=(bench_kernels_host bench_kernels_cuda)
 PROGRAMS=(scanmd gpu_sim gpu_probe bench_md_neighbors)
+HOST_TESTS=(tests/engine/engine_unit tests/engine/engine_sim tests/physics/physics_unit)  # section cpu
 # What the GPU machine provides (glibc + driver); everything else must come from dist.
 ALLOWED='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libresolv|libcuda|libnvidia-ml)\.so'
 MPI_LIBDIR=/usr/lib/x86_64-linux-gnu/openmpi/lib
@@ -149,6 +161,52 @@ bundle_sanitizer() {
   rm -rf "$tmp"
 }
 
+# GROMACS 2022.5 built for AVX-512 (bench/build_gromacs.sh's cache, both precisions) and its
+# inputs for section cpu: the in.lj melt of 32 000 atoms as scanmd's lattice writes it
+# (output.data_file), made conf.g96 + topol.top by bench/lammps_data_to_gromacs.py and topol.tpr
+# by grompp for 1 000 steps at nstlist 20 and 8 (bench/gromacs_lj.sh's settings, as
+# bench/compare_peers.sh runs). grompp runs here, so it is a gmx this CPU runs: the AVX-512
+# build itself where the CPU has AVX-512, else Debian's gmx / gmx_d or the AVX2 build (the same
+# 2022.5: a .tpr does not depend on the SIMD level). Without the AVX-512 builds: nothing, said.
+bundle_gromacs() {
+  local dist=$1 scanmd=$2 cache=${SCANMD_GMX_CACHE:-$HOME/.cache/scanmd} g prec exe nl pre tmp
+  local mixed=$cache/gromacs-2022.5-mixed/bin/gmx double=$cache/gromacs-2022.5-double/bin/gmx_d
+  if [[ ! -x $mixed || ! -x $double ]]; then
+    echo "gpu-check: no AVX-512 GROMACS builds in $cache (SCANMD_GMX_SIMD=AVX_512 bash bench/build_gromacs.sh): section cpu will time scanmd alone"
+    return 0
+  fi
+  mkdir -p "$dist/gromacs"
+  cp "$mixed" "$double" "$dist/gromacs/"
+  strip --strip-unneeded "$dist/gromacs/gmx" "$dist/gromacs/gmx_d"
+  for g in "$dist/gromacs/gmx" "$dist/gromacs/gmx_d"; do bundle_deps "$g" "$dist/lib"; done
+  tmp=$(mktemp -d)
+  printf '[system]\nlattice = "fcc"\ndensity = 0.8442\ncells = [20, 20, 20]\ntemperature = 1.44\nseed = 87287\n' >"$tmp/lattice.toml"
+  printf '[potential]\nstyle = "lj"\ncutoff = 2.5\n[run]\nsteps = 0\nbackend = "host"\n[output]\ndata_file = "start.data"\nlog = ""\n' >>"$tmp/lattice.toml"
+  (cd "$tmp" && "$scanmd" run lattice.toml >lattice.log 2>&1) || { cat "$tmp/lattice.log" >&2; exit 1; }
+  (
+    # shellcheck disable=SC2034 # read by bench/gromacs_lj.sh
+    repo=$ROOT
+    # shellcheck source=../bench/gromacs_lj.sh
+    source "$ROOT/bench/gromacs_lj.sh"
+    gromacs_start "$tmp/start.data" "$tmp"
+    for prec in mixed double; do
+      exe=gmx
+      [[ $prec == double ]] && exe=gmx_d
+      g=""
+      for pre in "$dist/gromacs/$exe" "/usr/bin/$exe" "$cache/gromacs-2022.5-$prec-avx2_256/bin/$exe"; do
+        if [[ -x $pre ]] && "$pre" --version >/dev/null 2>&1; then g=$pre && break; fi
+      done
+      [[ -n $g ]] || { echo "gpu-check: no $exe this CPU runs for grompp (apt-get install gromacs)" >&2; exit 1; }
+      for nl in 20 8; do
+        grompp "$g" "$tmp" 1000 "$nl" 1000
+        mv "$tmp/topol.tpr" "$dist/gromacs/lj32000_${prec}_nstlist$nl.tpr"
+      done
+    done
+  )
+  rm -rf "$tmp"
+  echo "gpu-check: bundled GROMACS 2022.5 AVX-512 ($mixed, $double) and its in.lj 32 000 inputs"
+}
+
 do_build() {
   local build dist f
   build=$(resolve_build "${1:-}")
@@ -167,19 +225,24 @@ do_build() {
     echo "gpu-check: the CUDA backend is not enabled in $build (nvcc not found?)" >&2
     exit 1
   fi
-  cmake --build "$build" -j"$(nproc)" --target "${KTESTS[@]}" "${KBENCHES[@]}" "${PROGRAMS[@]}"
+  cmake --build "$build" -j"$(nproc)" --target "${KTESTS[@]}" "${KBENCHES[@]}" "${PROGRAMS[@]}" \
+    "${HOST_TESTS[@]##*/}"
   rm -rf "$dist"
   mkdir -p "$dist/lib"
   for f in "${KTESTS[@]}"; do cp "$build/tests/kernels/$f" "$dist/"; done
   for f in "${KBENCHES[@]}"; do cp "$build/bench/kernels/$f" "$dist/"; done
   cp "$build/app/scanmd" "$build/tests/gpu/gpu_sim" "$build/tests/gpu/gpu_probe" \
     "$build/bench/md/bench_md_neighbors" "$dist/"
-  strip --strip-unneeded "$dist"/scanmd "$dist"/gpu_* "$dist"/bench_* "$dist"/kernels_* 2>/dev/null || true
-  for f in "$dist"/scanmd "$dist"/gpu_* "$dist"/bench_* "$dist"/kernels_*; do bundle_deps "$f" "$dist/lib"; done
+  for f in "${HOST_TESTS[@]}"; do cp "$build/$f" "$dist/"; done
+  local programs=("$dist"/scanmd "$dist"/gpu_* "$dist"/bench_* "$dist"/kernels_* "$dist"/engine_* "$dist"/physics_*)
+  strip --strip-unneeded "${programs[@]}" 2>/dev/null || true
+  for f in "${programs[@]}"; do bundle_deps "$f" "$dist/lib"; done
   bundle_openmpi "$dist"
   bundle_sanitizer "$dist"
+  bundle_gromacs "$dist" "$build/app/scanmd"
   local ok=0
-  for f in "$dist"/scanmd "$dist"/gpu_* "$dist"/bench_* "$dist"/kernels_* "$dist"/openmpi/bin/orted \
+  [[ -d $dist/gromacs ]] && programs+=("$dist"/gromacs/gmx "$dist"/gromacs/gmx_d)
+  for f in "${programs[@]}" "$dist"/openmpi/bin/orted \
     "$dist"/openmpi/bin/orterun "$dist"/openmpi/lib/openmpi3/*.so "$dist"/pmix/lib/pmix/*.so; do
     verify_deps "$f" "$dist/lib" || ok=1
   done
@@ -293,6 +356,168 @@ do_run() {
       failed+=("compare-$name")
     else
       log "   equal"
+    fi
+  }
+
+  # kernel_hashes NAME RANKS DECK "KERNELS" ARGS...: `scanmd run --backend host` with each host
+  # pair kernel (SCANMD_PAIR_KERNEL) on 1, 2 and 3 threads gives the scalar loop's one-thread
+  # state hash and thermo rows (step, pe, press to 17 digits every 10 steps: the energy steps),
+  # as tests/engine/host_kernels_hash.cmake checks in ctest (no cmake here).
+  kernel_hashes() {
+    local name=$1 np=$2 deck=$3 kernels=$4 ref k t h bad=0
+    shift 4
+    local run=("$dist/openmpi/bin/mpirun" -np "$np" "$dist/scanmd" run "$deck" --backend host --set output.log='""'
+      --set output.thermo_every=10 --set 'output.thermo=["step", "pe", "press"]' --set output.thermo_digits=17 "$@")
+    # The hash line and a checksum of the thermo rows, as one word.
+    result() { echo "$(grep -o 'state hash: [0-9a-f]*' "$1" | tail -1)/thermo $(grep -E '^ *[0-9]+ +-?[0-9]' "$1" | md5sum | cut -c1-12) ($(grep -cE '^ *[0-9]+ +-?[0-9]' "$1") rows)"; }
+    log ""
+    log "== host kernels $name: $np rank(s), $(basename "$deck") $*"
+    (cd "$work" && env -u OMP_NUM_THREADS SCANMD_PAIR_KERNEL=scalar timeout 120 "${run[@]}") >"$work/kernel.log" 2>&1
+    ref=$(result "$work/kernel.log")
+    [[ $ref == "state hash: "* ]] || ref=""
+    log "   scalar, 1 thread: ${ref:-none}"
+    for k in $kernels; do
+      for t in 1 2 3; do
+        (cd "$work" && env SCANMD_PAIR_KERNEL="$k" OMP_NUM_THREADS=$t SCANMD_THREADS_PAST_CORES=1 \
+          timeout 120 "${run[@]}") >"$work/kernel.log" 2>&1
+        h=$(result "$work/kernel.log")
+        if grep -q "cannot run the $k pair kernel" "$work/kernel.log"; then
+          log "   $k: SKIPPED (this CPU cannot run it)"
+          break
+        fi
+        if ! grep -Eq "host: $k pair kernel, $t threads? per rank" "$work/kernel.log"; then
+          log "   $k x $t threads: the log does not name the kernel and thread count"
+          bad=1
+        fi
+        log "   $k, $t thread(s): ${h:-none}"
+        [[ -n $ref && $h == "$ref" ]] || bad=1
+      done
+    done
+    if [[ $bad -ne 0 ]]; then
+      log "== FAILED: host kernels $name"
+      tail -n 20 "$work/kernel.log" | sed 's/^/   | /' >>"$out"
+      failed+=("host-kernels-$name")
+    else
+      log "   equal"
+    fi
+  }
+  # kernel_overflow NAME DECK "KERNELS" ARGS...: a time step that blows the run up; every kernel
+  # on 2 threads stops with the scalar loop's error, naming the same two particles.
+  kernel_overflow() {
+    local name=$1 deck=$2 kernels=$3 ref k e bad=0
+    shift 3
+    local run=("$dist/scanmd" run "$deck" --backend host --set output.log='""' "$@")
+    log ""
+    log "== host kernels $name (overflow): $(basename "$deck") $*"
+    msg() { grep -Eo 'force or energy overflow between particles [0-9]+ and [0-9]+' | head -1; }
+    ref=$(cd "$work" && env SCANMD_PAIR_KERNEL=scalar OMP_NUM_THREADS=1 timeout 120 "${run[@]}" 2>&1 | msg)
+    log "   scalar: ${ref:-no error}"
+    [[ -n $ref ]] || bad=1
+    for k in $kernels; do
+      e=$(cd "$work" && env SCANMD_PAIR_KERNEL="$k" OMP_NUM_THREADS=2 SCANMD_THREADS_PAST_CORES=1 timeout 120 "${run[@]}" 2>&1)
+      if grep -q "cannot run the $k pair kernel" <<<"$e"; then
+        log "   $k: SKIPPED (this CPU cannot run it)"
+        continue
+      fi
+      e=$(msg <<<"$e")
+      log "   $k, 2 threads: ${e:-no error}"
+      [[ $e == "$ref" ]] || bad=1
+    done
+    if [[ $bad -ne 0 ]]; then
+      log "== FAILED: host kernels $name (overflow)"
+      failed+=("host-kernels-overflow-$name")
+    else
+      log "   equal"
+    fi
+  }
+  # The median of the numbers on stdin.
+  median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+  # cpu_peers: in.lj 32 000 atoms, 1 000 steps, one core (the same one for every run), scanmd
+  # double and mixed (its own kernel choice, then the cluster kernel) against GROMACS double and
+  # mixed at nstlist 20 and 8; CPU_PEER_RUNS alternating rounds (default 3), medians.
+  cpu_peers() {
+    local g=$dist/gromacs rounds=${CPU_PEER_RUNS:-3} core=${CPU_PEER_CORE:-2} r v p
+    local -A ps
+    local pin=()
+    command -v taskset >/dev/null && pin=(taskset -c "$core")
+    local variants=("scanmd double" "scanmd mixed" "scanmd cluster double" "scanmd cluster mixed")
+    [[ -d $g ]] && variants+=("GROMACS double nstlist 20" "GROMACS double nstlist 8"
+      "GROMACS mixed nstlist 20" "GROMACS mixed nstlist 8")
+    for ((r = 0; r < rounds; ++r)); do
+      for v in "${variants[@]}"; do
+        rm -rf "$work/peer" && mkdir -p "$work/peer"
+        case $v in
+          scanmd*)
+            local kernel=auto prec=double
+            [[ $v == *cluster* ]] && kernel=cluster
+            [[ $v == *mixed ]] && prec=mixed
+            (cd "$work/peer" && env OMP_NUM_THREADS=1 SCANMD_PAIR_KERNEL=$kernel "${pin[@]}" "$dist/scanmd" run \
+              "$ROOT/inputs/lj_melt.toml" --backend host --set run.steps=1000 --set output.thermo_every=0 \
+              --set run.precision="\"$prec\"" --set output.trajectory='""' --set output.checkpoint='""' \
+              --set output.log='""') >"$work/peer/s.log" 2>&1
+            p=$(awk '/^Performance:/ {print $2}' "$work/peer/s.log")
+            [[ $r -eq 0 ]] && log "   $v: $(grep -m1 -o 'host kernels chosen.*' "$work/peer/s.log" || grep -m1 -o 'host: [a-z0-9]* pair kernel' "$work/peer/s.log"); $(grep -m1 -o 'state hash: .*' "$work/peer/s.log")"
+            ;;
+          GROMACS*)
+            local exe=gmx prec=mixed nl=${v##* }
+            [[ $v == *double* ]] && exe=gmx_d prec=double
+            (cd "$work/peer" && OMP_NUM_THREADS=1 "$g/$exe" mdrun -s "$g/lj32000_${prec}_nstlist$nl.tpr" -nb cpu \
+              -pin on -pinoffset "$core" -ntmpi 1 -ntomp 1 -noconfout -deffnm g) >"$work/peer/g.out" 2>&1
+            p=$(awk '/^ *Time:/ {printf "%.6g", 32000 * 1000 / $3; exit}' "$work/peer/g.log" 2>/dev/null)
+            [[ $r -eq 0 ]] && log "   $v: $(grep -m1 -o 'SIMD instructions:.*' "$work/peer/g.log" 2>/dev/null)"
+            ;;
+        esac
+        if [[ -z $p ]]; then
+          log "   $v: no figure (round $r)"
+          tail -n 5 "$work/peer/"*.log "$work/peer/"*.out 2>/dev/null | sed 's/^/   | /' >>"$out"
+        fi
+        ps[$v]+="${p:-} "
+      done
+    done
+    log ""
+    log "   particle-steps/s, median of $rounds alternating runs (all runs), one core:"
+    local sd sm med
+    sd=$(tr ' ' '\n' <<<"${ps[scanmd double]}" | grep . | median)
+    sm=$(tr ' ' '\n' <<<"${ps[scanmd mixed]}" | grep . | median)
+    for v in "${variants[@]}"; do
+      med=$(tr ' ' '\n' <<<"${ps[$v]}" | grep . | median)
+      log "$(awk -v v="$v" -v m="${med:-0}" -v all="${ps[$v]}" -v sd="${sd:-0}" -v sm="${sm:-0}" 'BEGIN {
+        r = ""
+        if (v ~ /^GROMACS double/ && m > 0) r = sprintf("scanmd double / it %.2f", sd / m)
+        if (v ~ /^GROMACS mixed/ && m > 0) r = sprintf("scanmd mixed / it %.2f", sm / m)
+        printf "   %-26s %10.4g   %s  (%s)", v, m, r, all}')"
+    done
+  }
+  cpu_section() {
+    log ""
+    log "== CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) cores seen, AVX-512F: $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no)"
+    grep -qw avx512f /proc/cpuinfo || log "   SKIPPED (no AVX-512 on this CPU): the avx512 tests and kernels skip; the rest runs"
+    local parts=" ${CPU_PARTS:-tests hashes threads peers} "
+    if [[ $parts == *" tests "* ]]; then
+      step "engine_unit" 300 "$dist/engine_unit" --gtest_color=no --gtest_brief=1
+      step "physics_unit" 300 "$dist/physics_unit" --gtest_color=no --gtest_brief=1
+      step "engine_sim (lists)" 300 "$dist/engine_sim" --gtest_color=no --gtest_brief=1 --gtest_filter='*NeighborListCompleteness*:MixedPrecision.*'
+    fi
+    if [[ $parts == *" hashes "* ]]; then
+      local dec=$ROOT/tests/decomposition all="scalar avx2 avx512 cluster"
+      kernel_hashes melt-4000 1 "$dec/melt_4000.toml" "$all"
+      kernel_overflow melt-4000 "$dec/melt_4000.toml" "avx2 avx512 cluster" --set run.dt=0.05
+      kernel_hashes melt-4000-np2 2 "$dec/melt_4000.toml" "$all"
+      kernel_hashes ka-2048-np2 2 "$dec/ka_2048.toml" "$all"
+      kernel_hashes eam-slab-np2 2 "$dec/eam_slab_balanced.toml" "scalar avx2 avx512"
+      kernel_hashes eam-alloy-864-np2 2 "$dec/eam_alloy_864.toml" "scalar avx2 avx512"
+      kernel_hashes mixed-lj-864 1 "$ROOT/tests/gpu/melt_864.toml" "$all" --set run.precision='"mixed"'
+      kernel_hashes mixed-morse 1 "$ROOT/tests/app/tiny.toml" "$all" --set run.precision='"mixed"' \
+        --set potential.style='"morse"' --set potential.d0=1.0 --set potential.alpha=5.0 --set potential.r0=1.1 \
+        --set potential.cutoff=2.2 --set run.steps=100
+    fi
+    [[ $parts == *" threads "* ]] &&
+      step "bench/compare_threads_nt.sh" 240 bash "$ROOT/bench/compare_threads_nt.sh" 3 200 "$dist/scanmd"
+    if [[ $parts == *" peers "* ]]; then
+      log ""
+      log "== scanmd against GROMACS 2022.5 on one core ($(date -u +%H:%M:%S))"
+      [[ -d $dist/gromacs ]] || log "   (no GROMACS in dist: scanmd alone; see bundle_gromacs)"
+      cpu_peers
     fi
   }
 
@@ -418,6 +643,9 @@ do_run() {
       ranks)
         step "bench/md/ranks" 400 env SCANMD="$dist/scanmd" MPIRUN="$dist/openmpi/bin/mpirun" \
           LOGDIR="$work/bench-ranks" bash "$ROOT/bench/md/ranks.sh"
+        ;;
+      cpu)
+        cpu_section
         ;;
       kbench)
         step bench_kernels_cuda 150 "$dist/bench_kernels_cuda" --benchmark_color=false --benchmark_min_time=0.1
