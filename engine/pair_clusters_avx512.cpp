@@ -39,13 +39,6 @@ inline __m256i half_sum(__m512i a) {
   return _mm256_add_epi64(_mm512_castsi512_si256(a), _mm512_extracti64x4_epi64(a, 1));
 }
 
-// Adds the eight lanes of v (each below 2^62 in magnitude, masked-off lanes 0) to a 128-bit sum.
-inline void add_lanes(fixed::Wide& sum, __m512i v) {
-  alignas(64) std::int64_t lanes[8];
-  _mm512_store_si512(lanes, v);
-  for (std::int64_t l : lanes) sum += l;
-}
-
 // One half of a cluster pair: 8 lanes of displacement, r² and the listed-and-within-cutoff mask.
 struct Half {
   __m512d dx, dy, dz, r2;
@@ -92,17 +85,8 @@ inline void terms(const Half& h, const typename E::Params& params, __m512d scale
   Fy = _mm512_cvttpd_epi64(_mm512_mul_pd(s, h.dy));
   Fz = _mm512_cvttpd_epi64(_mm512_mul_pd(s, h.dz));
   if constexpr (Energy) {
-    // fixed::to_fixed lane by lane: v·2^40, |.| < 2^62 (false for NaN), rounded to nearest.
-    const __m512d limit = _mm512_set1_pd(fixed::kLimit), neg_limit = _mm512_set1_pd(-fixed::kLimit);
-    const __m512d e = _mm512_mul_pd(pt.energy.v, scale);
-    const __m512d w = _mm512_mul_pd(_mm512_mul_pd(pt.fpair.v, r2), scale);
-    const __mmask8 e_ok =
-        _mm512_cmp_pd_mask(e, limit, _CMP_LT_OQ) & _mm512_cmp_pd_mask(e, neg_limit, _CMP_GT_OQ);
-    const __mmask8 w_ok =
-        _mm512_cmp_pd_mask(w, limit, _CMP_LT_OQ) & _mm512_cmp_pd_mask(w, neg_limit, _CMP_GT_OQ);
-    bad |= h.in & ~(e_ok & w_ok);
-    add_lanes(t.energy, _mm512_cvtpd_epi64(_mm512_maskz_mov_pd(h.in & e_ok, e)));
-    add_lanes(t.virial, _mm512_cvtpd_epi64(_mm512_maskz_mov_pd(h.in & w_ok, w)));
+    bad |= add_fixed_lanes(t.energy, pt.energy.v, h.in);
+    bad |= add_fixed_lanes(t.virial, _mm512_mul_pd(pt.fpair.v, r2), h.in);
   }
 }
 

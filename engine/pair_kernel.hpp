@@ -4,9 +4,9 @@
 // same IEEE operations per pair in the same order (no FMA: -ffp-contract=off, and no fused
 // intrinsics), and fixed-point sums, whose order does not matter (DESIGN.md §5).
 //
-// The vector kernels take force-only passes of untyped, minimum-image lists (the steps between
-// thermo outputs: nearly all of them); energy steps, several species and boxes shorter than 2R
-// use the scalar loop. Which is faster depends on the CPU and the run (a WCA fluid's rows of five
+// The vector kernels take the passes of untyped, minimum-image lists, thermo steps included;
+// several species, boxes shorter than 2R and full shell's energy steps (each pair's energy split
+// between its two ranks by ids) use the scalar loop. Which is faster depends on the CPU and the run (a WCA fluid's rows of five
 // neighbours leave most of an AVX-512 vector idle; AMD's AVX-512 is half as wide inside), so
 // with Auto the host backend times the widest kernel against the scalar loop and keeps the
 // faster: the list build on the run's first list, the force pass on alternate steps of the run

@@ -1,11 +1,14 @@
-// The vector pair kernels' one job: a force-only pass over rows [begin, end) of a neighbour list
-// of one species in minimum image (engine/pair_kernel.hpp says when), for a pair style whose
-// evaluator is generic in its number type (kVector). Each lane computes exactly the scalar loop's
+// The vector pair kernels' one job: a pass over rows [begin, end) of a neighbour list of one
+// species in minimum image (engine/pair_kernel.hpp says when), for a pair style whose evaluator
+// is generic in its number type (kVector). Each lane computes exactly the scalar loop's
 // operations for one pair (engine/pair_forces.cpp, engine/fixed_terms.hpp): d by the conditional ±L,
 // r² = (dx² + dy²) + dz², the evaluator's F/r, fs = (F/r)·2^40, the |F| < limit test,
 // F = trunc(fs·d) — and adds F to f[i] and −F to f[j] (integer sums: in any order, the same
-// bits). AVX2 works row by row (neighbours of one row are distinct particles); AVX-512 packs the
-// pairs within the cutoff of a block of rows first and adds their terms in scalar code.
+// bits). With `energy` (a thermo step) each pair's energy U and virial (F/r)·r² go to fixed point
+// as fixed::to_fixed does (×2^40, |.| < 2^62, rounded to nearest) and into the totals: the whole
+// pair's, so not for full shell's owned shares (the scalar loop splits those by ids). AVX2
+// works row by row (neighbours of one row are distinct particles); AVX-512 packs the pairs
+// within the cutoff of a block of rows first and adds their terms in scalar code.
 //
 // A pair that fails the overflow test makes the pass return overflow = true (its forces are
 // then incomplete); the caller reruns the scalar loop, which names the two particles.
@@ -14,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "base/fixed_point.hpp"
 #include "base/vec3.hpp"
 #include "physics/pair/pair_style.hpp"
 
@@ -27,11 +31,13 @@ struct PairRows {
   Vec3 length, half_length;
   typename E::Params params;  // the one species' pair
   double limit_sq;            // pair_term_limit_sq(max_terms)
+  bool energy = false;        // the energy and virial too
 };
 
 struct RowsTotals {
   long long pairs = 0;  // pairs within the cutoff
   bool overflow = false;
+  fixed::Wide energy = 0, virial = 0;  // with PairRows::energy
 };
 
 // Defined (for every style of physics/pair/styles.hpp) in pair_rows_avx2.cpp and

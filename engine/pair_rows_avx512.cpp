@@ -29,12 +29,13 @@ namespace {
 // sixteen per vector: two chunks' r² rounded to float into one vector, the style's float terms
 // (its eval for simd::F32x16: each lane the float operations of Mixed<E>::eval), F/r widened
 // back to two vectors of doubles (exact), then per chunk exactly the double kernel's fixed-point
-// steps. The second chunk of the last pair of chunks may be empty (all lanes off; its terms not
+// steps (with Energy also U, widened, and F/r·r² in double, as Mixed<E>::eval's scalar terms).
+// The second chunk of the last pair of chunks may be empty (all lanes off; its terms not
 // stored: the planes have one vector of padding only).
-template <class E>
+template <class E, bool Energy>
 void mixed_terms(const avx512::Packed& packed, const typename E::Params& params, __m512d scale,
                  __m512d limit_sq, std::int64_t* Fx, std::int64_t* Fy, std::int64_t* Fz,
-                 __mmask8& bad) {
+                 __mmask8& bad, RowsTotals& totals) {
   using namespace avx512;
   const std::uint32_t n = packed.n;
   Chunk none;
@@ -51,13 +52,20 @@ void mixed_terms(const avx512::Packed& packed, const typename E::Params& params,
                                  _mm512_maskz_insertf32x8(0xFFFF, _mm512_setzero_ps(),
                                                           _mm512_maskz_cvtpd_ps(0xFF, c0.r2), 0),
                                  _mm512_maskz_cvtpd_ps(0xFF, c1.r2), 1);
-    const simd::F32x16 fp = E::Double::template eval<simd::F32x16>(simd::F32x16(r2), params).fpair;
-    const __m512d fpair[2] = {
-        _mm512_maskz_cvtps_pd(0xFF, _mm512_maskz_extractf32x8_ps(0xFF, fp.v, 0)),
-        _mm512_maskz_cvtps_pd(0xFF, _mm512_maskz_extractf32x8_ps(0xFF, fp.v, 1))};
+    const PairTerms<simd::F32x16> pt =
+        E::Double::template eval<simd::F32x16>(simd::F32x16(r2), params);
+    const auto widen = [](__m512 v, int half) {
+      return half == 0 ? _mm512_maskz_cvtps_pd(0xFF, _mm512_maskz_extractf32x8_ps(0xFF, v, 0))
+                       : _mm512_maskz_cvtps_pd(0xFF, _mm512_maskz_extractf32x8_ps(0xFF, v, 1));
+    };
+    const __m512d fpair[2] = {widen(pt.fpair.v, 0), widen(pt.fpair.v, 1)};
     const Chunk* c[2] = {&c0, &c1};
     for (int h = 0; h < 2; ++h) {
       if (c[h]->in == 0) continue;
+      if constexpr (Energy) {
+        bad |= add_fixed_lanes(totals.energy, widen(pt.energy.v, h), c[h]->in);
+        bad |= add_fixed_lanes(totals.virial, _mm512_mul_pd(fpair[h], c[h]->r2), c[h]->in);
+      }
       const std::uint32_t at = k + 8 * static_cast<std::uint32_t>(h);
       const __m512d fs = _mm512_mul_pd(fpair[h], scale);
       const __mmask8 ok =
@@ -71,6 +79,54 @@ void mixed_terms(const avx512::Packed& packed, const typename E::Params& params,
   }
 }
 
+template <class E, bool Energy>
+RowsTotals rows_avx512(const PairRows<E>& rows, std::size_t begin, std::size_t end, Fix3* f) {
+  using namespace avx512;
+  const Geometry g(rows);
+  const typename E::Params params = rows.params;
+  const __m512d cutoff_sq = _mm512_set1_pd(params.cutoff_sq);
+  const __m512d scale = _mm512_set1_pd(fixed::kScale);
+  const __m512d limit_sq = _mm512_set1_pd(rows.limit_sq);
+  RowsTotals totals;
+  __mmask8 bad = 0;
+  // A block of rows at a time: their pairs within the cutoff packed (whatever the rows'
+  // lengths, the pair math then runs full vectors), their force terms computed into F, then
+  // added to f row by row in scalar code (no gather/scatter of f; integer sums, so the order
+  // of the adds does not matter).
+  thread_local Packed packed;
+  thread_local std::vector<std::int64_t> F;
+  for_each_block(rows, g, cutoff_sq, begin, end, packed, [&](const Block& b) {
+    const std::uint32_t n = b.packed.n;
+    totals.pairs += n;
+    const auto [Fx, Fy, Fz] = term_planes(F, n);
+    if constexpr (MixedPrecisionStyle<E>) {
+      mixed_terms<E, Energy>(b.packed, params, scale, limit_sq, Fx, Fy, Fz, bad, totals);
+      add_terms(b, Fx, Fy, Fz, f);
+      return;
+    }
+    for (std::uint32_t k = 0; k < n; k += 8) {
+      const Chunk c = chunk(b.packed, k);
+      // Masked-off lanes compute too (r² = 1, masked below): no traps, IEEE defaults.
+      const PairTerms<simd::F64x8> pt = E::template eval<simd::F64x8>(c.r2, params);
+      if constexpr (Energy) {
+        bad |= add_fixed_lanes(totals.energy, pt.energy.v, c.in);
+        bad |= add_fixed_lanes(totals.virial, _mm512_mul_pd(pt.fpair.v, c.r2), c.in);
+      }
+      const __m512d fs = _mm512_mul_pd(pt.fpair.v, scale);
+      const __mmask8 ok =
+          _mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(fs, fs), c.r2), limit_sq, _CMP_LT_OQ);
+      bad |= c.in & ~ok;
+      const __m512d s = _mm512_maskz_mov_pd(c.in & ok, fs);
+      _mm512_storeu_si512(Fx + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dx)));
+      _mm512_storeu_si512(Fy + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dy)));
+      _mm512_storeu_si512(Fz + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dz)));
+    }
+    add_terms(b, Fx, Fy, Fz, f);
+  });
+  totals.overflow = bad != 0;
+  return totals;
+}
+
 }  // namespace
 
 template <class E>
@@ -78,46 +134,8 @@ RowsTotals pair_rows_avx512(const PairRows<E>& rows, std::size_t begin, std::siz
   if constexpr (!E::kVector) {
     throw std::logic_error("pair_rows_avx512: this pair style has no vector kernel");
   } else {
-    using namespace avx512;
-    const Geometry g(rows);
-    const typename E::Params params = rows.params;
-    const __m512d cutoff_sq = _mm512_set1_pd(params.cutoff_sq);
-    const __m512d scale = _mm512_set1_pd(fixed::kScale);
-    const __m512d limit_sq = _mm512_set1_pd(rows.limit_sq);
-    RowsTotals totals;
-    __mmask8 bad = 0;
-    // A block of rows at a time: their pairs within the cutoff packed (whatever the rows'
-    // lengths, the pair math then runs full vectors), their force terms computed into F, then
-    // added to f row by row in scalar code (no gather/scatter of f; integer sums, so the order
-    // of the adds does not matter).
-    thread_local Packed packed;
-    thread_local std::vector<std::int64_t> F;
-    for_each_block(rows, g, cutoff_sq, begin, end, packed, [&](const Block& b) {
-      const std::uint32_t n = b.packed.n;
-      totals.pairs += n;
-      const auto [Fx, Fy, Fz] = term_planes(F, n);
-      if constexpr (MixedPrecisionStyle<E>) {
-        mixed_terms<E>(b.packed, params, scale, limit_sq, Fx, Fy, Fz, bad);
-        add_terms(b, Fx, Fy, Fz, f);
-        return;
-      }
-      for (std::uint32_t k = 0; k < n; k += 8) {
-        const Chunk c = chunk(b.packed, k);
-        // Masked-off lanes compute too (r² = 1, masked below): no traps, IEEE defaults.
-        const simd::F64x8 fpair = E::template eval<simd::F64x8>(c.r2, params).fpair;
-        const __m512d fs = _mm512_mul_pd(fpair.v, scale);
-        const __mmask8 ok =
-            _mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(fs, fs), c.r2), limit_sq, _CMP_LT_OQ);
-        bad |= c.in & ~ok;
-        const __m512d s = _mm512_maskz_mov_pd(c.in & ok, fs);
-        _mm512_storeu_si512(Fx + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dx)));
-        _mm512_storeu_si512(Fy + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dy)));
-        _mm512_storeu_si512(Fz + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dz)));
-      }
-      add_terms(b, Fx, Fy, Fz, f);
-    });
-    totals.overflow = bad != 0;
-    return totals;
+    return rows.energy ? rows_avx512<E, true>(rows, begin, end, f)
+                       : rows_avx512<E, false>(rows, begin, end, f);
   }
 }
 

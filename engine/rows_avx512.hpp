@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/box_avx512.hpp"  // minimum_image
+#include "base/fixed_point.hpp"
 #include "base/vec3.hpp"
 
 namespace scanmd::avx512 {
@@ -24,6 +25,19 @@ inline std::int64_t lane_sum(__m512i v) {
   _mm512_store_si512(lanes, v);
   return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
          ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+// fixed::to_fixed of v's lanes `in` (v·2^40, |.| < 2^62 (false for NaN), rounded to nearest:
+// the MXCSR default) added to a 128-bit sum; returns the lanes of `in` out of range (their
+// terms left out: the caller reports an overflow).
+inline __mmask8 add_fixed_lanes(fixed::Wide& sum, __m512d v, __mmask8 in) {
+  const __m512d t = _mm512_mul_pd(v, _mm512_set1_pd(fixed::kScale));
+  const __mmask8 ok = _mm512_cmp_pd_mask(t, _mm512_set1_pd(fixed::kLimit), _CMP_LT_OQ) &
+                      _mm512_cmp_pd_mask(t, _mm512_set1_pd(-fixed::kLimit), _CMP_GT_OQ);
+  alignas(64) std::int64_t lanes[8];
+  _mm512_store_si512(lanes, _mm512_cvtpd_epi64(_mm512_maskz_mov_pd(in & ok, t)));
+  for (std::int64_t l : lanes) sum += l;
+  return in & static_cast<__mmask8>(~ok);
 }
 
 // The box as vectors.

@@ -3,6 +3,8 @@
 # thread is the reference; every kernel this CPU runs (scalar, avx2, avx512, cluster) on 1, 2 and 3
 # threads (OMP_NUM_THREADS) must give its hash. A kernel the CPU cannot run is reported and
 # skipped (the run must then fail with the "cannot run" error, not silently fall back).
+# The thermo rows too (step, pe, press to 17 digits, every 10 steps): the energy steps' pair
+# passes run the vector kernels as well, and must give the scalar loop's energy and virial.
 # With -DOVERFLOW_SET=key=value (a time step that blows the run up), every kernel on 2 threads
 # must also stop with the scalar loop's error, naming the same two particles.
 # Usage: cmake -DEXE=<scanmd> -DMPIEXEC=<mpiexec> -DNP_FLAG=-n "-DPRE_FLAGS=..." -DDECK=<deck>
@@ -43,7 +45,9 @@ function(kernel_hash kernel threads out_var)
   endif()
   execute_process(
     COMMAND ${CMAKE_COMMAND} -E env ${unset} ${env}
-            "${MPIEXEC}" ${NP_FLAG} ${RANKS} ${_pre} "${EXE}" run "${DECK}" --set run.backend=host ${_sets} ${extra}
+            "${MPIEXEC}" ${NP_FLAG} ${RANKS} ${_pre} "${EXE}" run "${DECK}" --set run.backend=host
+            --set output.thermo_every=10 --set "output.thermo=[\"step\", \"pe\", \"press\"]"
+            --set output.thermo_digits=17 ${_sets} ${extra}
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 200)
   set(all "${out}${err}")
   if(NOT rc EQUAL 0)
@@ -69,8 +73,16 @@ function(kernel_hash kernel threads out_var)
   if(NOT out MATCHES "state hash: ([0-9a-f]+)[ \t\r]*\n?$")
     message(FATAL_ERROR "${kernel} x ${threads} threads: no `state hash:` line\n${all}")
   endif()
-  set(${out_var} "${CMAKE_MATCH_1}" PARENT_SCOPE)
-  message(STATUS "${kernel}, threads '${threads}', ${RANKS} ranks: ${CMAKE_MATCH_1}")
+  set(hash "${CMAKE_MATCH_1}")
+  set(${out_var} "${hash}" PARENT_SCOPE)
+  # The thermo rows: a step number, then numbers (not the header, nor "4000 particles, ...").
+  string(REGEX MATCHALL "\n *[0-9]+ +-?[0-9][^\n]*" rows "${out}")
+  list(LENGTH rows n_rows)
+  if(n_rows LESS 2)
+    message(FATAL_ERROR "${kernel} x ${threads} threads: no thermo rows\n${all}")
+  endif()
+  set(${out_var}_thermo "${rows}" PARENT_SCOPE)
+  message(STATUS "${kernel}, threads '${threads}', ${RANKS} ranks: ${hash}, ${n_rows} thermo rows")
 endfunction()
 
 kernel_hash(scalar "" reference)
@@ -88,11 +100,14 @@ foreach(kernel ${KERNELS})
     endif()
     if(NOT h STREQUAL reference)
       string(APPEND bad "  ${kernel} on ${threads} threads: ${h} (scalar, one thread: ${reference})\n")
+    elseif(NOT h_thermo STREQUAL reference_thermo)
+      string(APPEND bad "  ${kernel} on ${threads} threads: thermo rows\n${h_thermo}\n"
+                        "  (scalar, one thread:\n${reference_thermo})\n")
     endif()
   endforeach()
 endforeach()
 if(bad)
-  message(FATAL_ERROR "state hashes differ:\n${bad}")
+  message(FATAL_ERROR "state hashes or thermo rows differ:\n${bad}")
 endif()
 if(vector_runs EQUAL 0)
   message(STATUS "no vector pair kernel runs on this CPU: only threads were compared")

@@ -6,7 +6,8 @@
 // 0 to 40 (every tail of the 4- and 8-lane loops), neighbours in random order, pairs across the
 // periodic boundary, a third beyond the cutoff. Each kernel this CPU runs must give exactly the
 // oracle's force integers and pair count; a pair whose term is out of range must be reported
-// as an overflow. A kernel the CPU lacks is skipped with the reason.
+// as an overflow; on a thermo step's pass (PairRows::energy) the energy and virial sums too. A
+// kernel the CPU lacks is skipped with the reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -171,15 +172,19 @@ RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f,
 
 class VectorKernel : public ::testing::TestWithParam<PairKernel> {};
 
+// With `energy` (a thermo step's pass) the energy and virial sums must be the oracle's too.
 template <class E>
-void expect_same_bits(PairKernel kernel, double closest = 0.8) {
-  SCOPED_TRACE(std::string(E::kName));
+void expect_same_bits(PairKernel kernel, double closest = 0.8, bool energy = false) {
+  SCOPED_TRACE(std::string(E::kName) + (MixedPrecisionStyle<E> ? " (mixed)" : "") +
+               (energy ? ", energy pass" : ""));
   for (std::uint64_t seed : {11u, 12u, 13u}) {
     const Rows r = random_rows(seed, closest);
     const std::size_t n = r.x.size();
-    const PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
+    PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
+    rows.energy = energy;
     std::vector<Fix3> want(n, Fix3{0, 0, 0}), got(n, Fix3{0, 0, 0});
-    const RowsTotals t_want = oracle(rows, n, want);
+    fixed::Wide e_want = 0, w_want = 0;
+    const RowsTotals t_want = oracle(rows, n, want, &e_want, &w_want);
     ASSERT_FALSE(t_want.overflow);
     ASSERT_GT(t_want.pairs, 3000);
     // In two parts, as two threads would split the rows.
@@ -188,6 +193,17 @@ void expect_same_bits(PairKernel kernel, double closest = 0.8) {
     t_got.pairs += t_rest.pairs;
     EXPECT_FALSE(t_got.overflow || t_rest.overflow);
     EXPECT_EQ(t_got.pairs, t_want.pairs);
+    // (__int128 has no operator<< for the messages: the sums are shown as doubles.)
+    const fixed::Wide e_got = t_got.energy + t_rest.energy, w_got = t_got.virial + t_rest.virial;
+    if (energy) {
+      ASSERT_TRUE(e_want != 0 && w_want != 0);
+      EXPECT_TRUE(e_got == e_want) << "energy " << static_cast<double>(e_got) << " against "
+                                   << static_cast<double>(e_want) << ", seed " << seed;
+      EXPECT_TRUE(w_got == w_want) << "virial " << static_cast<double>(w_got) << " against "
+                                   << static_cast<double>(w_want) << ", seed " << seed;
+    } else {
+      EXPECT_TRUE(e_got == 0 && w_got == 0) << "a force-only pass adds no energy";
+    }
     for (std::size_t i = 0; i < n; ++i) {
       ASSERT_EQ(got[i].x, want[i].x) << "particle " << i << " seed " << seed;
       ASSERT_EQ(got[i].y, want[i].y) << "particle " << i;
@@ -207,6 +223,27 @@ TEST_P(VectorKernel, SameBitsAsTheScalarTerms) {
   table_linear = true;
   expect_same_bits<Table>(GetParam());
   table_linear = false;
+  // run.precision = "mixed": the float variants (physics/pair/mixed.hpp).
+  expect_same_bits<Mixed<LJCut>>(GetParam());
+  expect_same_bits<Mixed<Morse>>(GetParam());
+}
+
+// Thermo steps: the vector kernels take them too, each pair's U and (F/r)·r² converted as
+// fixed::to_fixed does and summed: the scalar loop's energy and virial sums exactly, and its
+// forces.
+TEST_P(VectorKernel, EnergyPassSameBitsAsTheScalarTerms) {
+  if (!cpu_runs(GetParam()))
+    GTEST_SKIP() << "this CPU cannot run the " << pair_kernel_name(GetParam()) << " kernel";
+  for_each_pair_style([&]<class E>() {
+    if constexpr (E::kVector) expect_same_bits<E>(GetParam(), 0.8, true);
+  });
+  table_linear = true;
+  expect_same_bits<Table>(GetParam(), 0.8, true);
+  table_linear = false;
+  expect_same_bits<Mixed<LJCut>>(GetParam(), 0.8, true);
+  expect_same_bits<Mixed<Morse>>(GetParam(), 0.8, true);
+  // Terms of 2^51 and more (see below) in the energy pass's forces too.
+  expect_same_bits<LJCut>(GetParam(), 0.66, true);
 }
 
 // Terms of 2^51 and more (|F| ≥ 2048 at 2^40 per unit, within the bound of a 200-term list,
@@ -255,7 +292,7 @@ TEST_P(VectorKernel, ReportsATermOutOfRange) {
   const std::uint32_t old_first = r.offsets[1];
   for (std::size_t i = 1; i <= n; ++i) r.offsets[i] = r.offsets[i] - old_first + 13;
   r.x[6] = {r.x[0].x + 1e-3, r.x[0].y, r.x[0].z};
-  const PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
+  PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
   std::vector<Fix3> f(n, Fix3{0, 0, 0});
   RowsTotals want_t;
   {
@@ -263,9 +300,13 @@ TEST_P(VectorKernel, ReportsATermOutOfRange) {
     want_t = oracle(rows, n, scratch);
   }
   ASSERT_TRUE(want_t.overflow);
-  EXPECT_TRUE(run(GetParam(), rows, 0, n, f.data()).overflow);
-  std::fill(f.begin(), f.end(), Fix3{0, 0, 0});
-  EXPECT_FALSE(run(GetParam(), rows, 1, n, f.data()).overflow) << "only row 0 holds the pair";
+  for (bool energy : {false, true}) {
+    rows.energy = energy;
+    std::fill(f.begin(), f.end(), Fix3{0, 0, 0});
+    EXPECT_TRUE(run(GetParam(), rows, 0, n, f.data()).overflow) << "energy pass: " << energy;
+    std::fill(f.begin(), f.end(), Fix3{0, 0, 0});
+    EXPECT_FALSE(run(GetParam(), rows, 1, n, f.data()).overflow) << "only row 0 holds the pair";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, VectorKernel,
