@@ -343,7 +343,7 @@ do_run() {
     (cd "$dir" && env "${envs[@]}" timeout 120 "${launch[@]}" "$dist/scanmd" run "$deck" --backend cuda "$@") >"$work/cuda.log" 2>&1 || true
     h=$(grep -o 'state hash: [0-9a-f]*' "$work/host.log" | tail -1)
     c=$(grep -o 'state hash: [0-9a-f]*' "$work/cuda.log" | tail -1)
-    grep -E 'Performance:' "$work/host.log" | sed 's/^/   host: /' >>"$out" || true
+    grep -E 'Performance:|host kernels chosen' "$work/host.log" | sed 's/^/   host: /' >>"$out" || true
     grep -E 'backend:|Performance:|Neighbor list rebuilds' "$work/cuda.log" | sed 's/^/   cuda: /' >>"$out" || true
     log "   host: ${h:-none}"
     log "   cuda: ${c:-none}"
@@ -433,14 +433,14 @@ do_run() {
   # The median of the numbers on stdin.
   median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
   # cpu_peers: in.lj 32 000 atoms, 1 000 steps, one core (the same one for every run), scanmd
-  # double and mixed (its own kernel choice, then the cluster kernel) against GROMACS double and
+  # double and mixed (its own kernel choice) and double with the cluster kernel, against GROMACS double and
   # mixed at nstlist 20 and 8; CPU_PEER_RUNS alternating rounds (default 3), medians.
   cpu_peers() {
     local g=$dist/gromacs rounds=${CPU_PEER_RUNS:-3} core=${CPU_PEER_CORE:-2} r v p
     local -A ps
     local pin=()
     command -v taskset >/dev/null && pin=(taskset -c "$core")
-    local variants=("scanmd double" "scanmd mixed" "scanmd cluster double" "scanmd cluster mixed")
+    local variants=("scanmd double" "scanmd mixed" "scanmd cluster double")
     [[ -d $g ]] && variants+=("GROMACS double nstlist 20" "GROMACS double nstlist 8"
       "GROMACS mixed nstlist 20" "GROMACS mixed nstlist 8")
     for ((r = 0; r < rounds; ++r)); do
