@@ -435,7 +435,8 @@ do_run() {
   median() { sort -g | awk '{v[NR] = $1} END {if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
   # cpu_peers: in.lj 32 000 atoms, 1 000 steps, one core (the same one for every run), scanmd
   # double and mixed (its own kernel choice) and double with the cluster kernel, against GROMACS double and
-  # mixed at nstlist 20 and 8; CPU_PEER_RUNS alternating rounds (default 3), medians.
+  # mixed at nstlist 20 and 8; CPU_PEER_RUNS alternating rounds (default 3), medians; the first
+  # round's time split (scanmd's timer report, GROMACS's cycle accounting) logged.
   cpu_peers() {
     local g=$dist/gromacs rounds=${CPU_PEER_RUNS:-3} core=${CPU_PEER_CORE:-2} r v p
     local -A ps
@@ -457,7 +458,11 @@ do_run() {
               --set run.precision="\"$prec\"" --set output.trajectory='""' --set output.checkpoint='""' \
               --set output.log='""') >"$work/peer/s.log" 2>&1
             p=$(awk '/^Performance:/ {print $2}' "$work/peer/s.log")
-            [[ $r -eq 0 ]] && log "   $v: $(grep -m1 -o 'host kernels chosen.*' "$work/peer/s.log" || grep -m1 -o 'host: [a-z0-9]* pair kernel' "$work/peer/s.log"); $(grep -m1 -o 'state hash: .*' "$work/peer/s.log")"
+            if [[ $r -eq 0 ]]; then
+              log "   $v: $(grep -m1 -o 'host kernels chosen.*' "$work/peer/s.log" || grep -m1 -o 'host: [a-z0-9]* pair kernel' "$work/peer/s.log"); $(grep -m1 -o 'state hash: .*' "$work/peer/s.log")"
+              # Where the time went (the end-of-run timer report, seconds; the list builds).
+              log "     $(awk '/^(pair|neigh|comm|other) / {printf "%s %s s; ", $1, $7} /^Neighbor list rebuilds:/ {printf "%s rebuilds", $4}' "$work/peer/s.log")"
+            fi
             ;;
           GROMACS*)
             local exe=gmx prec=mixed nl=${v##* }
@@ -465,7 +470,11 @@ do_run() {
             (cd "$work/peer" && OMP_NUM_THREADS=1 "$g/$exe" mdrun -s "$g/lj32000_${prec}_nstlist$nl.tpr" -nb cpu \
               -pin on -pinoffset "$core" -ntmpi 1 -ntomp 1 -noconfout -deffnm g) >"$work/peer/g.out" 2>&1
             p=$(awk '/^ *Time:/ {printf "%.6g", 32000 * 1000 / $3; exit}' "$work/peer/g.log" 2>/dev/null)
-            [[ $r -eq 0 ]] && log "   $v: $(grep -m1 -o 'SIMD instructions:.*' "$work/peer/g.log" 2>/dev/null)"
+            if [[ $r -eq 0 ]]; then
+              log "   $v: $(grep -m1 -o 'SIMD instructions:.*' "$work/peer/g.log" 2>/dev/null)"
+              # md.log's cycle accounting: wall seconds (and counts) of the parts that matter here.
+              log "     $(awk '/^ (Neighbor search|Force|NB X\/F buffer ops\.|Update) +[0-9]/ {name = substr($0, 2, 19); gsub(/ +$/, "", name); split(substr($0, 21), a, " "); printf "%s %.3f s (%d); ", name, a[4], a[3]}' "$work/peer/g.log" 2>/dev/null)"
+            fi
             ;;
         esac
         if [[ -z $p ]]; then
