@@ -2,9 +2,9 @@
 # scanmd vs LAMMPS for one pair style, from the same disordered liquid. In a temporary directory
 # Debian's LAMMPS (`lmp`) melts an fcc lattice of 4000 atoms (10x10x10 cells) under a Langevin
 # bath with the style itself and write_data's it; then LAMMPS and scanmd (system.data_file) each
-# run 200 NVE steps from that file, thermo every 10, and pe, ke, etotal and press at steps
+# run 100 NVE steps from that file, thermo every 10, and pe, ke, etotal and press at steps
 # 0..100 must agree to 1e-9 relative (press: relative to max(|p|, 1), a sum of terms of opposite
-# sign); beyond step 100 chaos may amplify the last digits. scanmd is also run on 2 ranks with
+# sign); further on, chaos would amplify the last digits. scanmd is also run on 2 ranks with
 # another decomposition and must give the same state hash as on 1 rank.
 #
 # Usage: compare_pair_style.sh --scanmd EXE --name NAME --lmp "LINE" [--lmp "LINE"]...
@@ -115,7 +115,7 @@ timestep        $dt
 thermo_style    custom step pe ke etotal press
 thermo_modify   format float %.15g
 thermo          10
-run             200
+run             100
 EOF
 "$lmp" -in in.run -log run.log -screen none -nocite ||
   { echo "FAIL: LAMMPS run failed (run.log):" >&2; tail -20 run.log >&2; exit 1; }
@@ -123,7 +123,7 @@ awk '/^ *Step +PotEng +KinEng +TotEng +Press/ {on = 1; next} /^Loop time/ {on = 
      on && NF == 5 && $1 ~ /^[0-9]+$/ && $1 <= 100 {print $1, $2, $3, $4, $5}' run.log > lammps.thermo
 
 # 3. scanmd, same case.
-printf '[system]\n%s\ndata_file = "liquid.data"\n\n[potential]\n%s\n\n[neighbor]\nskin = %s\n\n[run]\ndt = %s\nsteps = 200\nbackend = "host"\n\n[output]\nthermo_every = 10\nthermo_digits = 12\n' \
+printf '[system]\n%s\ndata_file = "liquid.data"\n\n[potential]\n%s\n\n[neighbor]\nskin = %s\n\n[run]\ndt = %s\nsteps = 100\nbackend = "host"\n\n[output]\nthermo_every = 10\nthermo_digits = 12\n' \
   "$units_line" "$potential" "$skin" "$dt" > deck.toml
 scanmd_thermo() {
   awk '/^ *step +temp +pe +ke +etotal +press/ {on = 1; next} /^Loop time/ {on = 0}
