@@ -1,6 +1,9 @@
-// The vector pair kernels' one job: a pass over rows [begin, end) of a neighbour list of one
-// species in minimum image (engine/pair_kernel.hpp says when), for a pair style whose evaluator
-// is generic in its number type (kVector). Each lane computes exactly the scalar loop's
+// The vector pair kernels' one job: a pass over rows [begin, end) of a neighbour list in minimum
+// image (engine/pair_kernel.hpp says when), for a pair style whose evaluator is generic in its
+// number type (kVector). Several species (`type` set, AVX2 only): each lane's pair constants
+// are its two types' table entry, its cutoff test against that pair's r_c², and its terms from
+// the evaluator run with those constants — one evaluation per distinct type pair in the vector,
+// each lane keeping its own pair's result, so the same IEEE operations as the scalar loop. Each lane computes exactly the scalar loop's
 // operations for one pair (engine/pair_forces.cpp, engine/fixed_terms.hpp): d by the conditional ±L,
 // r² = (dx² + dy²) + dz², the evaluator's F/r, fs = (F/r)·2^40, the |F| < limit test,
 // F = trunc(fs·d) — and adds F to f[i] and −F to f[j] (integer sums: in any order, the same
@@ -32,6 +35,11 @@ struct PairRows {
   typename E::Params params;  // the one species' pair
   double limit_sq;            // pair_term_limit_sq(max_terms)
   bool energy = false;        // the energy and virial too
+  // Several species: each particle's type (0-based) and the pair table (entry ti · types + tj,
+  // as PairTable); null: one species, `params`.
+  const std::uint32_t* type = nullptr;
+  const typename E::Params* table = nullptr;
+  std::uint32_t types = 1;
 };
 
 struct RowsTotals {

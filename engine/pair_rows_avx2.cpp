@@ -1,5 +1,6 @@
 // The AVX2 pair kernel (see pair_rows.hpp): four pairs of one row per vector, the pair's F/r
-// from the style's evaluator instantiated for simd::F64x4. AVX2 has neither a
+// from the style's evaluator instantiated for simd::F64x4 (with several species, once per
+// distinct type pair among the four lanes, blended lane by lane). AVX2 has neither a
 // double → int64 conversion nor a scatter, so the pair math runs in vectors and the four
 // truncations and the f[j] updates lane by lane (the same conversion as the scalar loop).
 // Compiled with -mavx2 for this file only (no -mfma: the same bits as the scalar loop) and
@@ -23,7 +24,14 @@ using avx2::minimum_image;
 
 namespace {
 
-template <class E, bool Energy>
+// Lanes whose bit is set in `bits` (4 bits) as a vector mask.
+inline __m256d lane_mask(unsigned bits) {
+  const __m256i bit = _mm256_setr_epi64x(1, 2, 4, 8);
+  const __m256i b = _mm256_set1_epi64x(static_cast<long long>(bits));
+  return _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(b, bit), bit));
+}
+
+template <class E, bool Energy, bool Typed>
 RowsTotals rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_t end, Fix3* f) {
   const __m256d lx = _mm256_set1_pd(rows.length.x), ly = _mm256_set1_pd(rows.length.y),
                 lz = _mm256_set1_pd(rows.length.z);
@@ -49,6 +57,8 @@ RowsTotals rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_t end
     if (row_begin == row_end) continue;
     const __m256d xi = _mm256_set1_pd(rows.x[i].x), yi = _mm256_set1_pd(rows.x[i].y),
                   zi = _mm256_set1_pd(rows.x[i].z);
+    // Several species: row i's entries of the pair table (entry tj: the pair with type tj).
+    const typename E::Params* row = Typed ? rows.table + rows.type[i] * rows.types : nullptr;
     std::int64_t fx = 0, fy = 0, fz = 0;
     for (std::uint32_t k = row_begin; k < row_end; k += 4) {
       const std::uint32_t left = row_end - k;
@@ -77,13 +87,45 @@ RowsTotals rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_t end
       const __m256d dz = minimum_image(_mm256_sub_pd(zi, zj), lz, hz, nhz);
       const __m256d r2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)),
                                        _mm256_mul_pd(dz, dz));
-      const __m256d in = _mm256_and_pd(lanes, _mm256_cmp_pd(r2, cutoff_sq, _CMP_LT_OQ));
+      // Each lane's type pair (lanes past the row read particle 0's type: masked off).
+      alignas(16) std::uint32_t tj[4];
+      __m256d lane_cutoff_sq = cutoff_sq;
+      if constexpr (Typed) {
+        for (int l = 0; l < 4; ++l) tj[l] = rows.type[js[l]];
+        lane_cutoff_sq = _mm256_setr_pd(row[tj[0]].cutoff_sq, row[tj[1]].cutoff_sq,
+                                        row[tj[2]].cutoff_sq, row[tj[3]].cutoff_sq);
+      }
+      const __m256d in = _mm256_and_pd(lanes, _mm256_cmp_pd(r2, lane_cutoff_sq, _CMP_LT_OQ));
       const int in_bits = _mm256_movemask_pd(in);
       if (in_bits == 0) continue;
       totals.pairs += __builtin_popcount(static_cast<unsigned>(in_bits));
       // Lanes outside the cutoff see r² = 1 (masked off below anyway).
-      const PairTerms<simd::F64x4> pt =
-          E::template eval<simd::F64x4>(_mm256_blendv_pd(one, r2, in), params);
+      const __m256d r2_in = _mm256_blendv_pd(one, r2, in);
+      PairTerms<simd::F64x4> pt;
+      if constexpr (!Typed) {
+        pt = E::template eval<simd::F64x4>(r2_in, params);
+      } else {
+        // One evaluation per type pair among the lanes within the cutoff, each lane keeping
+        // its own pair's terms: the first covers every lane, the next ones overwrite theirs.
+        unsigned left = static_cast<unsigned>(in_bits);
+        bool first = true;
+        while (left != 0) {
+          const std::uint32_t t = tj[__builtin_ctz(left)];
+          unsigned same = 0;
+          for (unsigned l = 0; l < 4; ++l)
+            same |= (((left >> l) & 1u) != 0 && tj[l] == t) ? 1u << l : 0u;
+          const PairTerms<simd::F64x4> e = E::template eval<simd::F64x4>(r2_in, row[t]);
+          if (first) {
+            pt = e;
+            first = false;
+          } else {
+            const __m256d m = lane_mask(same);
+            pt.fpair = _mm256_blendv_pd(pt.fpair.v, e.fpair.v, m);
+            pt.energy = _mm256_blendv_pd(pt.energy.v, e.energy.v, m);
+          }
+          left &= ~same;
+        }
+      }
       const __m256d fs = _mm256_mul_pd(pt.fpair.v, scale);
       const __m256d ok =
           _mm256_cmp_pd(_mm256_mul_pd(_mm256_mul_pd(fs, fs), r2), limit_sq, _CMP_LT_OQ);
@@ -131,8 +173,11 @@ RowsTotals pair_rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_
   if constexpr (!E::kVector) {
     throw std::logic_error("pair_rows_avx2: this pair style has no vector kernel");
   } else {
-    return rows.energy ? rows_avx2<E, true>(rows, begin, end, f)
-                       : rows_avx2<E, false>(rows, begin, end, f);
+    if (rows.type != nullptr)
+      return rows.energy ? rows_avx2<E, true, true>(rows, begin, end, f)
+                         : rows_avx2<E, false, true>(rows, begin, end, f);
+    return rows.energy ? rows_avx2<E, true, false>(rows, begin, end, f)
+                       : rows_avx2<E, false, false>(rows, begin, end, f);
   }
 }
 

@@ -134,6 +134,8 @@ RowsTotals pair_rows_avx512(const PairRows<E>& rows, std::size_t begin, std::siz
   if constexpr (!E::kVector) {
     throw std::logic_error("pair_rows_avx512: this pair style has no vector kernel");
   } else {
+    if (rows.type != nullptr)
+      throw std::logic_error("pair_rows_avx512: one species only (several: pair_rows_avx2)");
     return rows.energy ? rows_avx512<E, true>(rows, begin, end, f)
                        : rows_avx512<E, false>(rows, begin, end, f);
   }
