@@ -173,18 +173,62 @@ RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f,
   return t;
 }
 
+// Several species (AVX2; an AVX-512 CPU runs these rows too, engine/pair_forces.cpp): three
+// types at random, the pair table's entries each of its own coefficients (the style's example
+// with its first coefficient, a strength, scaled by 1 + (a + b)/10) and cutoff (2.5 − 0.1 (a +
+// b) for types a, b: 1-1 the longest), symmetric. The table style: the spline and linear blocks
+// of params_of<Table> alternating. Each lane must take its own pair's constants: a kernel that
+// used one lane's for all four, or row i's like pair, would change forces, pairs and energies.
+template <class E>
+std::vector<typename E::Params> species_table(std::uint32_t types) {
+  std::vector<typename E::Params> table(types * types);
+  for (std::uint32_t a = 0; a < types; ++a)
+    for (std::uint32_t b = 0; b < types; ++b) {
+      const double cutoff = 2.5 - 0.1 * (a + b);
+      if constexpr (std::is_same_v<E, Table>) {
+        table_linear = (a + b) % 2 == 1;
+        typename E::Params p = params_of<Table>();
+        table_linear = false;
+        p.cutoff_sq = cutoff * cutoff;  // within the tables' range (to 2.5)
+        table[a * types + b] = p;
+      } else {
+        Coefficients c{};
+        for (std::size_t k = 0; k < E::kExample.size(); ++k) c[k] = E::kExample[k];
+        for (std::size_t g = 0; g < E::kGlobalExample.size(); ++g)
+          c[E::kCoefficients.size() + g] = E::kGlobalExample[g];
+        c[0] *= 1.0 + 0.1 * (a + b);
+        table[a * types + b] = E::make(c, cutoff, E::kShift);
+      }
+    }
+  return table;
+}
+
 class VectorKernel : public ::testing::TestWithParam<PairKernel> {};
 
 // With `energy` (a thermo step's pass) the energy and virial sums must be the oracle's too.
+// With `types` > 1 the particles take types 0..types−1 at random over species_table's pairs.
 template <class E>
-void expect_same_bits(PairKernel kernel, double closest = 0.8, bool energy = false) {
+void expect_same_bits(PairKernel kernel, double closest = 0.8, bool energy = false,
+                      std::uint32_t types = 1) {
   SCOPED_TRACE(std::string(E::kName) + (MixedPrecisionStyle<E> ? " (mixed)" : "") +
-               (energy ? ", energy pass" : ""));
+               (energy ? ", energy pass" : "") +
+               (types > 1 ? ", " + std::to_string(types) + " species" : ""));
+  const std::vector<typename E::Params> table =
+      types > 1 ? species_table<E>(types) : std::vector<typename E::Params>{};
   for (std::uint64_t seed : {11u, 12u, 13u}) {
     const Rows r = random_rows(seed, closest);
     const std::size_t n = r.x.size();
     PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
     rows.energy = energy;
+    test::Rng rng(seed + 7);
+    std::vector<std::uint32_t> type(n);
+    for (auto& t : type)
+      t = static_cast<std::uint32_t>(rng.integer(0, static_cast<int>(types) - 1));
+    if (types > 1) {
+      rows.type = type.data();
+      rows.table = table.data();
+      rows.types = types;
+    }
     std::vector<Fix3> want(n, Fix3{0, 0, 0}), got(n, Fix3{0, 0, 0});
     fixed::Wide e_want = 0, w_want = 0;
     const RowsTotals t_want = oracle(rows, n, want, &e_want, &w_want);
@@ -312,84 +356,15 @@ TEST_P(VectorKernel, ReportsATermOutOfRange) {
   }
 }
 
-// Several species (AVX2; an AVX-512 CPU runs these rows too, engine/pair_forces.cpp): three
-// types at random, the pair table's entries each of its own coefficients (the style's example
-// with its first coefficient, a strength, scaled by 1 + (a + b)/10) and cutoff (2.5 − 0.1 (a +
-// b) for types a, b: 1-1 the longest), symmetric. The table style: the spline and linear blocks
-// of params_of<Table> alternating. Each lane must take its own pair's constants: a kernel that
-// used one lane's for all four, or row i's like pair, would change forces, pairs and energies.
-template <class E>
-std::vector<typename E::Params> species_table(std::uint32_t types) {
-  std::vector<typename E::Params> table(types * types);
-  for (std::uint32_t a = 0; a < types; ++a)
-    for (std::uint32_t b = 0; b < types; ++b) {
-      const double cutoff = 2.5 - 0.1 * (a + b);
-      if constexpr (std::is_same_v<E, Table>) {
-        table_linear = (a + b) % 2 == 1;
-        typename E::Params p = params_of<Table>();
-        table_linear = false;
-        p.cutoff_sq = cutoff * cutoff;  // within the tables' range (to 2.5)
-        table[a * types + b] = p;
-      } else {
-        Coefficients c{};
-        for (std::size_t k = 0; k < E::kExample.size(); ++k) c[k] = E::kExample[k];
-        for (std::size_t g = 0; g < E::kGlobalExample.size(); ++g)
-          c[E::kCoefficients.size() + g] = E::kGlobalExample[g];
-        c[0] *= 1.0 + 0.1 * (a + b);
-        table[a * types + b] = E::make(c, cutoff, E::kShift);
-      }
-    }
-  return table;
-}
-
-template <class E>
-void expect_same_bits_with_species(bool energy) {
-  SCOPED_TRACE(std::string(E::kName) + (MixedPrecisionStyle<E> ? " (mixed)" : "") +
-               (energy ? ", energy pass" : ""));
-  constexpr std::uint32_t kTypes = 3;
-  const std::vector<typename E::Params> table = species_table<E>(kTypes);
-  for (std::uint64_t seed : {31u, 32u}) {
-    const Rows r = random_rows(seed);
-    const std::size_t n = r.x.size();
-    test::Rng rng(seed + 7);
-    std::vector<std::uint32_t> type(n);
-    for (auto& t : type) t = static_cast<std::uint32_t>(rng.integer(0, int{kTypes} - 1));
-    PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
-    rows.energy = energy;
-    rows.type = type.data();
-    rows.table = table.data();
-    rows.types = kTypes;
-    std::vector<Fix3> want(n, Fix3{0, 0, 0}), got(n, Fix3{0, 0, 0});
-    fixed::Wide e_want = 0, w_want = 0;
-    const RowsTotals t_want = oracle(rows, n, want, &e_want, &w_want);
-    ASSERT_FALSE(t_want.overflow);
-    ASSERT_GT(t_want.pairs, 3000);
-    RowsTotals t_got = pair_rows_avx2<E>(rows, 0, n / 3, got.data());
-    const RowsTotals t_rest = pair_rows_avx2<E>(rows, n / 3, n, got.data());
-    EXPECT_FALSE(t_got.overflow || t_rest.overflow);
-    EXPECT_EQ(t_got.pairs + t_rest.pairs, t_want.pairs) << "seed " << seed;
-    if (energy) {
-      EXPECT_TRUE(t_got.energy + t_rest.energy == e_want)
-          << "energy " << static_cast<double>(t_got.energy + t_rest.energy) << " against "
-          << static_cast<double>(e_want) << ", seed " << seed;
-      EXPECT_TRUE(t_got.virial + t_rest.virial == w_want) << "virial, seed " << seed;
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      ASSERT_EQ(got[i].x, want[i].x) << "particle " << i << " seed " << seed;
-      ASSERT_EQ(got[i].y, want[i].y) << "particle " << i;
-      ASSERT_EQ(got[i].z, want[i].z) << "particle " << i;
-    }
-  }
-}
-
 TEST(VectorKernelSpecies, SameBitsAsTheScalarTermsOfEachPair) {
-  if (!cpu_runs(PairKernel::Avx2)) GTEST_SKIP() << "this CPU cannot run the avx2 kernel";
+  const PairKernel avx2 = PairKernel::Avx2;
+  if (!cpu_runs(avx2)) GTEST_SKIP() << "this CPU cannot run the avx2 kernel";
   for (const bool energy : {false, true}) {
     for_each_pair_style([&]<class E>() {
-      if constexpr (E::kVector) expect_same_bits_with_species<E>(energy);
+      if constexpr (E::kVector) expect_same_bits<E>(avx2, 0.8, energy, 3);
     });
-    expect_same_bits_with_species<Mixed<LJCut>>(energy);
-    expect_same_bits_with_species<Mixed<Morse>>(energy);
+    expect_same_bits<Mixed<LJCut>>(avx2, 0.8, energy, 3);
+    expect_same_bits<Mixed<Morse>>(avx2, 0.8, energy, 3);
   }
 }
 
