@@ -201,14 +201,8 @@ EamRowsTotals force_rows(const EamRows& rows, std::size_t begin, std::size_t end
       const __m512d psip = _mm512_add_pd(
           _mm512_add_pd(_mm512_mul_pd(fp_i, rhojp), _mm512_mul_pd(fp_j, rhoip)), phip);
       const __m512d fpair = _mm512_mul_pd(_mm512_xor_pd(psip, sign), recip);
-      const __m512d fs = _mm512_mul_pd(fpair, scale);
-      const __mmask8 ok =
-          _mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(fs, fs), l.r2), limit_sq, _CMP_LT_OQ);
-      bad |= in & ~ok;
-      const __m512d s = _mm512_maskz_mov_pd(in & ok, fs);
-      _mm512_storeu_si512(Fx + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, l.dx)));
-      _mm512_storeu_si512(Fy + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, l.dy)));
-      _mm512_storeu_si512(Fz + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, l.dz)));
+      store_force_terms(fpair, scale, limit_sq, in, l.r2, l.dx, l.dy, l.dz, Fx + k, Fy + k, Fz + k,
+                        bad);
     }
     add_terms(b, Fx, Fy, Fz, f);
   });

@@ -67,14 +67,8 @@ void mixed_terms(const avx512::Packed& packed, const typename E::Params& params,
         bad |= add_fixed_lanes(totals.virial, _mm512_mul_pd(fpair[h], c[h]->r2), c[h]->in);
       }
       const std::uint32_t at = k + 8 * static_cast<std::uint32_t>(h);
-      const __m512d fs = _mm512_mul_pd(fpair[h], scale);
-      const __mmask8 ok =
-          _mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(fs, fs), c[h]->r2), limit_sq, _CMP_LT_OQ);
-      bad |= c[h]->in & ~ok;
-      const __m512d s = _mm512_maskz_mov_pd(c[h]->in & ok, fs);
-      _mm512_storeu_si512(Fx + at, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c[h]->dx)));
-      _mm512_storeu_si512(Fy + at, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c[h]->dy)));
-      _mm512_storeu_si512(Fz + at, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c[h]->dz)));
+      store_force_terms(fpair[h], scale, limit_sq, c[h]->in, c[h]->r2, c[h]->dx, c[h]->dy, c[h]->dz,
+                        Fx + at, Fy + at, Fz + at, bad);
     }
   }
 }
@@ -112,14 +106,8 @@ RowsTotals rows_avx512(const PairRows<E>& rows, std::size_t begin, std::size_t e
         bad |= add_fixed_lanes(totals.energy, pt.energy.v, c.in);
         bad |= add_fixed_lanes(totals.virial, _mm512_mul_pd(pt.fpair.v, c.r2), c.in);
       }
-      const __m512d fs = _mm512_mul_pd(pt.fpair.v, scale);
-      const __mmask8 ok =
-          _mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(fs, fs), c.r2), limit_sq, _CMP_LT_OQ);
-      bad |= c.in & ~ok;
-      const __m512d s = _mm512_maskz_mov_pd(c.in & ok, fs);
-      _mm512_storeu_si512(Fx + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dx)));
-      _mm512_storeu_si512(Fy + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dy)));
-      _mm512_storeu_si512(Fz + k, _mm512_cvttpd_epi64(_mm512_mul_pd(s, c.dz)));
+      store_force_terms(pt.fpair.v, scale, limit_sq, c.in, c.r2, c.dx, c.dy, c.dz, Fx + k, Fy + k,
+                        Fz + k, bad);
     }
     add_terms(b, Fx, Fy, Fz, f);
   });

@@ -236,6 +236,22 @@ inline void add_terms(const Block& b, const std::int64_t* __restrict Fx,
   }
 }
 
+// The scalar loop's pair_force_fixed (engine/fixed_terms.hpp) for eight pairs: fs = (F/r)·2^40,
+// the |F| < limit test (a lane within the cutoff that fails it is added to `bad`), and
+// F = trunc(fs·d) of the lanes `in` (0 elsewhere) stored at Fx, Fy, Fz.
+inline void store_force_terms(__m512d fpair, __m512d scale, __m512d limit_sq, __mmask8 in,
+                              __m512d r2, __m512d dx, __m512d dy, __m512d dz, std::int64_t* Fx,
+                              std::int64_t* Fy, std::int64_t* Fz, __mmask8& bad) {
+  const __m512d fs = _mm512_mul_pd(fpair, scale);
+  const __mmask8 ok =
+      _mm512_cmp_pd_mask(_mm512_mul_pd(_mm512_mul_pd(fs, fs), r2), limit_sq, _CMP_LT_OQ);
+  bad |= in & ~ok;
+  const __m512d s = _mm512_maskz_mov_pd(in & ok, fs);
+  _mm512_storeu_si512(Fx, _mm512_cvttpd_epi64(_mm512_mul_pd(s, dx)));
+  _mm512_storeu_si512(Fy, _mm512_cvttpd_epi64(_mm512_mul_pd(s, dy)));
+  _mm512_storeu_si512(Fz, _mm512_cvttpd_epi64(_mm512_mul_pd(s, dz)));
+}
+
 // Packed entries k .. k+7 (the tail masked).
 struct Chunk {
   __m256i j;
