@@ -220,11 +220,12 @@ void expect_same_bits(PairKernel kernel, double closest = 0.8, bool energy = fal
     const std::size_t n = r.x.size();
     PairRows<E> rows = rows_of<E>(r, pair_term_limit_sq(200));
     rows.energy = energy;
-    test::Rng rng(seed + 7);
-    std::vector<std::uint32_t> type(n);
-    for (auto& t : type)
-      t = static_cast<std::uint32_t>(rng.integer(0, static_cast<int>(types) - 1));
+    std::vector<std::uint32_t> type;
     if (types > 1) {
+      test::Rng rng(seed + 7);
+      type.resize(n);
+      for (auto& t : type)
+        t = static_cast<std::uint32_t>(rng.integer(0, static_cast<int>(types) - 1));
       rows.type = type.data();
       rows.table = table.data();
       rows.types = types;
