@@ -158,13 +158,11 @@ ForceTotals scalar_rows(const Pass<E>& pass, std::size_t begin, std::size_t end,
 // Rows [begin, end) by the chosen kernel where it applies (pair_kernel.hpp), else the scalar
 // loop. A vector pass that overflowed sets `overflow` (the caller reruns the scalar loop). The
 // vector kernels take energy steps too, unless full shell splits the pairs' energies by ids.
-// Several species take the AVX2 rows (on an AVX-512 CPU too: its rows take one species).
+// Several species too (each lane its own type pair's constants and cutoff).
 template <class E>
 ForceTotals rows_pass(const Pass<E>& pass, PairKernel kernel, std::size_t begin, std::size_t end,
                       Fix3* f, bool& overflow) {
   const bool typed = pass.table.types > 1;
-  if (typed && kernel == PairKernel::Avx512)
-    kernel = cpu_runs(PairKernel::Avx2) ? PairKernel::Avx2 : PairKernel::Scalar;
   const bool vector = E::kVector && kernel != PairKernel::Scalar &&
                       !(pass.with_energy && pass.owned_shares_only) &&
                       pass.images == PairImages::Minimum && pass.p.size() < INT_MAX / 3;

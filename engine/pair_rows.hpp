@@ -1,6 +1,6 @@
 // The vector pair kernels' one job: a pass over rows [begin, end) of a neighbour list in minimum
 // image (engine/pair_kernel.hpp says when), for a pair style whose evaluator is generic in its
-// number type (kVector). Several species (`type` set, AVX2 only): each lane's pair constants
+// number type (kVector). Several species (`type` set): each lane's pair constants
 // are its two types' table entry, its cutoff test against that pair's r_c², and its terms from
 // the evaluator run with those constants — one evaluation per distinct type pair in the vector,
 // each lane keeping its own pair's result, so the same IEEE operations as the scalar loop. Each
@@ -47,6 +47,31 @@ struct RowsTotals {
   bool overflow = false;
   fixed::Wide energy = 0, virial = 0;  // with PairRows::energy
 };
+
+// Several species: the style's terms of a vector of pairs (R: a simd:: vector type) for the
+// lanes `in` (not empty), lane l's pair constants table[entry[l]]. E's eval runs once for each
+// entry among those lanes — the first evaluation covers every lane, each next one overwrites its
+// own (match(left, t): the lanes of `left` with entry t; blend(m, a, b): b in the lanes m, a
+// elsewhere) — so each lane gets exactly the scalar loop's terms for its pair.
+template <class R, class Mask, class Params, class Eval, class Match, class Blend>
+PairTerms<R> terms_per_entry(R r2, const Params* table, const std::uint32_t* entry, Mask in,
+                             Eval&& eval, Match&& match, Blend&& blend) {
+  PairTerms<R> pt;
+  Mask left = in;
+  for (bool first = true; left != 0; first = false) {
+    const std::uint32_t t = entry[__builtin_ctz(left)];
+    const Mask same = match(left, t);
+    const PairTerms<R> e = eval(r2, table[t]);
+    if (first) {
+      pt = e;
+    } else {
+      pt.fpair = blend(same, pt.fpair.v, e.fpair.v);
+      pt.energy = blend(same, pt.energy.v, e.energy.v);
+    }
+    left = static_cast<Mask>(left & ~same);
+  }
+  return pt;
+}
 
 // Defined (for every style of physics/pair/styles.hpp) in pair_rows_avx2.cpp and
 // pair_rows_avx512.cpp, each compiled for its instruction set only.

@@ -105,26 +105,20 @@ RowsTotals rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_t end
       if constexpr (!Typed) {
         pt = E::template eval<simd::F64x4>(r2_in, params);
       } else {
-        // One evaluation per type pair among the lanes within the cutoff, each lane keeping
-        // its own pair's terms: the first covers every lane, the next ones overwrite theirs.
-        unsigned left = static_cast<unsigned>(in_bits);
-        bool first = true;
-        while (left != 0) {
-          const std::uint32_t t = tj[__builtin_ctz(left)];
-          unsigned same = 0;
-          for (unsigned l = 0; l < 4; ++l)
-            same |= (((left >> l) & 1u) != 0 && tj[l] == t) ? 1u << l : 0u;
-          const PairTerms<simd::F64x4> e = E::template eval<simd::F64x4>(r2_in, row[t]);
-          if (first) {
-            pt = e;
-            first = false;
-          } else {
-            const __m256d m = lane_mask(same);
-            pt.fpair = _mm256_blendv_pd(pt.fpair.v, e.fpair.v, m);
-            pt.energy = _mm256_blendv_pd(pt.energy.v, e.energy.v, m);
-          }
-          left &= ~same;
-        }
+        // One evaluation per type pair among the lanes within the cutoff (row i's entries of
+        // the pair table, by the lanes' types).
+        pt = terms_per_entry(
+            simd::F64x4(r2_in), row, tj, static_cast<unsigned>(in_bits),
+            [](simd::F64x4 r, const typename E::Params& p) {
+              return E::template eval<simd::F64x4>(r, p);
+            },
+            [&](unsigned left, std::uint32_t t) {
+              unsigned same = 0;
+              for (unsigned l = 0; l < 4; ++l)
+                same |= (((left >> l) & 1u) != 0 && tj[l] == t) ? 1u << l : 0u;
+              return same;
+            },
+            [](unsigned m, __m256d a, __m256d b) { return _mm256_blendv_pd(a, b, lane_mask(m)); });
       }
       const __m256d fs = _mm256_mul_pd(pt.fpair.v, scale);
       const __m256d ok =

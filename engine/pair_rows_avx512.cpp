@@ -6,6 +6,8 @@
 // -mavx512f -mavx512dq for this file only and called only when the CPU has them
 // (engine/pair_kernel.cpp). No fused multiply-add anywhere: the same bits as the scalar loop.
 // A style's float variant (run.precision = "mixed") runs its float terms sixteen pairs per vector.
+// Several species: each packed pair carries its type pair's entry, and the evaluator runs once
+// per distinct entry among a vector's lanes, each lane keeping its own pair's terms.
 #if defined(__AVX512DQ__)
 #include <immintrin.h>
 #endif
@@ -32,10 +34,11 @@ namespace {
 // steps (with Energy also U, widened, and F/r·r² in double, as Mixed<E>::eval's scalar terms).
 // The second chunk of the last pair of chunks may be empty (all lanes off; its terms not
 // stored: the planes have one vector of padding only).
-template <class E, bool Energy>
-void mixed_terms(const avx512::Packed& packed, const typename E::Params& params, __m512d scale,
-                 __m512d limit_sq, std::int64_t* Fx, std::int64_t* Fy, std::int64_t* Fz,
-                 __mmask8& bad, RowsTotals& totals) {
+// Typed: several species (table: the pair table, Packed::pair each pair's entry).
+template <class E, bool Energy, bool Typed>
+void mixed_terms(const avx512::Packed& packed, const typename E::Params& params,
+                 const typename E::Params* table, __m512d scale, __m512d limit_sq, std::int64_t* Fx,
+                 std::int64_t* Fy, std::int64_t* Fz, __mmask8& bad, RowsTotals& totals) {
   using namespace avx512;
   const std::uint32_t n = packed.n;
   Chunk none;
@@ -52,8 +55,25 @@ void mixed_terms(const avx512::Packed& packed, const typename E::Params& params,
                                  _mm512_maskz_insertf32x8(0xFFFF, _mm512_setzero_ps(),
                                                           _mm512_maskz_cvtpd_ps(0xFF, c0.r2), 0),
                                  _mm512_maskz_cvtpd_ps(0xFF, c1.r2), 1);
-    const PairTerms<simd::F32x16> pt =
-        E::Double::template eval<simd::F32x16>(simd::F32x16(r2), params);
+    const auto eval = [](simd::F32x16 r, const typename E::Params& p) {
+      return E::Double::template eval<simd::F32x16>(r, p);
+    };
+    PairTerms<simd::F32x16> pt;
+    if constexpr (Typed) {
+      const __mmask16 in = static_cast<__mmask16>(c0.in | (c1.in << 8));
+      const __m512i entries = _mm512_maskz_loadu_epi32(in, packed.pair.data() + k);
+      alignas(64) std::uint32_t entry[16];
+      _mm512_store_si512(entry, entries);
+      pt = terms_per_entry(
+          simd::F32x16(r2), table, entry, in, eval,
+          [&](__mmask16 left, std::uint32_t t) {
+            return _mm512_mask_cmpeq_epi32_mask(left, entries,
+                                                _mm512_set1_epi32(static_cast<int>(t)));
+          },
+          [](__mmask16 m, __m512 a, __m512 b) { return _mm512_mask_blend_ps(m, a, b); });
+    } else {
+      pt = eval(simd::F32x16(r2), params);
+    }
     const auto widen = [](__m512 v, int half) {
       return half == 0 ? _mm512_maskz_cvtps_pd(0xFF, _mm512_maskz_extractf32x8_ps(0xFF, v, 0))
                        : _mm512_maskz_cvtps_pd(0xFF, _mm512_maskz_extractf32x8_ps(0xFF, v, 1));
@@ -73,12 +93,20 @@ void mixed_terms(const avx512::Packed& packed, const typename E::Params& params,
   }
 }
 
-template <class E, bool Energy>
+template <class E, bool Energy, bool Typed>
 RowsTotals rows_avx512(const PairRows<E>& rows, std::size_t begin, std::size_t end, Fix3* f) {
   using namespace avx512;
   const Geometry g(rows);
   const typename E::Params params = rows.params;
   const __m512d cutoff_sq = _mm512_set1_pd(params.cutoff_sq);
+  // Several species: each type pair's r² cutoff, for the packing.
+  thread_local std::vector<double> cutoffs;
+  Species species;
+  if constexpr (Typed) {
+    cutoffs.resize(std::size_t(rows.types) * rows.types);
+    for (std::size_t e = 0; e < cutoffs.size(); ++e) cutoffs[e] = rows.table[e].cutoff_sq;
+    species = {rows.type, rows.types, cutoffs.data()};
+  }
   const __m512d scale = _mm512_set1_pd(fixed::kScale);
   const __m512d limit_sq = _mm512_set1_pd(rows.limit_sq);
   RowsTotals totals;
@@ -89,19 +117,37 @@ RowsTotals rows_avx512(const PairRows<E>& rows, std::size_t begin, std::size_t e
   // of the adds does not matter).
   thread_local Packed packed;
   thread_local std::vector<std::int64_t> F;
-  for_each_block(rows, g, cutoff_sq, begin, end, packed, [&](const Block& b) {
+  const auto eval = [](simd::F64x8 r2, const typename E::Params& p) {
+    return E::template eval<simd::F64x8>(r2, p);
+  };
+  const auto body = [&](const Block& b) {
     const std::uint32_t n = b.packed.n;
     totals.pairs += n;
     const auto [Fx, Fy, Fz] = term_planes(F, n);
     if constexpr (MixedPrecisionStyle<E>) {
-      mixed_terms<E, Energy>(b.packed, params, scale, limit_sq, Fx, Fy, Fz, bad, totals);
+      mixed_terms<E, Energy, Typed>(b.packed, params, rows.table, scale, limit_sq, Fx, Fy, Fz, bad,
+                                    totals);
       add_terms(b, Fx, Fy, Fz, f);
       return;
     }
     for (std::uint32_t k = 0; k < n; k += 8) {
       const Chunk c = chunk(b.packed, k);
       // Masked-off lanes compute too (r² = 1, masked below): no traps, IEEE defaults.
-      const PairTerms<simd::F64x8> pt = E::template eval<simd::F64x8>(c.r2, params);
+      PairTerms<simd::F64x8> pt;
+      if constexpr (Typed) {
+        const __m256i entries = _mm256_maskz_loadu_epi32(c.in, b.packed.pair.data() + k);
+        alignas(32) std::uint32_t entry[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(entry), entries);
+        pt = terms_per_entry(
+            simd::F64x8(c.r2), rows.table, entry, c.in, eval,
+            [&](__mmask8 left, std::uint32_t t) {
+              return _mm256_mask_cmpeq_epi32_mask(left, entries,
+                                                  _mm256_set1_epi32(static_cast<int>(t)));
+            },
+            [](__mmask8 m, __m512d a, __m512d b) { return _mm512_mask_blend_pd(m, a, b); });
+      } else {
+        pt = eval(c.r2, params);
+      }
       if constexpr (Energy) {
         bad |= add_fixed_lanes(totals.energy, pt.energy.v, c.in);
         bad |= add_fixed_lanes(totals.virial, _mm512_mul_pd(pt.fpair.v, c.r2), c.in);
@@ -110,7 +156,8 @@ RowsTotals rows_avx512(const PairRows<E>& rows, std::size_t begin, std::size_t e
                         Fz + k, bad);
     }
     add_terms(b, Fx, Fy, Fz, f);
-  });
+  };
+  for_each_block<Typed>(rows, g, cutoff_sq, begin, end, packed, body, species);
   totals.overflow = bad != 0;
   return totals;
 }
@@ -123,9 +170,10 @@ RowsTotals pair_rows_avx512(const PairRows<E>& rows, std::size_t begin, std::siz
     throw std::logic_error("pair_rows_avx512: this pair style has no vector kernel");
   } else {
     if (rows.type != nullptr)
-      throw std::logic_error("pair_rows_avx512: one species only (several: pair_rows_avx2)");
-    return rows.energy ? rows_avx512<E, true>(rows, begin, end, f)
-                       : rows_avx512<E, false>(rows, begin, end, f);
+      return rows.energy ? rows_avx512<E, true, true>(rows, begin, end, f)
+                         : rows_avx512<E, false, true>(rows, begin, end, f);
+    return rows.energy ? rows_avx512<E, true, false>(rows, begin, end, f)
+                       : rows_avx512<E, false, false>(rows, begin, end, f);
   }
 }
 

@@ -1,8 +1,9 @@
 // What the AVX-512 row kernels share (engine/pair_rows_avx512.cpp, engine/eam_rows_avx512.cpp):
 // the minimum image, the sum of eight lanes, and the packing of a row's pairs within the
-// cutoff. Rows is any struct with the CSR list (offsets, neighbors), the wrapped positions x and
-// the box's length and half_length (PairRows<E>, EamRows). Only for files compiled with
-// -mavx512f -mavx512dq -mavx512vl; every operation is the scalar loop's, lane by lane.
+// cutoff (with several species, each pair's own cutoff, and its type pair packed beside it).
+// Rows is any struct with the CSR list (offsets, neighbors), the wrapped positions x and the
+// box's length and half_length (PairRows<E>, EamRows). Only for files compiled with -mavx512f
+// -mavx512dq -mavx512vl; every operation is the scalar loop's, lane by lane.
 #pragma once
 
 #if defined(__AVX512DQ__)
@@ -120,6 +121,7 @@ inline Lanes load_lanes(const Rows& rows, const Geometry& g, __m512d xi, __m512d
 // compress-store to memory is microcoded on some CPUs); the arrays keep 8 entries of slack.
 struct Packed {
   std::vector<std::uint32_t> j;
+  std::vector<std::uint32_t> pair;  // several species: the pair's entry ti · types + tj
   std::vector<double> dx, dy, dz, r2;
   std::uint32_t n = 0;
 
@@ -129,6 +131,7 @@ struct Packed {
     if (j.size() >= need) return;
     const std::size_t size = need + need / 2;
     j.resize(size);
+    pair.resize(size);
     dx.resize(size);
     dy.resize(size);
     dz.resize(size);
@@ -136,10 +139,20 @@ struct Packed {
   }
 };
 
+// Several species: each particle's type (0-based), the number of types and each type pair's r²
+// cutoff (entry ti · types + tj). Untyped packing ignores it.
+struct Species {
+  const std::uint32_t* type = nullptr;
+  std::uint32_t types = 1;
+  const double* cutoff_sq = nullptr;
+};
+
 // Appends row i's pairs within the cutoff to `out` (after its n entries); returns their count.
-template <class Rows>
+// Typed: each pair's cutoff is its type pair's (species.cutoff_sq, not `cutoff_sq`), and its
+// entry ti · types + tj is packed too (Packed::pair).
+template <bool Typed = false, class Rows>
 inline std::uint32_t pack_row(const Rows& rows, const Geometry& g, std::size_t i, __m512d cutoff_sq,
-                              Packed& out) {
+                              Packed& out, const Species& species = {}) {
   const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
   out.reserve_more(row_end - row_begin);
   const __m512d xi = _mm512_set1_pd(rows.x[i].x), yi = _mm512_set1_pd(rows.x[i].y),
@@ -149,11 +162,28 @@ inline std::uint32_t pack_row(const Rows& rows, const Geometry& g, std::size_t i
   // Raw pointers: the stores below (through __m256i*, which may alias anything) would otherwise
   // make the compiler reload the vectors' data pointers at every entry.
   std::uint32_t* const pj = out.j.data();
+  std::uint32_t* const pp = out.pair.data();
   double *const pdx = out.dx.data(), *const pdy = out.dy.data(), *const pdz = out.dz.data(),
                 *const pr2 = out.r2.data();
+  // Typed: row i's entries of the pair table start at type[i] · types.
+  const __m256i row_entry =
+      _mm256_set1_epi32(Typed ? static_cast<int>(species.type[i] * species.types) : 0);
   for (std::uint32_t k = row_begin; k < row_end; k += 8) {
     const Lanes l = load_lanes(rows, g, xi, yi, zi, k, row_end);
-    const __mmask8 in = l.lanes & _mm512_cmp_pd_mask(l.r2, cutoff_sq, _CMP_LT_OQ);
+    __mmask8 in;
+    if constexpr (Typed) {
+      // Each lane's type pair and its cutoff (lanes past the row: particle 0's, masked off).
+      const __m256i tj = _mm256_mmask_i32gather_epi32(
+          _mm256_setzero_si256(), l.lanes, l.j, reinterpret_cast<const int*>(species.type), 4);
+      const __m256i pair = _mm256_add_epi32(row_entry, tj);
+      const __m512d lane_cutoff_sq =
+          _mm512_mask_i32gather_pd(_mm512_setzero_pd(), l.lanes, pair, species.cutoff_sq, 8);
+      in = l.lanes & _mm512_cmp_pd_mask(l.r2, lane_cutoff_sq, _CMP_LT_OQ);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(pp + n),
+                          _mm256_maskz_compress_epi32(in, pair));
+    } else {
+      in = l.lanes & _mm512_cmp_pd_mask(l.r2, cutoff_sq, _CMP_LT_OQ);
+    }
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(pj + n), _mm256_maskz_compress_epi32(in, l.j));
     _mm512_storeu_pd(pdx + n, _mm512_maskz_compress_pd(in, l.dx));
     _mm512_storeu_pd(pdy + n, _mm512_maskz_compress_pd(in, l.dy));
@@ -165,10 +195,10 @@ inline std::uint32_t pack_row(const Rows& rows, const Geometry& g, std::size_t i
   return n - first;
 }
 
-// Rows [begin, end) a block at a time: rows are packed (pack_row) until kBlockPairs pairs
-// within the cutoff are (their terms then stay in the L1 cache), and body(block) runs on each
-// block: the packed pairs of its rows, row r's pairs ending at row_end[r] (row index row_of[r]).
-// Rows without a pair within the cutoff are left out.
+// Rows [begin, end) a block at a time: rows are packed (pack_row, Typed with `species`) until
+// kBlockPairs pairs within the cutoff are (their terms then stay in the L1 cache), and
+// body(block) runs on each block: the packed pairs of its rows, row r's pairs ending at
+// row_end[r] (row index row_of[r]). Rows without a pair within the cutoff are left out.
 constexpr std::uint32_t kBlockPairs = 512;
 constexpr int kBlockRows = 512;
 
@@ -179,9 +209,10 @@ struct Block {
   int rows;
 };
 
-template <class Rows, class Body>
+template <bool Typed = false, class Rows, class Body>
 inline void for_each_block(const Rows& rows, const Geometry& g, __m512d cutoff_sq,
-                           std::size_t begin, std::size_t end, Packed& packed, Body&& body) {
+                           std::size_t begin, std::size_t end, Packed& packed, Body&& body,
+                           const Species& species = {}) {
   std::uint32_t row_of[kBlockRows];
   std::uint32_t row_end[kBlockRows];
   std::size_t i = begin;
@@ -190,7 +221,7 @@ inline void for_each_block(const Rows& rows, const Geometry& g, __m512d cutoff_s
     int rows_in = 0;
     for (; i < end && rows_in < kBlockRows && packed.n < kBlockPairs; ++i) {
       if (rows.offsets[i] == rows.offsets[i + 1]) continue;
-      if (pack_row(rows, g, i, cutoff_sq, packed) == 0) continue;
+      if (pack_row<Typed>(rows, g, i, cutoff_sq, packed, species) == 0) continue;
       row_of[rows_in] = static_cast<std::uint32_t>(i);
       row_end[rows_in] = packed.n;
       ++rows_in;

@@ -173,8 +173,7 @@ RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f,
   return t;
 }
 
-// Several species (AVX2; an AVX-512 CPU runs these rows too, engine/pair_forces.cpp): three
-// types at random, the pair table's entries each of its own coefficients (the style's example
+// Several species: three types at random, the pair table's entries each of its own coefficients (the style's example
 // with its first coefficient, a strength, scaled by 1 + (a + b)/10) and cutoff (2.5 − 0.1 (a +
 // b) for types a, b: 1-1 the longest), symmetric. The table style: the spline and linear blocks
 // of params_of<Table> alternating. Each lane must take its own pair's constants: a kernel that
@@ -357,15 +356,15 @@ TEST_P(VectorKernel, ReportsATermOutOfRange) {
   }
 }
 
-TEST(VectorKernelSpecies, SameBitsAsTheScalarTermsOfEachPair) {
-  const PairKernel avx2 = PairKernel::Avx2;
-  if (!cpu_runs(avx2)) GTEST_SKIP() << "this CPU cannot run the avx2 kernel";
+TEST_P(VectorKernel, SameBitsAsTheScalarTermsOfEachPairOfSeveralSpecies) {
+  if (!cpu_runs(GetParam()))
+    GTEST_SKIP() << "this CPU cannot run the " << pair_kernel_name(GetParam()) << " kernel";
   for (const bool energy : {false, true}) {
     for_each_pair_style([&]<class E>() {
-      if constexpr (E::kVector) expect_same_bits<E>(avx2, 0.8, energy, 3);
+      if constexpr (E::kVector) expect_same_bits<E>(GetParam(), 0.8, energy, 3);
     });
-    expect_same_bits<Mixed<LJCut>>(avx2, 0.8, energy, 3);
-    expect_same_bits<Mixed<Morse>>(avx2, 0.8, energy, 3);
+    expect_same_bits<Mixed<LJCut>>(GetParam(), 0.8, energy, 3);
+    expect_same_bits<Mixed<Morse>>(GetParam(), 0.8, energy, 3);
   }
 }
 
