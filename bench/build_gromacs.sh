@@ -3,6 +3,7 @@
 # plus Debian's patches) for this CPU's widest SIMD level (AVX_512 where the CPU has AVX-512F,
 # else AVX2_256, else SSE4.1; SCANMD_GMX_SIMD=... picks one), one precision at a time, into a
 # cache folder: $SCANMD_GMX_CACHE/gromacs-2022.5-mixed/bin/gmx and .../gromacs-2022.5-double/bin/gmx_d
+# (with the data grompp reads, share/gromacs/top)
 # for AVX_512 (default cache ~/.cache/scanmd), .../gromacs-2022.5-mixed-avx2_256/... and so on for
 # the other levels (`build_gromacs.sh --where mixed|double` prints the binary's path and builds
 # nothing). Sources come from deb.debian.org's pool (the same files `apt-get source
@@ -60,7 +61,17 @@ build() {  # mixed|double
   [[ $prec == double ]] && dbl=ON exe=gmx_d
   local prefix
   prefix=$(prefix_of "$prec")
-  [[ -x $prefix/bin/$exe ]] && { echo "build_gromacs.sh: $prefix/bin/$exe exists"; return; }
+  # grompp reads its force-field data (residuetypes.dat, ...) from $prefix/share/gromacs/top.
+  install_data() {
+    [[ -f $prefix/share/gromacs/top/residuetypes.dat ]] && return
+    mkdir -p "$prefix/share/gromacs"
+    cp -r "$src/share/top" "$prefix/share/gromacs/top"
+  }
+  if [[ -x $prefix/bin/$exe ]]; then
+    install_data
+    echo "build_gromacs.sh: $prefix/bin/$exe exists"
+    return
+  fi
   local b=$cache/src/build-$prec-${simd,,}
   mkdir -p "$b"
   (
@@ -74,6 +85,7 @@ build() {  # mixed|double
     mkdir -p "$prefix/bin"
     cp bin/$exe "$prefix/bin/$exe"
   )
+  install_data
   echo "build_gromacs.sh: built $prefix/bin/$exe ($simd)"
 }
 case $which in
