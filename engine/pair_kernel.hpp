@@ -5,12 +5,12 @@
 // intrinsics), and fixed-point sums, whose order does not matter (DESIGN.md §5).
 //
 // The vector kernels take the passes of minimum-image lists, thermo steps and several species
-// included; boxes shorter than 2R and full shell's energy steps (each pair's energy split
-// between its two ranks by ids) use the scalar loop. Which is faster depends on the CPU and the run (a WCA fluid's rows
-// of five neighbours leave most of an AVX-512 vector idle; AMD's AVX-512 is half as wide inside),
-// so with Auto the host backend times the widest kernel against the scalar loop and keeps the
-// faster: the list build on the run's first list, the force pass on alternate steps of the run
-// (engine/host_backend.hpp, ForceKernelTrial). The bits are the same either way.
+// included; boxes shorter than 2R and full shell's energy steps (each pair's energy split between
+// its two ranks by ids) use the scalar loop. Which is faster depends on the CPU and the run (a WCA
+// fluid's rows of five neighbours leave most of an AVX-512 vector idle; AMD's AVX-512 is half as
+// wide inside), so with Auto the host backend times the widest kernel against the scalar loop and
+// keeps the faster: the list build on the run's first list, the force pass on alternate steps of
+// the run (engine/host_backend.hpp, ForceKernelTrial). The bits are the same either way.
 // SCANMD_PAIR_KERNEL = auto | scalar | avx2 | avx512 | cluster pins the choice (tests, benchmarks);
 // naming one the CPU lacks is an error.
 #pragma once

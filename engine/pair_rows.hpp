@@ -1,17 +1,17 @@
 // The vector pair kernels' one job: a pass over rows [begin, end) of a neighbour list in minimum
 // image (engine/pair_kernel.hpp says when), for a pair style whose evaluator is generic in its
-// number type (kVector). Several species (`type` set): each lane's pair constants
-// are its two types' table entry, its cutoff test against that pair's r_c², and its terms from
-// the evaluator run with those constants — one evaluation per distinct type pair in the vector,
-// each lane keeping its own pair's result, so the same IEEE operations as the scalar loop. Each
-// lane computes exactly the scalar loop's operations for one pair (engine/pair_forces.cpp,
-// engine/fixed_terms.hpp): d by the conditional ±L, r² = (dx² + dy²) + dz², the evaluator's F/r,
-// fs = (F/r)·2^40, the |F| < limit test, F = trunc(fs·d) — and adds F to f[i] and −F to f[j]
-// (integer sums: in any order, the same bits). With `energy` (a thermo step) each pair's energy U and virial (F/r)·r² go to fixed point
+// number type (kVector). Several species (`type` set): each lane's pair constants are its two
+// types' table entry, its cutoff test against that pair's r_c², and its terms from the evaluator
+// run with those constants — one evaluation per distinct type pair in the vector, each lane keeping
+// its own pair's result, so the same IEEE operations as the scalar loop. Each lane computes exactly
+// the scalar loop's operations for one pair (engine/pair_forces.cpp, engine/fixed_terms.hpp): d by
+// the conditional ±L, r² = (dx² + dy²) + dz², the evaluator's F/r, fs = (F/r)·2^40, the |F| < limit
+// test, F = trunc(fs·d) — and adds F to f[i] and −F to f[j] (integer sums: in any order, the same
+// bits). With `energy` (a thermo step) each pair's energy U and virial (F/r)·r² go to fixed point
 // as fixed::to_fixed does (×2^40, |.| < 2^62, rounded to nearest) and into the totals: the whole
-// pair's, so not for full shell's owned shares (the scalar loop splits those by ids). AVX2
-// works row by row (neighbours of one row are distinct particles); AVX-512 packs the pairs
-// within the cutoff of a block of rows first and adds their terms in scalar code.
+// pair's, so not for full shell's owned shares (the scalar loop splits those by ids). AVX2 works
+// row by row (neighbours of one row are distinct particles); AVX-512 packs the pairs within the
+// cutoff of a block of rows first and adds their terms in scalar code.
 //
 // A pair that fails the overflow test makes the pass return overflow = true (its forces are
 // then incomplete); the caller reruns the scalar loop, which names the two particles.

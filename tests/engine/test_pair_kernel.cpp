@@ -1,13 +1,13 @@
 // tests/engine/test_pair_kernel.cpp — the vector pair kernels (engine/pair_rows.hpp) and their
 // run-time choice (engine/pair_kernel.hpp), for every vector pair style.
 //
-// Oracle: the scalar terms, pair by pair — pair_displacement, the style's eval and
-// pair_force_fixed (base/box.hpp, engine/fixed_terms.hpp), +F on i and −F on j — over a synthetic CSR list of random rows: lengths
-// 0 to 40 (every tail of the 4- and 8-lane loops), neighbours in random order, pairs across the
-// periodic boundary, a third beyond the cutoff. Each kernel this CPU runs must give exactly the
-// oracle's force integers and pair count; a pair whose term is out of range must be reported
-// as an overflow; on a thermo step's pass (PairRows::energy) the energy and virial sums too. A
-// kernel the CPU lacks is skipped with the reason.
+// Oracle: the scalar terms, pair by pair — pair_displacement, the style's eval and pair_force_fixed
+// (base/box.hpp, engine/fixed_terms.hpp), +F on i and −F on j — over a synthetic CSR list of random
+// rows: lengths 0 to 40 (every tail of the 4- and 8-lane loops), neighbours in random order, pairs
+// across the periodic boundary, a third beyond the cutoff. Each kernel this CPU runs must give
+// exactly the oracle's force integers and pair count; a pair whose term is out of range must be
+// reported as an overflow; on a thermo step's pass (PairRows::energy) the energy and virial sums
+// too. A kernel the CPU lacks is skipped with the reason.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -173,11 +173,12 @@ RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f,
   return t;
 }
 
-// Several species: three types at random, the pair table's entries each of its own coefficients (the style's example
-// with its first coefficient, a strength, scaled by 1 + (a + b)/10) and cutoff (2.5 − 0.1 (a +
-// b) for types a, b: 1-1 the longest), symmetric. The table style: the spline and linear blocks
-// of params_of<Table> alternating. Each lane must take its own pair's constants: a kernel that
-// used one lane's for all four, or row i's like pair, would change forces, pairs and energies.
+// Several species: three types at random, the pair table's entries each of its own coefficients
+// (the style's example with its first coefficient, a strength, scaled by 1 + (a + b)/10) and cutoff
+// (2.5 − 0.1 (a + b) for types a, b: 1-1 the longest), symmetric. The table style: the spline and
+// linear blocks of params_of<Table> alternating. Each lane must take its own pair's constants: a
+// kernel that used one lane's for all four, or row i's like pair, would change forces, pairs and
+// energies.
 template <class E>
 std::vector<typename E::Params> species_table(std::uint32_t types) {
   std::vector<typename E::Params> table(types * types);
