@@ -177,8 +177,8 @@ RowsTotals oracle(const PairRows<E>& rows, std::size_t n, std::vector<Fix3>& f,
 // (the style's example with its first coefficient, a strength, scaled by 1 + (a + b)/10) and cutoff
 // (2.5 − 0.1 (a + b) for types a, b: 1-1 the longest), symmetric. The table style: the spline and
 // linear blocks of params_of<Table> alternating. Each lane must take its own pair's constants: a
-// kernel that used one lane's for all four, or row i's like pair, would change forces, pairs and
-// energies.
+// kernel that used one lane's for the whole vector, or row i's like pair, would change forces,
+// pairs and energies.
 template <class E>
 std::vector<typename E::Params> species_table(std::uint32_t types) {
   std::vector<typename E::Params> table(types * types);
