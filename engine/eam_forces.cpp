@@ -157,7 +157,8 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
                      view_,
                      pair_term_limit_sq(s.list.max_terms()),
                      n_owned,
-                     s.owned_shares_only};
+                     s.owned_shares_only,
+                     position_loads() == PositionLoads::Gather};
   auto density = [&]<bool Explicit, bool Single>() {
     density_pass<Explicit, Single>(p, s.list, view_, s.box, s.owned_shares_only, rho, overflow,
                                    bad_i, bad_j);

@@ -25,6 +25,7 @@ struct EamRows {
   double limit_sq;      // the force term bound (pair_term_limit_sq)
   std::size_t n_owned;  // with owned_only (full shell): no density terms to ghosts
   bool owned_only;
+  bool gather = false;  // the positions by gathers (PositionLoads, engine/pair_kernel.hpp)
 };
 
 // Density terms of rows [begin, end) added to rho. False when a term is beyond the vector

@@ -39,6 +39,7 @@ HostBackend::HostBackend(const StepSetup& s)
   const HaloRecordBytes record = halo_record_bytes(s.computes);
   domain_.halo().set_record_bytes(record.forward, record.reverse);
   list_kernel_ = kernel_;
+  if (uses_avx512(kernel_)) position_loads();  // (a bad SCANMD_POSITION_LOADS: an error now)
   tune_ = kernel_ != PairKernel::Scalar && !pair_kernel_pinned();
   // A list whose computes all ignore the kernel (EAM) has no force pass to time.
   if (tune_ && std::any_of(computes_.begin(), computes_.end(),
@@ -64,6 +65,9 @@ std::string HostBackend::description() const {
   const int threads = force_scratch_.threads, cores = cores_available();
   std::string s = fmt::format("host: {} pair kernel, {} thread{} per rank",
                               pair_kernel_name(kernel_), threads, threads == 1 ? "" : "s");
+  if (uses_avx512(kernel_))
+    s += position_loads() == PositionLoads::Gather ? "; neighbour positions by gathers"
+                                                   : "; neighbour positions by transposed loads";
   if (tune_) s += "; the list build is timed against the scalar loop at the first rebuild";
   if (!tuning_.empty()) s += "; " + tuning_;
   if (force_trial_)

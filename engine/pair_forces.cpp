@@ -175,6 +175,7 @@ ForceTotals rows_pass(const Pass<E>& pass, PairKernel kernel, std::size_t begin,
                    pass.table.params[0],
                    term_limit_sq(pass),
                    pass.with_energy};
+  rows.gather = position_loads() == PositionLoads::Gather;
   if (typed) {
     rows.type = pass.p.type.data();
     rows.table = pass.table.params;

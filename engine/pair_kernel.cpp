@@ -56,6 +56,26 @@ PairKernel resolve_pair_kernel(PairKernel configured) {
   return k;
 }
 
+PositionLoads position_loads_for(const char* env) {
+  if (env != nullptr && *env != '\0') {
+    const auto named = value_of<PositionLoads>(kPositionLoadsNames, env);
+    if (!named)
+      throw std::runtime_error(fmt::format("SCANMD_POSITION_LOADS={}: expected {}", env,
+                                           quoted_names<PositionLoads>(kPositionLoadsNames)));
+    return *named;
+  }
+#if defined(__x86_64__) && defined(SCANMD_PAIR_KERNELS_X86)
+  __builtin_cpu_init();
+  if (__builtin_cpu_is("intel")) return PositionLoads::Gather;
+#endif
+  return PositionLoads::Transpose;
+}
+
+PositionLoads position_loads() {
+  static const PositionLoads chosen = position_loads_for(std::getenv("SCANMD_POSITION_LOADS"));
+  return chosen;
+}
+
 bool pair_kernel_pinned() {
   const char* env = std::getenv("SCANMD_PAIR_KERNEL");
   return env != nullptr && *env != '\0' && std::string_view(env) != "auto";

@@ -52,6 +52,20 @@ PairKernel resolve_pair_kernel(PairKernel configured = PairKernel::Auto);
 
 std::string pair_kernel_name(PairKernel kernel);
 
+// How the AVX-512 rows read their eight neighbours' positions (the same values either way):
+// three gathers of eight doubles, or eight four-double records transposed in registers. Which
+// is faster depends on the CPU: the gathers take 4 % off the LJ melt's force pass on an Intel
+// Xeon (Sapphire Rapids class), the transposes 9 % on an AMD EPYC (Zen 4). Gather on Intel CPUs,
+// else transpose; SCANMD_POSITION_LOADS = gather | transpose overrides (benchmarks). Throws
+// std::runtime_error for another value.
+enum class PositionLoads { Transpose, Gather };
+
+inline constexpr NamedValue<PositionLoads> kPositionLoadsNames[] = {
+    {PositionLoads::Transpose, "transpose"}, {PositionLoads::Gather, "gather"}};
+
+PositionLoads position_loads();                     // the process's choice, made at the first call
+PositionLoads position_loads_for(const char* env);  // for SCANMD_POSITION_LOADS = env
+
 // Whether SCANMD_PAIR_KERNEL names a kernel (not unset, empty or "auto"): no timing then.
 bool pair_kernel_pinned();
 

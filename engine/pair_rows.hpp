@@ -40,6 +40,9 @@ struct PairRows {
   const std::uint32_t* type = nullptr;
   const typename E::Params* table = nullptr;
   std::uint32_t types = 1;
+  // AVX-512: the neighbours' positions by gathers, else by transposed loads (PositionLoads,
+  // engine/pair_kernel.hpp); the same values either way.
+  bool gather = false;
 };
 
 struct RowsTotals {

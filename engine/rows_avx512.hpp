@@ -1,8 +1,8 @@
 // What the AVX-512 row kernels share (engine/pair_rows_avx512.cpp, engine/eam_rows_avx512.cpp):
 // the minimum image, the sum of eight lanes, and the packing of a row's pairs within the
 // cutoff (with several species, each pair's own cutoff, and its type pair packed beside it).
-// Rows is any struct with the CSR list (offsets, neighbors), the wrapped positions x and the
-// box's length and half_length (PairRows<E>, EamRows). Only for files compiled with -mavx512f
+// Rows is any struct with the CSR list (offsets, neighbors), the wrapped positions x, the box's
+// length and half_length and `gather` (the positions' loads) (PairRows<E>, EamRows). Only for files compiled with -mavx512f
 // -mavx512dq -mavx512vl; every operation is the scalar loop's, lane by lane.
 #pragma once
 
@@ -41,9 +41,10 @@ inline __mmask8 add_fixed_lanes(fixed::Wide& sum, __m512d v, __mmask8 in) {
   return in & static_cast<__mmask8>(~ok);
 }
 
-// The box as vectors.
+// The box as vectors, and how the positions are read (Rows::gather).
 struct Geometry {
   __m512d lx, ly, lz, hx, hy, hz, nhx, nhy, nhz;
+  bool gather;
   template <class Rows>
   explicit Geometry(const Rows& rows)
       : lx(_mm512_set1_pd(rows.length.x)),
@@ -54,12 +55,18 @@ struct Geometry {
         hz(_mm512_set1_pd(rows.half_length.z)),
         nhx(_mm512_set1_pd(-rows.half_length.x)),
         nhy(_mm512_set1_pd(-rows.half_length.y)),
-        nhz(_mm512_set1_pd(-rows.half_length.z)) {}
+        nhz(_mm512_set1_pd(-rows.half_length.z)),
+        gather([&] {
+          if constexpr (requires { rows.gather; })
+            return static_cast<bool>(rows.gather);
+          else
+            return false;  // (the cluster kernel loads whole clusters)
+        }()) {}
 };
 
 // x[j[0..7]] as three vectors (x, y, z): each Vec3 read as four doubles (the fourth masked off:
 // no read past the array), two per vector, then transposed in registers. Lanes from `left` on
-// read x[0] (masked off by the caller). Cheaper than three gathers of eight on the CPUs at hand.
+// read x[0] (masked off by the caller). On AMD's cores cheaper than gather_positions.
 inline void load_positions(const Vec3* x, const std::uint32_t* j, std::uint32_t left, __m512d& xj,
                            __m512d& yj, __m512d& zj) {
   const double* xs = &x[0].x;
@@ -89,6 +96,17 @@ inline void load_positions(const Vec3* x, const std::uint32_t* j, std::uint32_t 
   zj = _mm512_permutex2var_pd(t0, second, t2);
 }
 
+// The same by three gathers of the lanes `lanes` (j: their indices; the others 0): faster on
+// Intel's cores (engine/pair_kernel.hpp, PositionLoads).
+inline void gather_positions(const Vec3* x, __m256i j, __mmask8 lanes, __m512d& xj, __m512d& yj,
+                             __m512d& zj) {
+  const double* xs = &x[0].x;
+  const __m256i j3 = _mm256_add_epi32(j, _mm256_add_epi32(j, j));  // a Vec3 is three doubles
+  xj = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), lanes, j3, xs, 8);
+  yj = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), lanes, j3, xs + 1, 8);
+  zj = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), lanes, j3, xs + 2, 8);
+}
+
 // One row's entries k .. k+7: the neighbour indices, the lanes in the row, displacements
 // (x_i − x_j, minimum image) and r² = (dx² + dy²) + dz².
 struct Lanes {
@@ -106,7 +124,10 @@ inline Lanes load_lanes(const Rows& rows, const Geometry& g, __m512d xi, __m512d
   // The row's tail: the missing lanes index particle 0, masked off anyway.
   l.j = _mm256_maskz_loadu_epi32(l.lanes, rows.neighbors + k);
   __m512d xj, yj, zj;
-  load_positions(rows.x, rows.neighbors + k, left, xj, yj, zj);
+  if (g.gather)
+    gather_positions(rows.x, l.j, l.lanes, xj, yj, zj);
+  else
+    load_positions(rows.x, rows.neighbors + k, left, xj, yj, zj);
   l.dx = minimum_image(_mm512_sub_pd(xi, xj), g.lx, g.hx, g.nhx);
   l.dy = minimum_image(_mm512_sub_pd(yi, yj), g.ly, g.hy, g.nhy);
   l.dz = minimum_image(_mm512_sub_pd(zi, zj), g.lz, g.hz, g.nhz);

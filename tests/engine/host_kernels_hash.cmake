@@ -1,7 +1,8 @@
 # State-hash equality of `scanmd run` across the host pair kernels and thread counts
 # (engine/pair_kernel.hpp, engine/lj_force.hpp): the deck on RANKS ranks with the scalar kernel on one
 # thread is the reference; every kernel this CPU runs (scalar, avx2, avx512, cluster) on 1, 2 and 3
-# threads (OMP_NUM_THREADS) must give its hash. A kernel the CPU cannot run is reported and
+# threads (OMP_NUM_THREADS) must give its hash; avx512 and cluster read the neighbours' positions
+# by transposed loads on 1 and 3 threads and by gathers on 2 (SCANMD_POSITION_LOADS). A kernel the CPU cannot run is reported and
 # skipped (the run must then fail with the "cannot run" error, not silently fall back).
 # The thermo rows too (step, pe, press to 17 digits, every 10 steps): the energy steps' pair
 # passes run the vector kernels as well, and must give the scalar loop's energy and virial.
@@ -37,6 +38,11 @@ function(kernel_hash kernel threads out_var)
   # Threads past the cores each rank may use (mpiexec binds a rank to one core): allowed here,
   # the thread splits must give the same hash whatever the machine (issue 31 caps them else).
   set(env SCANMD_PAIR_KERNEL=${kernel} SCANMD_THREADS_PAST_CORES=1)
+  if(threads STREQUAL "2")
+    list(APPEND env SCANMD_POSITION_LOADS=gather)
+  else()
+    list(APPEND env SCANMD_POSITION_LOADS=transpose)
+  endif()
   if(threads STREQUAL "")
     set(unset --unset=OMP_NUM_THREADS)
   else()
@@ -82,7 +88,11 @@ function(kernel_hash kernel threads out_var)
     message(FATAL_ERROR "${kernel} x ${threads} threads: no thermo rows\n${all}")
   endif()
   set(${out_var}_thermo "${rows}" PARENT_SCOPE)
-  message(STATUS "${kernel}, threads '${threads}', ${RANKS} ranks: ${hash}, ${n_rows} thermo rows")
+  set(loads "")
+  if(all MATCHES "neighbour positions by (gathers|transposed loads)")
+    set(loads ", positions by ${CMAKE_MATCH_1}")
+  endif()
+  message(STATUS "${kernel}, threads '${threads}'${loads}, ${RANKS} ranks: ${hash}, ${n_rows} thermo rows")
 endfunction()
 
 kernel_hash(scalar "" reference)

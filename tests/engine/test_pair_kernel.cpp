@@ -235,27 +235,34 @@ void expect_same_bits(PairKernel kernel, double closest = 0.8, bool energy = fal
     const RowsTotals t_want = oracle(rows, n, want, &e_want, &w_want);
     ASSERT_FALSE(t_want.overflow);
     ASSERT_GT(t_want.pairs, 3000);
-    // In two parts, as two threads would split the rows.
-    RowsTotals t_got = run(kernel, rows, 0, n / 3, got.data());
-    const RowsTotals t_rest = run(kernel, rows, n / 3, n, got.data());
-    t_got.pairs += t_rest.pairs;
-    EXPECT_FALSE(t_got.overflow || t_rest.overflow);
-    EXPECT_EQ(t_got.pairs, t_want.pairs);
-    // (__int128 has no operator<< for the messages: the sums are shown as doubles.)
-    const fixed::Wide e_got = t_got.energy + t_rest.energy, w_got = t_got.virial + t_rest.virial;
-    if (energy) {
-      ASSERT_TRUE(e_want != 0 && w_want != 0);
-      EXPECT_TRUE(e_got == e_want) << "energy " << static_cast<double>(e_got) << " against "
-                                   << static_cast<double>(e_want) << ", seed " << seed;
-      EXPECT_TRUE(w_got == w_want) << "virial " << static_cast<double>(w_got) << " against "
-                                   << static_cast<double>(w_want) << ", seed " << seed;
-    } else {
-      EXPECT_TRUE(e_got == 0 && w_got == 0) << "a force-only pass adds no energy";
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      ASSERT_EQ(got[i].x, want[i].x) << "particle " << i << " seed " << seed;
-      ASSERT_EQ(got[i].y, want[i].y) << "particle " << i;
-      ASSERT_EQ(got[i].z, want[i].z) << "particle " << i;
+    // AVX-512: the positions by transposed loads and by gathers (PositionLoads).
+    for (const bool gather : {false, true}) {
+      if (gather && kernel != PairKernel::Avx512) break;
+      SCOPED_TRACE(gather ? "positions by gathers" : "positions by transposed loads");
+      rows.gather = gather;
+      std::fill(got.begin(), got.end(), Fix3{0, 0, 0});
+      // In two parts, as two threads would split the rows.
+      RowsTotals t_got = run(kernel, rows, 0, n / 3, got.data());
+      const RowsTotals t_rest = run(kernel, rows, n / 3, n, got.data());
+      t_got.pairs += t_rest.pairs;
+      EXPECT_FALSE(t_got.overflow || t_rest.overflow);
+      EXPECT_EQ(t_got.pairs, t_want.pairs);
+      // (__int128 has no operator<< for the messages: the sums are shown as doubles.)
+      const fixed::Wide e_got = t_got.energy + t_rest.energy, w_got = t_got.virial + t_rest.virial;
+      if (energy) {
+        ASSERT_TRUE(e_want != 0 && w_want != 0);
+        EXPECT_TRUE(e_got == e_want) << "energy " << static_cast<double>(e_got) << " against "
+                                     << static_cast<double>(e_want) << ", seed " << seed;
+        EXPECT_TRUE(w_got == w_want) << "virial " << static_cast<double>(w_got) << " against "
+                                     << static_cast<double>(w_want) << ", seed " << seed;
+      } else {
+        EXPECT_TRUE(e_got == 0 && w_got == 0) << "a force-only pass adds no energy";
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        ASSERT_EQ(got[i].x, want[i].x) << "particle " << i << " seed " << seed;
+        ASSERT_EQ(got[i].y, want[i].y) << "particle " << i;
+        ASSERT_EQ(got[i].z, want[i].z) << "particle " << i;
+      }
     }
   }
 }
@@ -653,6 +660,30 @@ TEST(PairKernelChoice, EnvironmentAutoAndErrors) {
     setenv("SCANMD_PAIR_KERNEL", keep.c_str(), 1);
   else
     unsetenv("SCANMD_PAIR_KERNEL");
+}
+
+// SCANMD_POSITION_LOADS names the AVX-512 rows' position loads; unset or empty, Intel CPUs gather;
+// another name is an error naming the variable.
+TEST(PairKernelChoice, PositionLoadsByNameAndCpu) {
+  EXPECT_EQ(position_loads_for("gather"), PositionLoads::Gather);
+  EXPECT_EQ(position_loads_for("transpose"), PositionLoads::Transpose);
+  // (The vector kernels are built for x86-64 only: elsewhere there is nothing to gather.)
+  PositionLoads by_cpu = PositionLoads::Transpose;
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_is("intel")) by_cpu = PositionLoads::Gather;
+#endif
+  EXPECT_EQ(position_loads_for(nullptr), by_cpu);
+  EXPECT_EQ(position_loads_for(""), by_cpu);
+  try {
+    position_loads_for("scatter");
+    ADD_FAILURE() << "an unknown name was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "SCANMD_POSITION_LOADS=scatter: expected \"transpose\", \"gather\""),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
