@@ -73,6 +73,8 @@ class HostBondedCompute final : public HostForceCompute {
       : params_(std::move(params)), pair_(pair) {}
   ForceTotals compute(HostForceState& s, bool with_energy, bool first) override;
   bool uses_kernel() const override { return false; }
+  // Its terms are its own lists', not the pair list's rows.
+  bool reads_rows_in_order(PairKernel, PairImages) const override { return false; }
   void on_rebuild(HostForceState& s, NeighborList& list, const PairRule& rule,
                   const Communicator& comm, long long step) override;
 

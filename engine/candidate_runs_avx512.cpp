@@ -23,7 +23,7 @@ namespace {
 // data: a row's runs are short (a run of five cells holds about twelve candidates in a dense
 // fluid, one in a WCA fluid) and of random length, and each mispredicted branch would cost more
 // than the vector.
-template <class Rule>
+template <bool Split, class Rule>
 KeptCandidates keep_runs(const CandidateRuns& c, SearchPoint qi, float r_sq, float inner_sq,
                          std::uint32_t* near_out, std::uint32_t* far_out, Rule keep_rule) {
   const __m512 xi = _mm512_set1_ps(qi.x), yi = _mm512_set1_ps(qi.y), zi = _mm512_set1_ps(qi.z);
@@ -39,12 +39,17 @@ KeptCandidates keep_runs(const CandidateRuns& c, SearchPoint qi, float r_sq, flo
     const __mmask16 near = lanes & _mm512_cmp_ps_mask(d2, rsq, _CMP_LT_OQ);
     const __m512i j = _mm512_maskz_loadu_epi32(lanes, c.order + k);
     const __mmask16 keep = near & keep_rule(k, lanes, j);
-    const __mmask16 inside = _mm512_cmp_ps_mask(d2, inner, _CMP_LT_OQ);
-    const __mmask16 keep_near = keep & inside, keep_far = keep & static_cast<__mmask16>(~inside);
-    _mm512_storeu_si512(at_near, _mm512_maskz_compress_epi32(keep_near, j));
-    at_near += __builtin_popcount(keep_near);
-    _mm512_storeu_si512(at_far, _mm512_maskz_compress_epi32(keep_far, j));
-    at_far += __builtin_popcount(keep_far);
+    if constexpr (Split) {
+      const __mmask16 inside = _mm512_cmp_ps_mask(d2, inner, _CMP_LT_OQ);
+      const __mmask16 keep_near = keep & inside, keep_far = keep & static_cast<__mmask16>(~inside);
+      _mm512_storeu_si512(at_near, _mm512_maskz_compress_epi32(keep_near, j));
+      at_near += __builtin_popcount(keep_near);
+      _mm512_storeu_si512(at_far, _mm512_maskz_compress_epi32(keep_far, j));
+      at_far += __builtin_popcount(keep_far);
+    } else {
+      _mm512_storeu_si512(at_near, _mm512_maskz_compress_epi32(keep, j));
+      at_near += __builtin_popcount(keep);
+    }
   };
   for (int r = 0; r < c.runs; ++r) {
     std::uint32_t k = c.begin[r];
@@ -68,11 +73,12 @@ KeptCandidates keep_candidates_avx512(const CandidateRuns& c, SearchPoint qi, fl
   const __m512i ki = _mm512_set1_epi32(static_cast<int>(k_i));
   const __m512i owned_last = _mm512_set1_epi32(static_cast<int>(n_owned) - 1);
   // Indices stay below 2^31 (pair_forces.cpp's bound), so signed compares are exact.
-  return keep_runs(c, qi, r_sq, inner_sq, near_out, far_out,
-                   [&](std::uint32_t k, __mmask16, __m512i j) -> __mmask16 {
-                     return _mm512_cmpgt_epi32_mask(j, owned_last) |
-                            _mm512_cmpgt_epi32_mask(positions(k), ki);
-                   });
+  const auto rule = [&](std::uint32_t k, __mmask16, __m512i j) -> __mmask16 {
+    return _mm512_cmpgt_epi32_mask(j, owned_last) | _mm512_cmpgt_epi32_mask(positions(k), ki);
+  };
+  // inner_sq >= r_sq: every kept candidate is near (no second compress).
+  return inner_sq < r_sq ? keep_runs<true>(c, qi, r_sq, inner_sq, near_out, far_out, rule)
+                         : keep_runs<false>(c, qi, r_sq, inner_sq, near_out, far_out, rule);
 }
 
 KeptCandidates keep_candidates_classes_avx512(const CandidateRuns& c, const RowRuleClasses& rule,
@@ -82,13 +88,13 @@ KeptCandidates keep_candidates_classes_avx512(const CandidateRuns& c, const RowR
   const __m512i ki = _mm512_set1_epi32(static_cast<int>(k_i));
   const __m512i any = _mm512_set1_epi32(static_cast<int>(rule.any));
   const __m512i after = _mm512_set1_epi32(static_cast<int>(rule.after));
-  return keep_runs(
-      c, qi, r_sq, inner_sq, near_out, far_out,
-      [&](std::uint32_t k, __mmask16 lanes, __m512i) -> __mmask16 {
-        const __m512i cls = _mm512_maskz_loadu_epi32(lanes, rule.cls + k);
-        return _mm512_test_epi32_mask(cls, any) |
-               (_mm512_test_epi32_mask(cls, after) & _mm512_cmpgt_epi32_mask(positions(k), ki));
-      });
+  const auto by_class = [&](std::uint32_t k, __mmask16 lanes, __m512i) -> __mmask16 {
+    const __m512i cls = _mm512_maskz_loadu_epi32(lanes, rule.cls + k);
+    return _mm512_test_epi32_mask(cls, any) |
+           (_mm512_test_epi32_mask(cls, after) & _mm512_cmpgt_epi32_mask(positions(k), ki));
+  };
+  return inner_sq < r_sq ? keep_runs<true>(c, qi, r_sq, inner_sq, near_out, far_out, by_class)
+                         : keep_runs<false>(c, qi, r_sq, inner_sq, near_out, far_out, by_class);
 }
 
 #else

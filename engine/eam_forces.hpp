@@ -35,6 +35,9 @@ class HostEamCompute final : public HostForceCompute {
   // Its AVX-512 rows run whenever the resolved kernel is avx512 (measured faster than the
   // scalar loop, one type and alloys: docs/eam.md); the run does not time them against it.
   bool uses_kernel() const override { return false; }
+  bool reads_rows_in_order(PairKernel kernel, PairImages images) const override {
+    return !(uses_avx512(kernel) && images == PairImages::Minimum);
+  }
 
  private:
   std::shared_ptr<const eam::Tables> tables_;

@@ -131,11 +131,19 @@ ImportCounts HostBackend::rebuild(long long step) {
   }
   const double R = domain_.import_cutoff();
   cells_.build(ws_, particles_, box_, domain_.lo(), domain_.hi(), R, list_cutoff_);
-  neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_);
+  neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, row_order_cutoff());
   ++rebuilds_;
   if (tune_) tune_kernels();
   after_list(step);
   return counts;
+}
+
+double HostBackend::row_order_cutoff() const {
+  const bool trial = force_trial_ && !force_trial_->decided();
+  const bool in_order =
+      trial || std::any_of(computes_.begin(), computes_.end(),
+                           [&](const auto& c) { return c->reads_rows_in_order(kernel_, images_); });
+  return in_order ? cutoff_ : 0.0;
 }
 
 // The list build timed with the vector kernel and the scalar loop on this run's first list
@@ -159,12 +167,13 @@ void HostBackend::tune_kernels() {
   const PairKernel kernels[2] = {vector, PairKernel::Scalar};
   for (int k = 0; k < 2; ++k) {
     neighbors_.set_kernel(kernels[k]);
-    list_time[k] = best_of_two(
-        [&] { neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_); });
+    list_time[k] = best_of_two([&] {
+      neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, row_order_cutoff());
+    });
   }
   list_kernel_ = list_time[1] < list_time[0] ? PairKernel::Scalar : vector;
   neighbors_.set_kernel(list_kernel_);
-  neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, cutoff_);
+  neighbors_.build(ws_, particles_, cells_, rule_, list_cutoff_, row_order_cutoff());
   const int at = list_kernel_ == vector ? 0 : 1;
   tuning_ = fmt::format("list build {} ({:.3g} ms; {} {:.3g} ms on the first list)",
                         pair_kernel_name(list_kernel_), 1e3 * list_time[at],

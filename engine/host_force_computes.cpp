@@ -27,6 +27,12 @@ ForceTotals HostPairCompute::compute(HostForceState& s, bool with_energy, bool f
                              with_energy, s.kernel, &s.scratch, !first, v, s.step, s.pair_computes);
 }
 
+bool HostPairCompute::reads_rows_in_order(PairKernel kernel, PairImages images) const {
+  // (Full shell's energy steps take the scalar loop too: a pass in a hundred, left aside.)
+  const bool vector = potential_.visit([]<class E>(const StyleTable<E>&) { return E::kVector; });
+  return !(vector && uses_avx512(kernel) && images == PairImages::Minimum);
+}
+
 std::vector<std::unique_ptr<HostForceCompute>> make_host_computes(
     const std::vector<ForceComputeInfo>& computes, const Species& species) {
   std::vector<std::unique_ptr<HostForceCompute>> out;

@@ -51,6 +51,10 @@ class HostForceCompute {
   // Whether s.kernel changes how it runs (a vector kernel): else the backend does not time
   // its force pass against the scalar loop.
   virtual bool uses_kernel() const { return true; }
+  // Whether its passes with `kernel` over a list of `images` read each row in order, and so run
+  // faster on rows ordered near-first (engine/neighbor_list.hpp): the scalar loop and the AVX2
+  // rows do; the AVX-512 rows pack the pairs within the cutoff whatever their order.
+  virtual bool reads_rows_in_order(PairKernel, PairImages) const { return true; }
   // Called by every rank after each rebuild's neighbour list is final (collective): a compute
   // that lists its own terms (bonded) does it here, and may drop pairs from the list (the
   // special_bonds exclusions).
@@ -62,6 +66,7 @@ class HostPairCompute final : public HostForceCompute {
  public:
   explicit HostPairCompute(PairPotential potential) : potential_(std::move(potential)) {}
   ForceTotals compute(HostForceState& s, bool with_energy, bool first) override;
+  bool reads_rows_in_order(PairKernel kernel, PairImages images) const override;
 
  private:
   PairPotential potential_;

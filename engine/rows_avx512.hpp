@@ -146,10 +146,12 @@ struct Packed {
   std::vector<double> dx, dy, dz, r2;
   std::uint32_t n = 0;
 
-  // Room for `more` entries after the n packed (and the slack).
+  // Room for `more` entries after the n packed (and the slack): a test per row, inlined; the
+  // growth, rare, is not.
   void reserve_more(std::size_t more) {
-    const std::size_t need = n + more + 8;
-    if (j.size() >= need) return;
+    if (j.size() < n + more + 8) grow(n + more + 8);
+  }
+  [[gnu::noinline]] void grow(std::size_t need) {
     const std::size_t size = need + need / 2;
     j.resize(size);
     pair.resize(size);
