@@ -110,14 +110,19 @@ TEST_P(CandidateScans, SameEntriesAsScalarForTheRuleByClasses) {
       for (std::uint32_t after : {0u, 8u, 24u}) {
         const RowRuleClasses rule{s.cls.data(), any, after};
         const std::uint32_t k_i = (seed * 37u) % n;
-        const Out want = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
-          return keep_candidates_classes_scalar(c, rule, qi, r_sq, inner_sq, k_i, a, b);
-        });
-        const Out got = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
-          return keep_candidates_classes(GetParam(), c, rule, qi, r_sq, inner_sq, k_i, a, b);
-        });
-        ASSERT_EQ(got.near, want.near) << "seed " << seed << " any " << any << " after " << after;
-        ASSERT_EQ(got.far, want.far) << "seed " << seed << " any " << any << " after " << after;
+        // (inner = r_sq: every kept candidate near, the unordered rows.)
+        for (float inner : {inner_sq, r_sq}) {
+          const Out want = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
+            return keep_candidates_classes_scalar(c, rule, qi, r_sq, inner, k_i, a, b);
+          });
+          const Out got = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
+            return keep_candidates_classes(GetParam(), c, rule, qi, r_sq, inner, k_i, a, b);
+          });
+          ASSERT_EQ(got.near, want.near)
+              << "seed " << seed << " any " << any << " after " << after << " inner " << inner;
+          ASSERT_EQ(got.far, want.far)
+              << "seed " << seed << " any " << any << " after " << after << " inner " << inner;
+        }
       }
   }
 }
