@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/candidate_runs.hpp"
@@ -66,6 +67,17 @@ Out run(const Scene& s, Scan scan) {
   return o;
 }
 
+// The vector scan's entries must be the scalar scan's, near and far (`what` names the case);
+// returns the scalar scan's.
+template <class Scalar, class Vector>
+Out expect_same_entries(const Scene& s, Scalar scalar, Vector vector, const std::string& what) {
+  const Out want = run(s, scalar);
+  const Out got = run(s, vector);
+  EXPECT_EQ(got.near, want.near) << what;
+  EXPECT_EQ(got.far, want.far) << what;
+  return want;
+}
+
 class CandidateScans : public ::testing::TestWithParam<CandidateScan> {
  protected:
   void SetUp() override {
@@ -85,15 +97,16 @@ TEST_P(CandidateScans, SameEntriesAsScalarForTheHalfShellRule) {
     for (std::uint32_t k_i : {0u, n / 3, n - 1})
       for (std::uint32_t n_owned : {0u, n / 2, n})
         for (float inner : {inner_sq, r_sq}) {
-          const Out want = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
-            return keep_candidates_scalar(c, qi, r_sq, inner, k_i, n_owned, a, b);
-          });
-          const Out got = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
-            return keep_candidates(GetParam(), c, qi, r_sq, inner, k_i, n_owned, a, b);
-          });
-          ASSERT_EQ(got.near, want.near)
-              << "seed " << seed << " k_i " << k_i << " owned " << n_owned;
-          ASSERT_EQ(got.far, want.far) << "seed " << seed << " k_i " << k_i << " owned " << n_owned;
+          const Out want = expect_same_entries(
+              s,
+              [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
+                return keep_candidates_scalar(c, qi, r_sq, inner, k_i, n_owned, a, b);
+              },
+              [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
+                return keep_candidates(GetParam(), c, qi, r_sq, inner, k_i, n_owned, a, b);
+              },
+              "seed " + std::to_string(seed) + " k_i " + std::to_string(k_i) + " owned " +
+                  std::to_string(n_owned) + " inner " + std::to_string(inner));
           nonempty += !want.near.empty() && (inner == r_sq || !want.far.empty());
         }
   }
@@ -111,18 +124,17 @@ TEST_P(CandidateScans, SameEntriesAsScalarForTheRuleByClasses) {
         const RowRuleClasses rule{s.cls.data(), any, after};
         const std::uint32_t k_i = (seed * 37u) % n;
         // (inner = r_sq: every kept candidate near, the unordered rows.)
-        for (float inner : {inner_sq, r_sq}) {
-          const Out want = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
-            return keep_candidates_classes_scalar(c, rule, qi, r_sq, inner, k_i, a, b);
-          });
-          const Out got = run(s, [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
-            return keep_candidates_classes(GetParam(), c, rule, qi, r_sq, inner, k_i, a, b);
-          });
-          ASSERT_EQ(got.near, want.near)
-              << "seed " << seed << " any " << any << " after " << after << " inner " << inner;
-          ASSERT_EQ(got.far, want.far)
-              << "seed " << seed << " any " << any << " after " << after << " inner " << inner;
-        }
+        for (float inner : {inner_sq, r_sq})
+          expect_same_entries(
+              s,
+              [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
+                return keep_candidates_classes_scalar(c, rule, qi, r_sq, inner, k_i, a, b);
+              },
+              [&](const CandidateRuns& c, std::uint32_t* a, std::uint32_t* b) {
+                return keep_candidates_classes(GetParam(), c, rule, qi, r_sq, inner, k_i, a, b);
+              },
+              "seed " + std::to_string(seed) + " any " + std::to_string(any) + " after " +
+                  std::to_string(after) + " inner " + std::to_string(inner));
       }
   }
 }
