@@ -2,8 +2,9 @@
 // the minimum image, the sum of eight lanes, and the packing of a row's pairs within the
 // cutoff (with several species, each pair's own cutoff, and its type pair packed beside it).
 // Rows is any struct with the CSR list (offsets, neighbors), the wrapped positions x, the box's
-// length and half_length and `gather` (the positions' loads) (PairRows<E>, EamRows). Only for files compiled with -mavx512f
-// -mavx512dq -mavx512vl; every operation is the scalar loop's, lane by lane.
+// length and half_length, and `gather` (how the positions are read) (PairRows<E>, EamRows).
+// Only for files compiled with -mavx512f -mavx512dq -mavx512vl; every operation is the scalar
+// loop's, lane by lane.
 #pragma once
 
 #if defined(__AVX512DQ__)
@@ -41,10 +42,9 @@ inline __mmask8 add_fixed_lanes(fixed::Wide& sum, __m512d v, __mmask8 in) {
   return in & static_cast<__mmask8>(~ok);
 }
 
-// The box as vectors, and how the positions are read (Rows::gather).
+// The box as vectors.
 struct Geometry {
   __m512d lx, ly, lz, hx, hy, hz, nhx, nhy, nhz;
-  bool gather;
   template <class Rows>
   explicit Geometry(const Rows& rows)
       : lx(_mm512_set1_pd(rows.length.x)),
@@ -55,13 +55,7 @@ struct Geometry {
         hz(_mm512_set1_pd(rows.half_length.z)),
         nhx(_mm512_set1_pd(-rows.half_length.x)),
         nhy(_mm512_set1_pd(-rows.half_length.y)),
-        nhz(_mm512_set1_pd(-rows.half_length.z)),
-        gather([&] {
-          if constexpr (requires { rows.gather; })
-            return static_cast<bool>(rows.gather);
-          else
-            return false;  // (the cluster kernel loads whole clusters)
-        }()) {}
+        nhz(_mm512_set1_pd(-rows.half_length.z)) {}
 };
 
 // x[j[0..7]] as three vectors (x, y, z): each Vec3 read as four doubles (the fourth masked off:
@@ -124,7 +118,7 @@ inline Lanes load_lanes(const Rows& rows, const Geometry& g, __m512d xi, __m512d
   // The row's tail: the missing lanes index particle 0, masked off anyway.
   l.j = _mm256_maskz_loadu_epi32(l.lanes, rows.neighbors + k);
   __m512d xj, yj, zj;
-  if (g.gather)
+  if (rows.gather)
     gather_positions(rows.x, l.j, l.lanes, xj, yj, zj);
   else
     load_positions(rows.x, rows.neighbors + k, left, xj, yj, zj);
