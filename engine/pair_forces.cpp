@@ -191,7 +191,12 @@ ForceTotals rows_pass(const Pass<E>& pass, PairKernel kernel, std::size_t begin,
   return t;
 }
 
-// Row boundaries giving each of `parts` threads about the same number of list entries.
+// Parts of the rows per thread in a threaded pass (compute): enough that a thread on a core
+// slowed by another process hands most of its share to the others, few enough that each part is
+// thousands of rows (its neighbours' forces stay in cache).
+constexpr int kChunksPerThread = 8;
+
+// Row boundaries giving each of `parts` parts about the same number of list entries.
 std::vector<std::size_t> split_rows(const NeighborList& list, std::size_t n, int parts) {
   std::vector<std::size_t> at(static_cast<std::size_t>(parts) + 1, n);
   at[0] = 0;
@@ -367,28 +372,33 @@ ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, Fo
     totals = rows_pass(pass, kernel, 0, n, p.f.data(), overflow);
   } else {
     // Each thread adds its rows' terms into its own array (thread 0: the store's), and the
-    // arrays are summed: integer sums, so the bits equal one thread's whatever the split.
+    // arrays are summed: integer sums, so the bits equal one thread's whatever the split. The
+    // rows are cut into kChunksPerThread parts per thread of about equal list length, taken by
+    // whichever thread is free (a core slowed by another process then does fewer of them).
     auto& buffers = scratch->per_thread;
     buffers.resize(static_cast<std::size_t>(threads - 1));
     for (auto& b : buffers) b.resize(n);
-    const std::vector<std::size_t> at = split_rows(pass.list, n, threads);
-    std::vector<ForceTotals> part(static_cast<std::size_t>(threads));
-    std::vector<std::exception_ptr> error(static_cast<std::size_t>(threads));
-    std::vector<char> part_overflow(static_cast<std::size_t>(threads), 0);
+    const int chunks = threads * kChunksPerThread;
+    const std::vector<std::size_t> at = split_rows(pass.list, n, chunks);
+    std::vector<ForceTotals> part(static_cast<std::size_t>(chunks));
+    std::vector<std::exception_ptr> error(static_cast<std::size_t>(chunks));
+    std::vector<char> part_overflow(static_cast<std::size_t>(chunks), 0);
 #pragma omp parallel num_threads(threads)
     {
       const int t = omp_get_thread_num();
       Fix3* f = t == 0 ? p.f.data() : buffers[static_cast<std::size_t>(t - 1)].data();
       if (t != 0 || !adding) std::fill(f, f + n, Fix3{0, 0, 0});
-      try {
-        bool o = false;
-        part[static_cast<std::size_t>(t)] = rows_pass(pass, kernel, at[static_cast<std::size_t>(t)],
-                                                      at[static_cast<std::size_t>(t) + 1], f, o);
-        part_overflow[static_cast<std::size_t>(t)] = o;
-      } catch (...) {
-        error[static_cast<std::size_t>(t)] = std::current_exception();
+#pragma omp for schedule(dynamic, 1)
+      for (int c = 0; c < chunks; ++c) {
+        const auto u = static_cast<std::size_t>(c);
+        try {
+          bool o = false;
+          part[u] = rows_pass(pass, kernel, at[u], at[u + 1], f, o);
+          part_overflow[u] = o;
+        } catch (...) {
+          error[u] = std::current_exception();
+        }
       }
-#pragma omp barrier
 #pragma omp for schedule(static) nowait  // the region's end is the barrier
       for (std::size_t k = 0; k < n; ++k)
         for (const auto& b : buffers) {
@@ -400,12 +410,12 @@ ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, Fo
     // The first error in row order: the one a single thread would have raised.
     for (const std::exception_ptr& e : error)
       if (e) std::rethrow_exception(e);
-    for (int t = 0; t < threads; ++t) {
-      const ForceTotals& pt = part[static_cast<std::size_t>(t)];
+    for (int c = 0; c < chunks; ++c) {
+      const ForceTotals& pt = part[static_cast<std::size_t>(c)];
       totals.energy += pt.energy;
       totals.virial += pt.virial;
       totals.pairs += pt.pairs;
-      overflow = overflow || part_overflow[static_cast<std::size_t>(t)] != 0;
+      overflow = overflow || part_overflow[static_cast<std::size_t>(c)] != 0;
     }
   }
   if (overflow) {

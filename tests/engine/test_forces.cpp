@@ -10,11 +10,16 @@
 // Methods: every other method (neutral territory, full shell, eighth shell, midpoint) on one
 // rank must give the half-shell force bits on every particle and the same thermo bits
 // (DESIGN.md §5: the same integers are summed).
+// Threads: 2 and 3 threads (rows in parts taken by whichever thread is free) must give one
+// thread's force and thermo bits, and name the same pair when two pairs overflow.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -151,6 +156,122 @@ TEST(ForcesAcrossMethods, BitwiseEqualOnOneRank) {
       EXPECT_EQ(std::bit_cast<std::uint64_t>(t.press), std::bit_cast<std::uint64_t>(ref_t.press));
       EXPECT_EQ(std::bit_cast<std::uint64_t>(t.ke), std::bit_cast<std::uint64_t>(ref_t.ke));
       EXPECT_EQ(sim.state_hash(), hs.state_hash());
+    }
+  }
+}
+
+// An environment variable set for a scope (SCANMD_PAIR_KERNEL; OMP_NUM_THREADS, which the
+// backend reads through OpenMP's count: ScopedThreads).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_.empty())
+      unsetenv(name_);
+    else
+      setenv(name_, old_.c_str(), 1);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+};
+
+// `threads` for the Simulations made in its scope: OMP_NUM_THREADS set (else the backend takes
+// 1) and OpenMP's count (read once at start from the environment).
+class ScopedThreads {
+ public:
+  explicit ScopedThreads(int threads)
+      : env_("OMP_NUM_THREADS", std::to_string(threads)), before_(omp_get_max_threads()) {
+    omp_set_num_threads(threads);
+  }
+  ~ScopedThreads() { omp_set_num_threads(before_); }
+
+ private:
+  ScopedEnv env_;
+  int before_;
+};
+
+TEST(ForcesAcrossThreads, SameBitsAsOneThread) {
+  Communicator comm(MPI_COMM_WORLD);
+  const ForceCase c = perturbed_lattice();
+  const std::size_t n = c.x.size();
+  const auto particles = test::make_particles(c.x, 0.5);
+  for (const char* kernel : {"scalar", "auto"}) {
+    SCOPED_TRACE(kernel);
+    const ScopedEnv pin("SCANMD_PAIR_KERNEL", kernel);
+    std::vector<Fix3> ref;
+    ThermoSample ref_t{};
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(threads);
+      const ScopedThreads omp(threads);
+      Simulation sim(comm, config_for(c, false, Method::HalfShell));
+      sim.setup(particles);
+      const std::vector<Fix3> f = forces_by_id(sim, n);
+      const ThermoSample t = sim.thermo();
+      if (threads == 1) {
+        ref = f;
+        ref_t = t;
+        continue;
+      }
+      for (std::size_t id = 1; id <= n; ++id) {
+        ASSERT_EQ(f[id].x, ref[id].x) << "id " << id;
+        ASSERT_EQ(f[id].y, ref[id].y) << "id " << id;
+        ASSERT_EQ(f[id].z, ref[id].z) << "id " << id;
+      }
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(t.pe), std::bit_cast<std::uint64_t>(ref_t.pe));
+      EXPECT_EQ(std::bit_cast<std::uint64_t>(t.press), std::bit_cast<std::uint64_t>(ref_t.press));
+    }
+  }
+}
+
+// Two overlapping pairs, one near each end of the row order (cell order: the box's low and high
+// corners): threads find both, and the error names the one a single thread finds first.
+TEST(ForcesAcrossThreads, NamesTheFirstOverflowingPairInRowOrder) {
+  Communicator comm(MPI_COMM_WORLD);
+  const ForceCase c = perturbed_lattice();
+  std::vector<Vec3> x = c.x;
+  const auto nearest = [&](Vec3 q) {
+    std::size_t best = 0;
+    double best_d = 1e300;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double d = (x[i].x - q.x) * (x[i].x - q.x) + (x[i].y - q.y) * (x[i].y - q.y) +
+                       (x[i].z - q.z) * (x[i].z - q.z);
+      if (d < best_d) best_d = d, best = i;
+    }
+    return best;
+  };
+  // Each chosen particle gets a partner 0.3σ away along x (F/r ~ 10^8: out of the fixed-point
+  // range); the partner is the particle nearest to that spot, moved there.
+  for (const Vec3 corner : {Vec3{1.0, 1.0, 1.0}, Vec3{c.L.x - 1.5, c.L.y - 1.0, c.L.z - 1.0}}) {
+    const std::size_t a = nearest(corner);
+    const Vec3 spot{x[a].x + 0.3, x[a].y, x[a].z};
+    std::size_t b = nearest(spot);
+    if (b == a) b = (a + 1) % x.size();
+    x[b] = spot;
+  }
+  const auto particles = test::make_particles(x);
+  const ScopedEnv pin("SCANMD_PAIR_KERNEL", "scalar");
+  std::string first;
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE(threads);
+    const ScopedThreads omp(threads);
+    Simulation sim(comm, config_for(c, false, Method::HalfShell));
+    try {
+      sim.setup(particles);
+      FAIL() << "no overflow reported";
+    } catch (const std::overflow_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("overflow"), std::string::npos) << what;
+      if (threads == 1)
+        first = what;
+      else
+        EXPECT_EQ(what, first);
     }
   }
 }
