@@ -36,6 +36,8 @@ HostBackend::HostBackend(const StepSetup& s)
                                   [](const auto& c) { return c.kind == ForceKind::Bonded; });
   list_cutoff_ = bonded ? list_reach(s.computes) + 2.0 * half_skin_ : s.params.import_cutoff;
   force_scratch_.threads = force_threads();
+  if (images_ == PairImages::Minimum)
+    force_scratch_.interior = InteriorBounds::make(box_, list_cutoff_, 2.0 * half_skin_);
   const HaloRecordBytes record = halo_record_bytes(s.computes);
   domain_.halo().set_record_bytes(record.forward, record.reverse);
   list_kernel_ = kernel_;

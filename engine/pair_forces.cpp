@@ -43,7 +43,8 @@ struct Pass {
   // ghosts) and the step of the random numbers.
   const Vec3* v = nullptr;
   std::uint64_t step = 0;
-  double share = 1.0;  // the pair computes adding to the forces: limit² / share² per term
+  double share = 1.0;     // the pair computes adding to the forces: limit² / share² per term
+  InteriorRows interior;  // the vector kernels' rows without the minimum-image test
 };
 
 // limit² of one term (fixed_terms.hpp), divided by share² (a power of two for 1, 2 computes:
@@ -176,6 +177,7 @@ ForceTotals rows_pass(const Pass<E>& pass, PairKernel kernel, std::size_t begin,
                    term_limit_sq(pass),
                    pass.with_energy};
   rows.gather = position_loads() == PositionLoads::Gather;
+  rows.interior = pass.interior;
   if (typed) {
     rows.type = pass.p.type.data();
     rows.table = pass.table.params;
@@ -448,7 +450,10 @@ ForceTotals compute_pair_forces(ParticleStore& p, const NeighborList& list,
                        with_energy,
                        v,
                        step,
-                       static_cast<double>(pair_computes)};
+                       static_cast<double>(pair_computes),
+                       scratch != nullptr && images == PairImages::Minimum
+                           ? InteriorRows{p.x_build.data(), p.n_owned, scratch->interior}
+                           : InteriorRows{}};
     return compute(pass, p, kernel, scratch, adding);
   });
 }

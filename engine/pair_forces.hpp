@@ -25,6 +25,7 @@
 #include "base/particles.hpp"
 #include "engine/cluster_list.hpp"
 #include "engine/force_totals.hpp"
+#include "engine/interior_rows.hpp"
 #include "engine/neighbor_list.hpp"
 #include "engine/pair_kernel.hpp"
 #include "physics/pair/pair_potential.hpp"
@@ -47,6 +48,9 @@ struct ForceScratch {
   int cluster_builds = 0;
   std::vector<double> cx, cy, cz, bounds;  // slot-order positions, bounding boxes (8 per cluster)
   std::vector<std::vector<std::int64_t>> cf;  // per thread: x, y, z planes of slots() each
+  // Where a row's displacements need no minimum-image test (engine/interior_rows.hpp): set by
+  // the backend for its box, list reach and skin; empty (the default): every row takes it.
+  InteriorBounds interior{};
 };
 
 // The cluster kernel's list from `list` unless built from it already (its generation): called

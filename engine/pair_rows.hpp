@@ -22,6 +22,7 @@
 
 #include "base/fixed_point.hpp"
 #include "base/vec3.hpp"
+#include "engine/interior_rows.hpp"
 #include "physics/pair/pair_style.hpp"
 
 namespace scanmd {
@@ -43,6 +44,8 @@ struct PairRows {
   // AVX-512: the neighbours' positions by gathers, else by transposed loads (PositionLoads,
   // engine/pair_kernel.hpp); the same values either way.
   bool gather = false;
+  // AVX-512: the rows whose displacements skip the minimum-image test (the same bits).
+  InteriorRows interior{};
 };
 
 struct RowsTotals {

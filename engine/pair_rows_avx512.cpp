@@ -157,7 +157,7 @@ RowsTotals rows_avx512(const PairRows<E>& rows, std::size_t begin, std::size_t e
     }
     add_terms(b, Fx, Fy, Fz, f);
   };
-  for_each_block<Typed>(rows, g, cutoff_sq, begin, end, packed, body, species);
+  for_each_block<Typed>(rows, g, cutoff_sq, begin, end, packed, body, species, rows.interior);
   totals.overflow = bad != 0;
   return totals;
 }

@@ -17,6 +17,7 @@
 #include "base/box_avx512.hpp"  // minimum_image
 #include "base/fixed_point.hpp"
 #include "base/vec3.hpp"
+#include "engine/interior_rows.hpp"
 
 namespace scanmd::avx512 {
 
@@ -109,7 +110,9 @@ struct Lanes {
   __m512d dx, dy, dz, r2;
 };
 
-template <class Rows>
+// Wrapped: the ±L test of each axis (minimum_image); else x_i − x_j as it is, which is the
+// minimum image already when the row is interior (InteriorRows: the same bits).
+template <bool Wrapped = true, class Rows>
 inline Lanes load_lanes(const Rows& rows, const Geometry& g, __m512d xi, __m512d yi, __m512d zi,
                         std::uint32_t k, std::uint32_t row_end) {
   Lanes l;
@@ -122,9 +125,15 @@ inline Lanes load_lanes(const Rows& rows, const Geometry& g, __m512d xi, __m512d
     gather_positions(rows.x, l.j, l.lanes, xj, yj, zj);
   else
     load_positions(rows.x, rows.neighbors + k, left, xj, yj, zj);
-  l.dx = minimum_image(_mm512_sub_pd(xi, xj), g.lx, g.hx, g.nhx);
-  l.dy = minimum_image(_mm512_sub_pd(yi, yj), g.ly, g.hy, g.nhy);
-  l.dz = minimum_image(_mm512_sub_pd(zi, zj), g.lz, g.hz, g.nhz);
+  if constexpr (Wrapped) {
+    l.dx = minimum_image(_mm512_sub_pd(xi, xj), g.lx, g.hx, g.nhx);
+    l.dy = minimum_image(_mm512_sub_pd(yi, yj), g.ly, g.hy, g.nhy);
+    l.dz = minimum_image(_mm512_sub_pd(zi, zj), g.lz, g.hz, g.nhz);
+  } else {
+    l.dx = _mm512_sub_pd(xi, xj);
+    l.dy = _mm512_sub_pd(yi, yj);
+    l.dz = _mm512_sub_pd(zi, zj);
+  }
   l.r2 = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(l.dx, l.dx), _mm512_mul_pd(l.dy, l.dy)),
                        _mm512_mul_pd(l.dz, l.dz));
   return l;
@@ -167,7 +176,8 @@ struct Species {
 // Appends row i's pairs within the cutoff to `out` (after its n entries); returns their count.
 // Typed: each pair's cutoff is its type pair's (species.cutoff_sq, not `cutoff_sq`), and its
 // entry ti · types + tj is packed too (Packed::pair).
-template <bool Typed = false, class Rows>
+// Wrapped: as load_lanes.
+template <bool Typed = false, bool Wrapped = true, class Rows>
 inline std::uint32_t pack_row(const Rows& rows, const Geometry& g, std::size_t i, __m512d cutoff_sq,
                               Packed& out, const Species& species = {}) {
   const std::uint32_t row_begin = rows.offsets[i], row_end = rows.offsets[i + 1];
@@ -186,7 +196,7 @@ inline std::uint32_t pack_row(const Rows& rows, const Geometry& g, std::size_t i
   const __m256i row_entry =
       _mm256_set1_epi32(Typed ? static_cast<int>(species.type[i] * species.types) : 0);
   for (std::uint32_t k = row_begin; k < row_end; k += 8) {
-    const Lanes l = load_lanes(rows, g, xi, yi, zi, k, row_end);
+    const Lanes l = load_lanes<Wrapped>(rows, g, xi, yi, zi, k, row_end);
     __mmask8 in;
     if constexpr (Typed) {
       // Each lane's type pair and its cutoff (lanes past the row: particle 0's, masked off).
@@ -229,7 +239,7 @@ struct Block {
 template <bool Typed = false, class Rows, class Body>
 inline void for_each_block(const Rows& rows, const Geometry& g, __m512d cutoff_sq,
                            std::size_t begin, std::size_t end, Packed& packed, Body&& body,
-                           const Species& species = {}) {
+                           const Species& species = {}, const InteriorRows& interior = {}) {
   std::uint32_t row_of[kBlockRows];
   std::uint32_t row_end[kBlockRows];
   std::size_t i = begin;
@@ -238,7 +248,10 @@ inline void for_each_block(const Rows& rows, const Geometry& g, __m512d cutoff_s
     int rows_in = 0;
     for (; i < end && rows_in < kBlockRows && packed.n < kBlockPairs; ++i) {
       if (rows.offsets[i] == rows.offsets[i + 1]) continue;
-      if (pack_row<Typed>(rows, g, i, cutoff_sq, packed, species) == 0) continue;
+      const std::uint32_t kept =
+          interior.holds(i) ? pack_row<Typed, false>(rows, g, i, cutoff_sq, packed, species)
+                            : pack_row<Typed, true>(rows, g, i, cutoff_sq, packed, species);
+      if (kept == 0) continue;
       row_of[rows_in] = static_cast<std::uint32_t>(i);
       row_end[rows_in] = packed.n;
       ++rows_in;
