@@ -112,8 +112,17 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
           else if (run_begin[r] <= k_i)
             run_begin[r] = std::min(run_end[r], k_i + 1);
         }
+      // The runs left empty (those before i: about half the stencil's) dropped, in order: each
+      // would still cost the scans a vector of no lanes. (Compaction without branches.)
+      std::uint32_t live_begin[25], live_end[25];
+      int live = 0;
+      for (int r = 0; r < runs; ++r) {
+        live_begin[live] = run_begin[r];
+        live_end[live] = run_end[r];
+        live += run_begin[r] < run_end[r];
+      }
       const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(),
-                            run_begin,  run_end,    runs};
+                            live_begin, live_end,   live};
       // Near and far in one pass: the row is ordered as it is collected.
       if (s.far.size() < capacity + kCandidateSlack)
         s.far.resize(capacity + capacity / 2 + kCandidateSlack);
@@ -134,6 +143,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
         if (owned_runs_fast && !run_ghosts[r]) {
           const std::uint32_t b[1] = {std::max(run_begin[r], std::min(run_end[r], k_i + 1))};
           const std::uint32_t e[1] = {run_end[r]};
+          if (b[0] == e[0]) continue;  // (a run before i: nothing to scan)
           const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(), b, e, 1};
           // All as near (inner = R): the row is ordered below, with the general candidates.
           // (s.far only takes the scalar version's unconditional writes.)
