@@ -1,7 +1,7 @@
 // Rows whose pairs need no minimum-image test: those of owned particles far enough from the
-// periodic box's faces. The AVX-512 row kernels (engine/rows_avx512.hpp) then form x_i − x_j
-// without the ±L test of each axis (on Intel's cores that test's mask compares share one port
-// with the packing's compressions), and get the same bits as with it.
+// periodic box's faces. The AVX-512 pair rows (engine/rows_avx512.hpp) then form x_i − x_j
+// without the ±L test of each axis (two compares and two masked adds per axis and vector: 1.4 to
+// 3.5 % of the 32 000-atom melt's force pass), and get the same bits as with it.
 //
 // Why it holds. Let R be the list's search radius and s the skin. A row i is interior when its
 // position at the list's build, x_build[i], lies within [m, L − m] on every axis, with
