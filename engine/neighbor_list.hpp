@@ -23,8 +23,10 @@
 // runs of 3 cells: engine/cell_list.hpp). One pass collects each row's candidates and counts them; an exclusive scan of
 // the counts gives the row offsets, and the rows are filled from the collected candidates.
 // Half and full shell keep an owned pair under the particle first in the cell order, so a run
-// without ghosts is scanned only after i; they scan the runs with engine/candidate_runs.hpp (AVX-512 where the pair
-// kernel is), and threads collect disjoint row ranges: the list is the same either way.
+// without ghosts is scanned only after i (a run wholly before i, about half of them, is dropped
+// before the scan: an empty run would still cost a vector); they scan the runs with
+// engine/candidate_runs.hpp (AVX-512 where the pair kernel is), and threads collect disjoint row
+// ranges: the list is the same either way.
 // Neutral territory takes the same scan with its rule by classes of the candidates' homes
 // (PairRule::nt_class: our box, the plate, the rest); the other methods ask PairRule::lists_pair
 // per candidate.

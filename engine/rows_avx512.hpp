@@ -1,7 +1,8 @@
 // What the AVX-512 row kernels share (engine/pair_rows_avx512.cpp, engine/eam_rows_avx512.cpp):
 // the minimum image, the sum of eight lanes, and the packing of a row's pairs within the
-// cutoff (with several species, each pair's own cutoff, and its type pair packed beside it).
-// Rows is any struct with the CSR list (offsets, neighbors), the wrapped positions x, the box's
+// cutoff (with several species, each pair's own cutoff, and its type pair packed beside it;
+// interior rows, engine/interior_rows.hpp, without the minimum-image test: the pair rows pass
+// them, the EAM rows do not). Rows is any struct with the CSR list (offsets, neighbors), the wrapped positions x, the box's
 // length and half_length, and `gather` (how the positions are read) (PairRows<E>, EamRows).
 // Only for files compiled with -mavx512f -mavx512dq -mavx512vl; every operation is the scalar
 // loop's, lane by lane.
