@@ -75,6 +75,18 @@ KeptCandidates keep_candidates_avx512(const CandidateRuns& c, SearchPoint qi, fl
                                       float inner_sq, std::uint32_t k_i, std::uint32_t n_owned,
                                       std::uint32_t* near, std::uint32_t* far);
 
+// The rows of one cell (half and full shell's rule, inner = R): `rows` (1 to kCellRows) rows
+// sharing one cell's runs, row m the point qi[m] at cell-order position k_i[m], its kept
+// candidates written to out[m] (kCandidateSlack entries of room beyond them) and counted in
+// kept[m]. Each row keeps exactly what keep_candidates keeps for it, in the same order; the
+// runs need only be clipped for the row with the least k_i (the rule masks the rest). AVX-512
+// only: each vector of candidates is loaded once for all the rows.
+inline constexpr int kCellRows = 8;
+void keep_candidate_rows_avx512(const CandidateRuns& c, const SearchPoint* qi,
+                                const std::uint32_t* k_i, int rows, float r_sq,
+                                std::uint32_t n_owned, std::uint32_t* const* out,
+                                std::size_t* kept);
+
 // The same scan with the rule by classes (neutral territory: PairRule::nt_row_classes): a
 // candidate within R is kept when cls[k] & any, or cls[k] & after and k > k_i (cls: one class
 // bit per cell-order position).

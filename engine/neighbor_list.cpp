@@ -33,6 +33,10 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     int runs = 0;
     std::size_t capacity = 0;
   } stencil;
+  // Half and full shell by the AVX-512 scan, rows in cell order (no inner cutoff): the owned
+  // rows of one cell share its runs, and are scanned together (keep_candidate_rows_avx512).
+  const bool cell_rows = !GeneralRule && scan == CandidateScan::Avx512 && inner_sq >= r_sq &&
+                         (rule.method == Method::HalfShell || rule.method == Method::FullShell);
   for (std::size_t i = row_begin; i < row_end; ++i) {
     const bool i_owned = i < n_owned;
     const Int3 home_i = p.home[i];
@@ -69,8 +73,16 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     const std::uint32_t* const run_end = stencil.end;
     const bool* const run_ghosts = stencil.ghosts;
     const int runs = stencil.runs;
-    const std::size_t capacity = stencil.capacity;
     std::copy(stencil.begin, stencil.begin + runs, run_begin);
+    // The rows scanned together: i and the next owned rows of its cell (half and full shell head
+    // owned rows only), up to kCellRows.
+    int cell_m = 1;
+    if (cell_rows)
+      while (cell_m < kCellRows && i + cell_m < row_end && i + cell_m < n_owned &&
+             cells.cell_of(i + cell_m) == ci)
+        ++cell_m;
+    // (Each row may keep the whole stencil.)
+    const std::size_t capacity = stencil.capacity * static_cast<std::size_t>(cell_m);
     // (kCandidateSlack entries of slack: the vector scans write whole vectors,
     // engine/candidate_runs.hpp.)
     if (at + capacity + kCandidateSlack > s.candidates.size()) {
@@ -90,6 +102,44 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       s.candidates.resize(std::min(s.candidates.capacity(), need + 65536));
     }
     std::uint32_t* out = s.candidates.data();
+    if (cell_rows) {
+      // Runs of owned particles only clipped after the cell's first row (the least position:
+      // the rule masks the other rows' candidates at or before them), the empty ones dropped.
+      SearchPoint q[kCellRows];
+      std::uint32_t k_row[kCellRows];
+      std::uint32_t k_least = k_i;
+      for (int m = 0; m < cell_m; ++m) {
+        k_row[m] = rank_[i + static_cast<std::size_t>(m)];
+        q[m] = SearchPoint{qx_[k_row[m]], qy_[k_row[m]], qz_[k_row[m]]};
+        k_least = std::min(k_least, k_row[m]);
+      }
+      std::uint32_t live_begin[25], live_end[25];
+      int live = 0;
+      for (int r = 0; r < runs; ++r) {
+        live_begin[live] = run_ghosts[r] || run_begin[r] > k_least
+                               ? run_begin[r]
+                               : std::min(run_end[r], k_least + 1);
+        live_end[live] = run_end[r];
+        live += live_begin[live] < run_end[r];
+      }
+      const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(),
+                            live_begin, live_end,   live};
+      // Row 0 straight into the list; the others after it in s.far, then moved into place.
+      const std::size_t row_room = stencil.capacity + kCandidateSlack;
+      if (s.far.size() < row_room * kCellRows) s.far.resize(row_room * kCellRows);
+      std::uint32_t* row_out[kCellRows];
+      row_out[0] = out + at;
+      for (int m = 1; m < cell_m; ++m) row_out[m] = s.far.data() + row_room * std::size_t(m);
+      std::size_t kept[kCellRows];
+      keep_candidate_rows_avx512(c, q, k_row, cell_m, r_sq, n_owned, row_out, kept);
+      for (int m = 0; m < cell_m; ++m) {
+        if (m > 0) std::copy(row_out[m], row_out[m] + kept[m], out + at);
+        counts_[i + static_cast<std::size_t>(m)] = static_cast<std::uint32_t>(kept[m]);
+        at += kept[m];
+      }
+      i += static_cast<std::size_t>(cell_m - 1);
+      continue;
+    }
     if constexpr (!GeneralRule) {
       // Neutral territory: the rule by classes (PairRule::nt_row_classes), which keeps exactly
       // the pairs lists_pair keeps; half and full shell: ghosts, and owned particles after i.

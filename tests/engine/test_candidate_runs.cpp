@@ -1,7 +1,8 @@
 // The vector candidate scans of the list build (engine/candidate_runs.hpp) against the scalar
 // one: the same entries in the same order, near and far, for every rule, on runs of every
 // length (whole vectors, tails, empty runs), with candidates on both sides of R and of the inner
-// cutoff, owned and ghost, before and after the row's particle.
+// cutoff, owned and ghost, before and after the row's particle; and the rows of one cell
+// scanned together against the scalar scan of each row.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -137,6 +138,55 @@ TEST_P(CandidateScans, SameEntriesAsScalarForTheRuleByClasses) {
                   std::to_string(after) + " inner " + std::to_string(inner));
       }
   }
+}
+
+// The rows of one cell scanned together: each row keeps what the scalar scan keeps for it
+// alone, in the same order, for 1 to kCellRows rows at different points and cell-order
+// positions (the runs unclipped: the rule masks every row's candidates at or before it).
+TEST(CellRowScan, EachRowKeepsWhatTheScalarScanKeeps) {
+  if (!cpu_runs(PairKernel::Avx512)) GTEST_SKIP() << "this CPU cannot run avx512";
+  const float r_sq = 2.8f * 2.8f;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> near_origin(-0.7f, 0.7f);
+  int nonempty = 0;
+  for (unsigned seed = 1; seed <= 40; ++seed) {
+    const Scene s = make_scene(280 + seed * 9, 200 + seed);
+    const auto n = static_cast<std::uint32_t>(s.order.size());
+    const CandidateRuns c{s.qx.data(),
+                          s.qy.data(),
+                          s.qz.data(),
+                          s.order.data(),
+                          s.begin.data(),
+                          s.end.data(),
+                          static_cast<int>(s.begin.size())};
+    for (int rows = 1; rows <= kCellRows; ++rows)
+      for (std::uint32_t n_owned : {0u, n / 2, n}) {
+        SearchPoint qi[kCellRows];
+        std::uint32_t k_i[kCellRows];
+        std::vector<std::vector<std::uint32_t>> out(static_cast<std::size_t>(rows));
+        std::uint32_t* at[kCellRows];
+        for (int m = 0; m < rows; ++m) {
+          qi[m] = SearchPoint{near_origin(rng), near_origin(rng), near_origin(rng)};
+          k_i[m] = static_cast<std::uint32_t>(rng() % n);
+          out[static_cast<std::size_t>(m)].assign(n + kCandidateSlack, 0xDEADBEEFu);
+          at[m] = out[static_cast<std::size_t>(m)].data();
+        }
+        std::size_t kept[kCellRows];
+        keep_candidate_rows_avx512(c, qi, k_i, rows, r_sq, n_owned, at, kept);
+        for (int m = 0; m < rows; ++m) {
+          std::vector<std::uint32_t> want(n + kCandidateSlack), none(n + kCandidateSlack);
+          want.resize(keep_candidates_scalar(c, qi[m], r_sq, r_sq, k_i[m], n_owned, want.data(),
+                                             none.data())
+                          .near);
+          auto& got = out[static_cast<std::size_t>(m)];
+          got.resize(kept[m]);
+          EXPECT_EQ(got, want) << "seed " << seed << " rows " << rows << " row " << m << " owned "
+                               << n_owned;
+          nonempty += !want.empty();
+        }
+      }
+  }
+  EXPECT_GT(nonempty, 1000);  // the scenes do keep candidates
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, CandidateScans,
