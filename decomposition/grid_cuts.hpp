@@ -73,6 +73,10 @@ struct AxisCuts {
   // Boxes [first, last] whose extent may come within r of q (one box of slack each side; the
   // caller's exact test decides), clamped to the grid. q may lie outside [0, len) (an image).
   SCANMD_HD void boxes_near(double q, double r, int& first, int& last) const {
+    if (n == 1) {  // one box on this axis (every axis of a single rank): no divisions
+      first = last = 0;
+      return;
+    }
     if (equal) {
       first = static_cast<int>(floor((q - r) / b)) - 1;
       last = static_cast<int>(floor((q + r) / b)) + 1;
