@@ -83,6 +83,9 @@ class CellList {
     return {k % dims_.x, (k / dims_.x) % dims_.y, k / (dims_.x * dims_.y)};
   }
 
+  // Particle i's flat cell key (two particles share a cell when their keys are equal).
+  std::uint32_t key(std::size_t i) const { return keys_[i]; }
+
   const std::vector<std::uint32_t>& offsets() const { return offsets_; }
   const std::vector<std::uint32_t>& order() const { return order_; }
 

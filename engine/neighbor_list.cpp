@@ -27,7 +27,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
   // without branches: about three quarters of the candidates are rejected, at random).
   std::size_t at = 0;
   struct CellStencil {
-    Int3 cell{-1, -1, -1};
+    std::uint32_t key = ~0u;  // the cell's flat key
     std::uint32_t begin[25], end[25];
     bool ghosts[25];
     int runs = 0;
@@ -49,12 +49,12 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     const SearchPoint qi{qx_[k_i], qy_[k_i], qz_[k_i]};
     const PairSide side_i =
         GeneralRule ? PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]} : PairSide{};
-    const Int3 ci = cells.cell_of(i);
     // The row's candidate runs (contiguous x-runs of cells), whether each holds a ghost, and
     // their total length: the cell's, found once for the rows of one cell (rows follow the cell
     // order: the owned particles are sorted by cell).
-    if (!(ci == stencil.cell)) {
-      stencil.cell = ci;
+    if (cells.key(i) != stencil.key) {
+      stencil.key = cells.key(i);
+      const Int3 ci = cells.cell_of(i);
       stencil.runs = 0;
       stencil.capacity = 0;
       const int x0 = std::max(0, ci.x - reach), x1 = std::min(dims.x - 1, ci.x + reach);
@@ -79,7 +79,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     int cell_m = 1;
     if (cell_rows)
       while (cell_m < kCellRows && i + cell_m < row_end && i + cell_m < n_owned &&
-             cells.cell_of(i + cell_m) == ci)
+             cells.key(i + cell_m) == cells.key(i))
         ++cell_m;
     // (Each row may keep the whole stencil.)
     const std::size_t capacity = stencil.capacity * static_cast<std::size_t>(cell_m);
