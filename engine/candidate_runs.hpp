@@ -75,17 +75,29 @@ KeptCandidates keep_candidates_avx512(const CandidateRuns& c, SearchPoint qi, fl
                                       float inner_sq, std::uint32_t k_i, std::uint32_t n_owned,
                                       std::uint32_t* near, std::uint32_t* far);
 
-// The rows of one cell (half and full shell's rule, inner = R): `rows` (1 to kCellRows) rows
-// sharing one cell's runs, row m the point qi[m] at cell-order position k_i[m], its kept
-// candidates written to out[m] (kCandidateSlack entries of room beyond them) and counted in
-// kept[m]. Each row keeps exactly what keep_candidates keeps for it, in the same order; the
-// runs need only be clipped for the row with the least k_i (the rule masks the rest). AVX-512
-// only: each vector of candidates is loaded once for all the rows.
+// Rows of one or two neighbouring cells scanned together (half and full shell's rule, inner = R,
+// AVX-512 only: each vector of candidates is loaded once for all the rows). Row m is the point
+// q[m] at cell-order position k[m]; its kept candidates are written to out[m] (kCandidateSlack
+// entries of room beyond them) and counted in kept[m]. The runs are the union of the rows' own
+// runs, which for rows of two cells along x is one cell longer: row m leaves out the candidates
+// of run r before first_end[r] (the run's first cell) when skip[m] & kSkipFirst, and from
+// last_begin[r] on (its last cell) when skip[m] & kSkipLast (arrays per run; null when no row
+// skips). So each row keeps exactly what keep_candidates keeps on its own runs, in the same
+// order. The runs need only be clipped for the row with the least k (the rule masks the rest).
 inline constexpr int kCellRows = 8;
-void keep_candidate_rows_avx512(const CandidateRuns& c, const SearchPoint* qi,
-                                const std::uint32_t* k_i, int rows, float r_sq,
-                                std::uint32_t n_owned, std::uint32_t* const* out,
-                                std::size_t* kept);
+inline constexpr std::uint8_t kSkipFirst = 1, kSkipLast = 2;
+struct CellRows {
+  int rows = 0;  // 1 to kCellRows
+  SearchPoint q[kCellRows];
+  std::uint32_t k[kCellRows];
+  std::uint8_t skip[kCellRows] = {};
+  const std::uint32_t* first_end = nullptr;
+  const std::uint32_t* last_begin = nullptr;
+  std::uint32_t* out[kCellRows];
+  std::size_t kept[kCellRows];
+};
+void keep_candidate_rows_avx512(const CandidateRuns& c, float r_sq, std::uint32_t n_owned,
+                                CellRows& rows);
 
 // The same scan with the rule by classes (neutral territory: PairRule::nt_row_classes): a
 // candidate within R is kept when cls[k] & any, or cls[k] & after and k > k_i (cls: one class

@@ -65,25 +65,29 @@ __m512i positions(std::uint32_t k) {
                           _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
 }
 
-// The rows of one cell at once (keep_candidate_rows_avx512): each vector of candidates loaded
-// once for the M rows, each row's test, rule and compaction as keep_runs' (with inner = R).
-template <int M>
-void keep_rows(const CandidateRuns& c, const SearchPoint* qi, const std::uint32_t* k_i, float r_sq,
-               std::uint32_t n_owned, std::uint32_t* const* out, std::size_t* kept) {
+// The rows of CellRows at once (keep_candidate_rows_avx512): each vector of candidates loaded
+// once for the M rows, each row's test, rule and compaction as keep_runs' (with inner = R);
+// Trim: rows leave out their skipped cells.
+template <int M, bool Trim>
+void keep_rows(const CandidateRuns& c, float r_sq, std::uint32_t n_owned, CellRows& rows) {
   __m512 xi[M], yi[M], zi[M];
   __m512i ki[M];
+  __mmask16 no_first[M], no_last[M];
   std::uint32_t* at[M];
   for (int m = 0; m < M; ++m) {
-    xi[m] = _mm512_set1_ps(qi[m].x);
-    yi[m] = _mm512_set1_ps(qi[m].y);
-    zi[m] = _mm512_set1_ps(qi[m].z);
-    ki[m] = _mm512_set1_epi32(static_cast<int>(k_i[m]));
-    at[m] = out[m];
+    xi[m] = _mm512_set1_ps(rows.q[m].x);
+    yi[m] = _mm512_set1_ps(rows.q[m].y);
+    zi[m] = _mm512_set1_ps(rows.q[m].z);
+    ki[m] = _mm512_set1_epi32(static_cast<int>(rows.k[m]));
+    no_first[m] = rows.skip[m] & kSkipFirst ? 0xFFFF : 0;
+    no_last[m] = rows.skip[m] & kSkipLast ? 0xFFFF : 0;
+    at[m] = rows.out[m];
   }
   const __m512 rsq = _mm512_set1_ps(r_sq);
   const __m512i owned_last = _mm512_set1_epi32(static_cast<int>(n_owned) - 1);
   const float *const qx = c.qx, *const qy = c.qy, *const qz = c.qz;
   const std::uint32_t* const order = c.order;
+  __m512i first_end = _mm512_setzero_si512(), last_begin = _mm512_setzero_si512();
   auto sixteen = [&](std::uint32_t k, __mmask16 lanes) {
     const __m512 xj = _mm512_maskz_loadu_ps(lanes, qx + k);
     const __m512 yj = _mm512_maskz_loadu_ps(lanes, qy + k);
@@ -91,52 +95,73 @@ void keep_rows(const CandidateRuns& c, const SearchPoint* qi, const std::uint32_
     const __m512i j = _mm512_maskz_loadu_epi32(lanes, order + k);
     const __mmask16 ghost = _mm512_cmpgt_epi32_mask(j, owned_last);
     const __m512i pos = positions(k);
+    __mmask16 in_first = 0, in_last = 0;
+    if constexpr (Trim) {
+      in_first = _mm512_cmplt_epu32_mask(pos, first_end);
+      in_last = _mm512_cmpge_epu32_mask(pos, last_begin);
+    }
     for (int m = 0; m < M; ++m) {
       const __m512 dx = _mm512_sub_ps(xi[m], xj);
       const __m512 dy = _mm512_sub_ps(yi[m], yj);
       const __m512 dz = _mm512_sub_ps(zi[m], zj);
       const __m512 d2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
                                       _mm512_mul_ps(dz, dz));
-      const __mmask16 keep = lanes & _mm512_cmp_ps_mask(d2, rsq, _CMP_LT_OQ) &
-                             (ghost | _mm512_cmpgt_epi32_mask(pos, ki[m]));
+      __mmask16 keep = lanes & _mm512_cmp_ps_mask(d2, rsq, _CMP_LT_OQ) &
+                       (ghost | _mm512_cmpgt_epi32_mask(pos, ki[m]));
+      if constexpr (Trim)
+        keep &= static_cast<__mmask16>(~((in_first & no_first[m]) | (in_last & no_last[m])));
       _mm512_storeu_si512(at[m], _mm512_maskz_compress_epi32(keep, j));
       at[m] += __builtin_popcount(keep);
     }
   };
   for (int r = 0; r < c.runs; ++r) {
+    if constexpr (Trim) {
+      first_end = _mm512_set1_epi32(static_cast<int>(rows.first_end[r]));
+      last_begin = _mm512_set1_epi32(static_cast<int>(rows.last_begin[r]));
+    }
     std::uint32_t k = c.begin[r];
     for (; k + 16 < c.end[r]; k += 16) sixteen(k, 0xFFFF);
     sixteen(k, static_cast<__mmask16>((1u << (c.end[r] - k)) - 1));  // 0 to 16 left
   }
-  for (int m = 0; m < M; ++m) kept[m] = static_cast<std::size_t>(at[m] - out[m]);
+  for (int m = 0; m < M; ++m) rows.kept[m] = static_cast<std::size_t>(at[m] - rows.out[m]);
+}
+
+template <bool Trim>
+void keep_rows_of(const CandidateRuns& c, float r_sq, std::uint32_t n_owned, CellRows& rows) {
+  switch (rows.rows) {
+    case 1:
+      return keep_rows<1, Trim>(c, r_sq, n_owned, rows);
+    case 2:
+      return keep_rows<2, Trim>(c, r_sq, n_owned, rows);
+    case 3:
+      return keep_rows<3, Trim>(c, r_sq, n_owned, rows);
+    case 4:
+      return keep_rows<4, Trim>(c, r_sq, n_owned, rows);
+    case 5:
+      return keep_rows<5, Trim>(c, r_sq, n_owned, rows);
+    case 6:
+      return keep_rows<6, Trim>(c, r_sq, n_owned, rows);
+    case 7:
+      return keep_rows<7, Trim>(c, r_sq, n_owned, rows);
+    case 8:
+      return keep_rows<8, Trim>(c, r_sq, n_owned, rows);
+    default:
+      throw std::logic_error("keep_candidate_rows_avx512: 1 to 8 rows");
+  }
 }
 
 }  // namespace
 
-void keep_candidate_rows_avx512(const CandidateRuns& c, const SearchPoint* qi,
-                                const std::uint32_t* k_i, int rows, float r_sq,
-                                std::uint32_t n_owned, std::uint32_t* const* out,
-                                std::size_t* kept) {
-  switch (rows) {
-    case 1:
-      return keep_rows<1>(c, qi, k_i, r_sq, n_owned, out, kept);
-    case 2:
-      return keep_rows<2>(c, qi, k_i, r_sq, n_owned, out, kept);
-    case 3:
-      return keep_rows<3>(c, qi, k_i, r_sq, n_owned, out, kept);
-    case 4:
-      return keep_rows<4>(c, qi, k_i, r_sq, n_owned, out, kept);
-    case 5:
-      return keep_rows<5>(c, qi, k_i, r_sq, n_owned, out, kept);
-    case 6:
-      return keep_rows<6>(c, qi, k_i, r_sq, n_owned, out, kept);
-    case 7:
-      return keep_rows<7>(c, qi, k_i, r_sq, n_owned, out, kept);
-    case 8:
-      return keep_rows<8>(c, qi, k_i, r_sq, n_owned, out, kept);
-    default:
-      throw std::logic_error("keep_candidate_rows_avx512: 1 to 8 rows");
-  }
+void keep_candidate_rows_avx512(const CandidateRuns& c, float r_sq, std::uint32_t n_owned,
+                                CellRows& rows) {
+  bool trim = false;
+  for (int m = 0; m < rows.rows; ++m) trim = trim || rows.skip[m] != 0;
+  if (trim && (rows.first_end == nullptr || rows.last_begin == nullptr))
+    throw std::logic_error("keep_candidate_rows_avx512: rows skip cells of runs without bounds");
+  if (trim)
+    keep_rows_of<true>(c, r_sq, n_owned, rows);
+  else
+    keep_rows_of<false>(c, r_sq, n_owned, rows);
 }
 
 KeptCandidates keep_candidates_avx512(const CandidateRuns& c, SearchPoint qi, float r_sq,
@@ -171,8 +196,7 @@ KeptCandidates keep_candidates_classes_avx512(const CandidateRuns& c, const RowR
 
 #else
 
-void keep_candidate_rows_avx512(const CandidateRuns&, const SearchPoint*, const std::uint32_t*, int,
-                                float, std::uint32_t, std::uint32_t* const*, std::size_t*) {
+void keep_candidate_rows_avx512(const CandidateRuns&, float, std::uint32_t, CellRows&) {
   throw std::logic_error("keep_candidate_rows_avx512: not built for this CPU architecture");
 }
 

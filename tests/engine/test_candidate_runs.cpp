@@ -5,6 +5,7 @@
 // scanned together against the scalar scan of each row.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -140,53 +141,70 @@ TEST_P(CandidateScans, SameEntriesAsScalarForTheRuleByClasses) {
   }
 }
 
-// The rows of one cell scanned together: each row keeps what the scalar scan keeps for it
-// alone, in the same order, for 1 to kCellRows rows at different points and cell-order
-// positions (the runs unclipped: the rule masks every row's candidates at or before it).
-TEST(CellRowScan, EachRowKeepsWhatTheScalarScanKeeps) {
+// Rows of neighbouring cells scanned together: each row keeps what the scalar scan keeps for it
+// alone on its own runs (the scanned runs less the end cells it skips), in the same order, for
+// 1 to kCellRows rows at different points and cell-order positions (the runs unclipped: the
+// rule masks every row's candidates at or before it), with and without skipped end cells.
+TEST(CellRowScan, EachRowKeepsWhatTheScalarScanKeepsOnItsOwnRuns) {
   if (!cpu_runs(PairKernel::Avx512)) GTEST_SKIP() << "this CPU cannot run avx512";
   const float r_sq = 2.8f * 2.8f;
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> near_origin(-0.7f, 0.7f);
-  int nonempty = 0;
+  int nonempty = 0, trimmed = 0;
   for (unsigned seed = 1; seed <= 40; ++seed) {
     const Scene s = make_scene(280 + seed * 9, 200 + seed);
     const auto n = static_cast<std::uint32_t>(s.order.size());
-    const CandidateRuns c{s.qx.data(),
-                          s.qy.data(),
-                          s.qz.data(),
-                          s.order.data(),
-                          s.begin.data(),
-                          s.end.data(),
-                          static_cast<int>(s.begin.size())};
+    const int runs = static_cast<int>(s.begin.size());
+    const CandidateRuns c{s.qx.data(),    s.qy.data(),  s.qz.data(), s.order.data(),
+                          s.begin.data(), s.end.data(), runs};
+    // Each run's first and last "cells": a cut point in each end's part of the run.
+    std::vector<std::uint32_t> first_end(s.begin.size()), last_begin(s.begin.size());
+    for (std::size_t r = 0; r < s.begin.size(); ++r) {
+      const std::uint32_t len = s.end[r] - s.begin[r];
+      first_end[r] = s.begin[r] + (len ? static_cast<std::uint32_t>(rng() % (len / 2 + 1)) : 0);
+      last_begin[r] = s.end[r] - (len ? static_cast<std::uint32_t>(rng() % (len / 2 + 1)) : 0);
+    }
     for (int rows = 1; rows <= kCellRows; ++rows)
-      for (std::uint32_t n_owned : {0u, n / 2, n}) {
-        SearchPoint qi[kCellRows];
-        std::uint32_t k_i[kCellRows];
-        std::vector<std::vector<std::uint32_t>> out(static_cast<std::size_t>(rows));
-        std::uint32_t* at[kCellRows];
-        for (int m = 0; m < rows; ++m) {
-          qi[m] = SearchPoint{near_origin(rng), near_origin(rng), near_origin(rng)};
-          k_i[m] = static_cast<std::uint32_t>(rng() % n);
-          out[static_cast<std::size_t>(m)].assign(n + kCandidateSlack, 0xDEADBEEFu);
-          at[m] = out[static_cast<std::size_t>(m)].data();
+      for (std::uint32_t n_owned : {0u, n / 2, n})
+        for (bool skips : {false, true}) {
+          CellRows cr;
+          cr.rows = rows;
+          cr.first_end = first_end.data();
+          cr.last_begin = last_begin.data();
+          std::vector<std::vector<std::uint32_t>> out(static_cast<std::size_t>(rows));
+          for (int m = 0; m < rows; ++m) {
+            cr.q[m] = SearchPoint{near_origin(rng), near_origin(rng), near_origin(rng)};
+            cr.k[m] = static_cast<std::uint32_t>(rng() % n);
+            cr.skip[m] = skips ? static_cast<std::uint8_t>(rng() % 4) : 0;
+            out[static_cast<std::size_t>(m)].assign(n + kCandidateSlack, 0xDEADBEEFu);
+            cr.out[m] = out[static_cast<std::size_t>(m)].data();
+          }
+          keep_candidate_rows_avx512(c, r_sq, n_owned, cr);
+          for (int m = 0; m < rows; ++m) {
+            // The row's own runs, scanned alone by the scalar scan.
+            std::vector<std::uint32_t> b(s.begin), e(s.end);
+            for (std::size_t r = 0; r < b.size(); ++r) {
+              if (cr.skip[m] & kSkipFirst) b[r] = std::max(b[r], first_end[r]);
+              if (cr.skip[m] & kSkipLast) e[r] = std::min(e[r], last_begin[r]);
+              e[r] = std::max(e[r], b[r]);
+            }
+            const CandidateRuns own{s.qx.data(), s.qy.data(), s.qz.data(), s.order.data(),
+                                    b.data(),    e.data(),    runs};
+            std::vector<std::uint32_t> want(n + kCandidateSlack), none(n + kCandidateSlack);
+            want.resize(keep_candidates_scalar(own, cr.q[m], r_sq, r_sq, cr.k[m], n_owned,
+                                               want.data(), none.data())
+                            .near);
+            auto& got = out[static_cast<std::size_t>(m)];
+            got.resize(cr.kept[m]);
+            EXPECT_EQ(got, want) << "seed " << seed << " rows " << rows << " row " << m << " owned "
+                                 << n_owned << " skip " << int(cr.skip[m]);
+            nonempty += !want.empty();
+            trimmed += cr.skip[m] != 0;
+          }
         }
-        std::size_t kept[kCellRows];
-        keep_candidate_rows_avx512(c, qi, k_i, rows, r_sq, n_owned, at, kept);
-        for (int m = 0; m < rows; ++m) {
-          std::vector<std::uint32_t> want(n + kCandidateSlack), none(n + kCandidateSlack);
-          want.resize(keep_candidates_scalar(c, qi[m], r_sq, r_sq, k_i[m], n_owned, want.data(),
-                                             none.data())
-                          .near);
-          auto& got = out[static_cast<std::size_t>(m)];
-          got.resize(kept[m]);
-          EXPECT_EQ(got, want) << "seed " << seed << " rows " << rows << " row " << m << " owned "
-                               << n_owned;
-          nonempty += !want.empty();
-        }
-      }
   }
-  EXPECT_GT(nonempty, 1000);  // the scenes do keep candidates
+  EXPECT_GT(nonempty, 2000);  // the scenes do keep candidates
+  EXPECT_GT(trimmed, 1000);   // and rows do skip end cells
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, CandidateScans,

@@ -129,26 +129,65 @@ TEST_P(NeighborListCompleteness, PairsJustInsideRListedFarFromTheOrigin) {
   check_list("just_inside_R", x, L, R, GetParam());
 }
 
+// Lists entry for entry the same (`what` names the case).
+void expect_same_list(const std::vector<test::ListedPair>& got,
+                      const std::vector<test::ListedPair>& want, const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t e = 0; e < want.size(); ++e)
+    ASSERT_TRUE(got[e].a == want[e].a && got[e].b == want[e].b && got[e].d_sq == want[e].d_sq)
+        << what << " entry " << e;
+}
+
+// Also with the owned particles in cell order (as after a rebuild's sort), where the AVX-512
+// build scans the rows of neighbouring cells together.
 TEST_P(NeighborListCompleteness, SameListWithEveryKernelAndThreadCount) {
   Communicator comm(MPI_COMM_WORLD);
-  for (const ListCase& c : kCases) {
-    const std::vector<Vec3> x = test::random_positions(c.n, c.L, 0.8, 4242 + c.n);
-    const auto want = test::listed_pairs(comm, x, c.L, GetParam(), c.R, {1, 1, 1});
-    int compared = 0;
-    for (PairKernel k : {PairKernel::Scalar, PairKernel::Avx2, PairKernel::Avx512}) {
-      if (!cpu_runs(k)) continue;
-      for (int threads : {1, 2, 3}) {
-        const auto got =
-            test::listed_pairs(comm, x, c.L, GetParam(), c.R, {1, 1, 1}, nullptr, k, threads);
-        ASSERT_EQ(got.size(), want.size())
-            << c.name << " " << pair_kernel_name(k) << " x" << threads;
-        for (std::size_t e = 0; e < want.size(); ++e)
-          ASSERT_TRUE(got[e].a == want[e].a && got[e].b == want[e].b && got[e].d_sq == want[e].d_sq)
-              << c.name << " " << pair_kernel_name(k) << " x" << threads << " entry " << e;
-        ++compared;
+  for (const ListCase& c : kCases)
+    for (bool sorted : {false, true}) {
+      const std::vector<Vec3> x = test::random_positions(c.n, c.L, 0.8, 4242 + c.n);
+      const auto want = test::listed_pairs(comm, x, c.L, GetParam(), c.R, {1, 1, 1}, nullptr,
+                                           PairKernel::Scalar, 1, sorted);
+      int compared = 0;
+      for (PairKernel k : {PairKernel::Scalar, PairKernel::Avx2, PairKernel::Avx512}) {
+        if (!cpu_runs(k)) continue;
+        for (int threads : {1, 2, 3}) {
+          const auto got = test::listed_pairs(comm, x, c.L, GetParam(), c.R, {1, 1, 1}, nullptr, k,
+                                              threads, sorted);
+          expect_same_list(got, want,
+                           c.name + (sorted ? " sorted " : " ") + pair_kernel_name(k) + " x" +
+                               std::to_string(threads));
+          ++compared;
+        }
       }
+      EXPECT_GE(compared, 3);
     }
-    EXPECT_GE(compared, 3);
+}
+
+// The AVX-512 build scans the rows of two neighbouring cells over runs one cell longer than
+// each row's own; a row must not list a candidate of the cell beyond its reach, even one within
+// the float search sphere (a little wider than R). Sparse particles (cells of edge R, reach 1)
+// in a box whose cells are a hair longer than R: i near the top of cell 5, i2 in cell 6 (rows
+// scanned together), j in cell 7 at R + 1e-5 from i — within the float sphere, outside i's
+// stencil (cells 4 to 6): the scalar build does not list it under i, nor may the AVX-512 one.
+TEST(NeighborListCellRows, RowsScannedTogetherListOnlyTheirOwnCells) {
+  if (!cpu_runs(PairKernel::Avx512)) GTEST_SKIP() << "this CPU cannot run avx512";
+  Communicator comm(MPI_COMM_WORLD);
+  const double R = 2.8;
+  const double e = 14.0 * R * (1.0 + 1e-7);  // the grid: the box and R of pad each side
+  const double edge = e / 14.0;
+  const Vec3 L{e - 2.0 * R, e - 2.0 * R, e - 2.0 * R};
+  const double origin = -R, mid = 0.5 * L.y;
+  const double xi = origin + 6.0 * edge - 1e-6;
+  const std::vector<Vec3> x{
+      {xi, mid, mid}, {origin + 6.0 * edge + 0.5, mid, mid}, {xi + edge + 1e-5, mid, mid}};
+  ASSERT_GT((x[2].x - x[0].x), R);
+  for (Method m : {Method::HalfShell, Method::FullShell}) {
+    const auto want =
+        test::listed_pairs(comm, x, L, m, R, {1, 1, 1}, nullptr, PairKernel::Scalar, 1, true);
+    const auto got =
+        test::listed_pairs(comm, x, L, m, R, {1, 1, 1}, nullptr, PairKernel::Avx512, 1, true);
+    for (const auto& p : want) EXPECT_FALSE(p.a == 1 && p.b == 3) << "the scalar build lists 1-3";
+    expect_same_list(got, want, std::string(method_name(m)));
   }
 }
 

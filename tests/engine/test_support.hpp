@@ -291,12 +291,14 @@ inline constexpr double kListReach = 1.0 + 1e-5;
 
 // Builds this rank's neighbour list for the particles (ids 1..n; each rank keeps those its box
 // holds) exactly as Simulation::rebuild does — migrate, halo build, cell list, neighbour list
-// with the method's PairRule — and returns its entries. Collective over `comm`.
+// with the method's PairRule — and returns its entries. Collective over `comm`. `sorted`: the
+// owned particles put in cell order first, as a rebuild does at every few rebuilds
+// (Domain::redistribute), so that rows of one cell follow each other.
 inline std::vector<ListedPair> listed_pairs(const Communicator& comm, const std::vector<Vec3>& x,
                                             Vec3 L, Method method, double R, Int3 grid_dims,
                                             std::size_t* ghosts = nullptr,
-                                            PairKernel kernel = PairKernel::Scalar,
-                                            int threads = 1) {
+                                            PairKernel kernel = PairKernel::Scalar, int threads = 1,
+                                            bool sorted = false) {
   const Box box = Box::make(L);
   const RankGrid grid(grid_dims, box);
   HaloExchange halo(comm, grid, box, method, R);
@@ -305,9 +307,14 @@ inline std::vector<ListedPair> listed_pairs(const Communicator& comm, const std:
     if (grid.box_of(x[i]) == halo.coord())
       p.push_owned(i + 1, 0, x[i], {0, 0, 0}, {0, 0, 0}, halo.coord());
   halo.migrate(p);
+  kernels::Workspace ws;
+  if (sorted) {
+    CellList owned;
+    owned.build(ws, p, box, grid.lo(halo.coord()), grid.hi(halo.coord()), R, R);
+    p.permute_owned(owned.order());
+  }
   halo.build(p);
   if (ghosts) *ghosts = p.n_ghost();
-  kernels::Workspace ws;
   CellList cells;
   cells.build(ws, p, box, grid.lo(halo.coord()), grid.hi(halo.coord()), R, R);
   NeighborList list;
