@@ -75,8 +75,8 @@ KeptCandidates keep_candidates_avx512(const CandidateRuns& c, SearchPoint qi, fl
                                       float inner_sq, std::uint32_t k_i, std::uint32_t n_owned,
                                       std::uint32_t* near, std::uint32_t* far);
 
-// Rows of one or two neighbouring cells scanned together (half and full shell's rule, inner = R,
-// AVX-512 only: each vector of candidates is loaded once for all the rows). Row m is the point
+// Rows of one or two neighbouring cells scanned together (half and full shell's rule, or neutral
+// territory's by classes for rows of one home box; inner = R; AVX-512 only: each vector of candidates is loaded once for all the rows). Row m is the point
 // q[m] at cell-order position k[m]; its kept candidates are written to out[m] (kCandidateSlack
 // entries of room beyond them) and counted in kept[m]. The runs are the union of the rows' own
 // runs, which for rows of two cells along x is one cell longer: row m leaves out the candidates
@@ -93,6 +93,10 @@ struct CellRows {
   std::uint8_t skip[kCellRows] = {};
   const std::uint32_t* first_end = nullptr;
   const std::uint32_t* last_begin = nullptr;
+  // Neutral territory's rule by classes (RowRuleClasses: the same any and after for every row),
+  // null cls: half and full shell's rule (ghosts, and owned particles after the row).
+  const std::uint32_t* cls = nullptr;
+  std::uint32_t any = 0, after = 0;
   std::uint32_t* out[kCellRows];
   std::size_t kept[kCellRows];
 };

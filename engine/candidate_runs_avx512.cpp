@@ -5,7 +5,9 @@
 #if defined(__AVX512VL__)
 #include <immintrin.h>
 #endif
+#include <array>
 #include <stdexcept>
+#include <utility>
 
 #include "engine/candidate_runs.hpp"
 
@@ -67,8 +69,8 @@ __m512i positions(std::uint32_t k) {
 
 // The rows of CellRows at once (keep_candidate_rows_avx512): each vector of candidates loaded
 // once for the M rows, each row's test, rule and compaction as keep_runs' (with inner = R);
-// Trim: rows leave out their skipped cells.
-template <int M, bool Trim>
+// Trim: rows leave out their skipped cells; Classes: neutral territory's rule by classes.
+template <int M, bool Trim, bool Classes>
 void keep_rows(const CandidateRuns& c, float r_sq, std::uint32_t n_owned, CellRows& rows) {
   __m512 xi[M], yi[M], zi[M];
   __m512i ki[M];
@@ -85,6 +87,8 @@ void keep_rows(const CandidateRuns& c, float r_sq, std::uint32_t n_owned, CellRo
   }
   const __m512 rsq = _mm512_set1_ps(r_sq);
   const __m512i owned_last = _mm512_set1_epi32(static_cast<int>(n_owned) - 1);
+  const __m512i any = _mm512_set1_epi32(static_cast<int>(rows.any));
+  const __m512i after_classes = _mm512_set1_epi32(static_cast<int>(rows.after));
   const float *const qx = c.qx, *const qy = c.qy, *const qz = c.qz;
   const std::uint32_t* const order = c.order;
   __m512i first_end = _mm512_setzero_si512(), last_begin = _mm512_setzero_si512();
@@ -93,7 +97,16 @@ void keep_rows(const CandidateRuns& c, float r_sq, std::uint32_t n_owned, CellRo
     const __m512 yj = _mm512_maskz_loadu_ps(lanes, qy + k);
     const __m512 zj = _mm512_maskz_loadu_ps(lanes, qz + k);
     const __m512i j = _mm512_maskz_loadu_epi32(lanes, order + k);
-    const __mmask16 ghost = _mm512_cmpgt_epi32_mask(j, owned_last);
+    // Kept whatever the row's position (always), or when after the row (after).
+    __mmask16 always, after;
+    if constexpr (Classes) {
+      const __m512i cls = _mm512_maskz_loadu_epi32(lanes, rows.cls + k);
+      always = _mm512_test_epi32_mask(cls, any);
+      after = _mm512_test_epi32_mask(cls, after_classes);
+    } else {
+      always = _mm512_cmpgt_epi32_mask(j, owned_last);
+      after = 0xFFFF;
+    }
     const __m512i pos = positions(k);
     __mmask16 in_first = 0, in_last = 0;
     if constexpr (Trim) {
@@ -107,7 +120,7 @@ void keep_rows(const CandidateRuns& c, float r_sq, std::uint32_t n_owned, CellRo
       const __m512 d2 = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
                                       _mm512_mul_ps(dz, dz));
       __mmask16 keep = lanes & _mm512_cmp_ps_mask(d2, rsq, _CMP_LT_OQ) &
-                       (ghost | _mm512_cmpgt_epi32_mask(pos, ki[m]));
+                       (always | (after & _mm512_cmpgt_epi32_mask(pos, ki[m])));
       if constexpr (Trim)
         keep &= static_cast<__mmask16>(~((in_first & no_first[m]) | (in_last & no_last[m])));
       _mm512_storeu_si512(at[m], _mm512_maskz_compress_epi32(keep, j));
@@ -126,28 +139,10 @@ void keep_rows(const CandidateRuns& c, float r_sq, std::uint32_t n_owned, CellRo
   for (int m = 0; m < M; ++m) rows.kept[m] = static_cast<std::size_t>(at[m] - rows.out[m]);
 }
 
-template <bool Trim>
-void keep_rows_of(const CandidateRuns& c, float r_sq, std::uint32_t n_owned, CellRows& rows) {
-  switch (rows.rows) {
-    case 1:
-      return keep_rows<1, Trim>(c, r_sq, n_owned, rows);
-    case 2:
-      return keep_rows<2, Trim>(c, r_sq, n_owned, rows);
-    case 3:
-      return keep_rows<3, Trim>(c, r_sq, n_owned, rows);
-    case 4:
-      return keep_rows<4, Trim>(c, r_sq, n_owned, rows);
-    case 5:
-      return keep_rows<5, Trim>(c, r_sq, n_owned, rows);
-    case 6:
-      return keep_rows<6, Trim>(c, r_sq, n_owned, rows);
-    case 7:
-      return keep_rows<7, Trim>(c, r_sq, n_owned, rows);
-    case 8:
-      return keep_rows<8, Trim>(c, r_sq, n_owned, rows);
-    default:
-      throw std::logic_error("keep_candidate_rows_avx512: 1 to 8 rows");
-  }
+// keep_rows<M, Trim> for M = 1 .. kCellRows, by M − 1.
+template <bool Trim, bool Classes, int... M>
+constexpr auto row_kernels(std::integer_sequence<int, M...>) {
+  return std::array{&keep_rows<M + 1, Trim, Classes>...};
 }
 
 }  // namespace
@@ -158,10 +153,16 @@ void keep_candidate_rows_avx512(const CandidateRuns& c, float r_sq, std::uint32_
   for (int m = 0; m < rows.rows; ++m) trim = trim || rows.skip[m] != 0;
   if (trim && (rows.first_end == nullptr || rows.last_begin == nullptr))
     throw std::logic_error("keep_candidate_rows_avx512: rows skip cells of runs without bounds");
-  if (trim)
-    keep_rows_of<true>(c, r_sq, n_owned, rows);
-  else
-    keep_rows_of<false>(c, r_sq, n_owned, rows);
+  using Rows = std::make_integer_sequence<int, kCellRows>;
+  static constexpr auto trimmed = row_kernels<true, false>(Rows{});
+  static constexpr auto whole = row_kernels<false, false>(Rows{});
+  static constexpr auto trimmed_classes = row_kernels<true, true>(Rows{});
+  static constexpr auto whole_classes = row_kernels<false, true>(Rows{});
+  if (rows.rows < 1 || rows.rows > kCellRows)
+    throw std::logic_error("keep_candidate_rows_avx512: 1 to kCellRows rows");
+  const auto& kernels =
+      rows.cls != nullptr ? (trim ? trimmed_classes : whole_classes) : (trim ? trimmed : whole);
+  kernels[static_cast<std::size_t>(rows.rows - 1)](c, r_sq, n_owned, rows);
 }
 
 KeptCandidates keep_candidates_avx512(const CandidateRuns& c, SearchPoint qi, float r_sq,

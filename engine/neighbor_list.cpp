@@ -45,8 +45,15 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
   // Half and full shell by the AVX-512 scan, rows in cell order (no inner cutoff): the owned
   // rows of one or two neighbouring cells share their runs, and are scanned together
   // (keep_candidate_rows_avx512).
+  // Neutral territory: the owned rows (one home box, one rule by classes), which keep owned
+  // candidates only after them, as half shell's do.
+  const bool nt_rows = rule.method == Method::NeutralTerritory;
+  PairRule::RowClasses owned_classes{0, 0};
+  if (nt_rows) owned_classes = rule.nt_row_classes(rule.coord);
   const bool cell_rows = !GeneralRule && scan == CandidateScan::Avx512 && inner_sq >= r_sq &&
-                         (rule.method == Method::HalfShell || rule.method == Method::FullShell);
+                         (rule.method == Method::HalfShell || rule.method == Method::FullShell ||
+                          (nt_rows && (owned_classes.after & PairRule::kOwnBox) != 0 &&
+                           (owned_classes.any & PairRule::kOwnBox) == 0));
   // The runs of two cells reach one cell further along x than a row's own: a candidate there
   // lies more than `reach` cell edges from the row along x. Where that clearly exceeds the
   // float search sphere (with a margin for the floats' rounding, 2^-20 of the radius and of the
@@ -73,7 +80,8 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     const std::uint32_t key_i = cells.key(i);
     std::uint32_t key_lo = key_i, key_hi = key_i;
     int cell_m = 1;
-    if (cell_rows) {
+    const bool batch = cell_rows && i_owned && (!nt_rows || home_i == rule.coord);
+    if (batch) {
       const std::uint32_t row_start = key_i - key_i % static_cast<std::uint32_t>(dims.x);
       for (; cell_m < kCellRows && i + cell_m < row_end && i + cell_m < n_owned; ++cell_m) {
         const std::uint32_t k = cells.key(i + cell_m);
@@ -139,7 +147,7 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       s.candidates.resize(std::min(s.candidates.capacity(), need + 65536));
     }
     std::uint32_t* out = s.candidates.data();
-    if (cell_rows) {
+    if (batch) {
       // Runs of owned particles only clipped after the rows' least position (the rule masks the
       // other rows' candidates at or before them), the empty ones dropped. Rows of two cells:
       // each leaves out the union's end cell that lies beyond its own reach.
@@ -171,6 +179,11 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
       }
       rows.first_end = live_first_end;
       rows.last_begin = live_last_begin;
+      if (nt_rows) {
+        rows.cls = nt_class_.data();
+        rows.any = owned_classes.any;
+        rows.after = owned_classes.after;
+      }
       const CandidateRuns c{qx_.data(), qy_.data(), qz_.data(), order.data(),
                             live_begin, live_end,   live};
       // Row 0 straight into the list; the others after it in s.far, then moved into place.

@@ -144,7 +144,8 @@ TEST_P(CandidateScans, SameEntriesAsScalarForTheRuleByClasses) {
 // Rows of neighbouring cells scanned together: each row keeps what the scalar scan keeps for it
 // alone on its own runs (the scanned runs less the end cells it skips), in the same order, for
 // 1 to kCellRows rows at different points and cell-order positions (the runs unclipped: the
-// rule masks every row's candidates at or before it), with and without skipped end cells.
+// rule masks every row's candidates at or before it), with and without skipped end cells, by
+// half shell's rule and by neutral territory's classes.
 TEST(CellRowScan, EachRowKeepsWhatTheScalarScanKeepsOnItsOwnRuns) {
   if (!cpu_runs(PairKernel::Avx512)) GTEST_SKIP() << "this CPU cannot run avx512";
   const float r_sq = 2.8f * 2.8f;
@@ -166,11 +167,18 @@ TEST(CellRowScan, EachRowKeepsWhatTheScalarScanKeepsOnItsOwnRuns) {
     }
     for (int rows = 1; rows <= kCellRows; ++rows)
       for (std::uint32_t n_owned : {0u, n / 2, n})
-        for (bool skips : {false, true}) {
+        for (int variant = 0; variant < 4; ++variant) {
+          // Skipped end cells or not; half shell's rule or neutral territory's by classes.
+          const bool skips = variant % 2 == 1, classes = variant >= 2;
           CellRows cr;
           cr.rows = rows;
           cr.first_end = first_end.data();
           cr.last_begin = last_begin.data();
+          if (classes) {
+            cr.cls = s.cls.data();
+            cr.any = 1u << (seed % 5);
+            cr.after = (1u << ((seed + 2) % 5)) | 1u;
+          }
           std::vector<std::vector<std::uint32_t>> out(static_cast<std::size_t>(rows));
           for (int m = 0; m < rows; ++m) {
             cr.q[m] = SearchPoint{near_origin(rng), near_origin(rng), near_origin(rng)};
@@ -191,19 +199,23 @@ TEST(CellRowScan, EachRowKeepsWhatTheScalarScanKeepsOnItsOwnRuns) {
             const CandidateRuns own{s.qx.data(), s.qy.data(), s.qz.data(), s.order.data(),
                                     b.data(),    e.data(),    runs};
             std::vector<std::uint32_t> want(n + kCandidateSlack), none(n + kCandidateSlack);
-            want.resize(keep_candidates_scalar(own, cr.q[m], r_sq, r_sq, cr.k[m], n_owned,
-                                               want.data(), none.data())
+            const RowRuleClasses rule{s.cls.data(), cr.any, cr.after};
+            want.resize((classes ? keep_candidates_classes_scalar(own, rule, cr.q[m], r_sq, r_sq,
+                                                                  cr.k[m], want.data(), none.data())
+                                 : keep_candidates_scalar(own, cr.q[m], r_sq, r_sq, cr.k[m],
+                                                          n_owned, want.data(), none.data()))
                             .near);
             auto& got = out[static_cast<std::size_t>(m)];
             got.resize(cr.kept[m]);
             EXPECT_EQ(got, want) << "seed " << seed << " rows " << rows << " row " << m << " owned "
-                                 << n_owned << " skip " << int(cr.skip[m]);
+                                 << n_owned << " skip " << int(cr.skip[m])
+                                 << (classes ? " by classes" : "");
             nonempty += !want.empty();
             trimmed += cr.skip[m] != 0;
           }
         }
   }
-  EXPECT_GT(nonempty, 2000);  // the scenes do keep candidates
+  EXPECT_GT(nonempty, 4000);  // the scenes do keep candidates
   EXPECT_GT(trimmed, 1000);   // and rows do skip end cells
 }
 
