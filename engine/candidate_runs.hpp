@@ -76,8 +76,9 @@ KeptCandidates keep_candidates_avx512(const CandidateRuns& c, SearchPoint qi, fl
                                       std::uint32_t* near, std::uint32_t* far);
 
 // Rows of one or two neighbouring cells scanned together (half and full shell's rule, or neutral
-// territory's by classes for rows of one home box; inner = R; AVX-512 only: each vector of candidates is loaded once for all the rows). Row m is the point
-// q[m] at cell-order position k[m]; its kept candidates are written to out[m] (kCandidateSlack
+// territory's by classes for rows of one home box; inner = R; AVX-512 only: each vector of
+// candidates is loaded once for all the rows). Row m is the point q[m] at cell-order position
+// k[m]; its kept candidates are written to out[m] (kCandidateSlack
 // entries of room beyond them) and counted in kept[m]. The runs are the union of the rows' own
 // runs, which for rows of two cells along x is one cell longer: row m leaves out the candidates
 // of run r before first_end[r] (the run's first cell) when skip[m] & kSkipFirst, and from

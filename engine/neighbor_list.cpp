@@ -74,9 +74,9 @@ void NeighborList::collect(const ParticleStore& p, const CellList& cells, const 
     const SearchPoint qi{qx_[k_i], qy_[k_i], qz_[k_i]};
     const PairSide side_i =
         GeneralRule ? PairSide{i_owned, home_i, k_i, p.id[i], p.x[i]} : PairSide{};
-    // The rows scanned together (cell_rows): i and the next owned rows (half and full shell
-    // head owned rows only) whose cells lie in i's x-row of the grid within kCellSpan cells of
-    // each other, up to kCellRows; otherwise i alone.
+    // The rows scanned together (cell_rows): an owned i and the next owned rows whose cells lie
+    // in i's x-row of the grid within kCellSpan cells of each other, up to kCellRows; otherwise
+    // i alone.
     const std::uint32_t key_i = cells.key(i);
     std::uint32_t key_lo = key_i, key_hi = key_i;
     int cell_m = 1;
