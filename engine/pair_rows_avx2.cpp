@@ -64,13 +64,13 @@ RowsTotals rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_t end
       const std::uint32_t left = row_end - k;
       const __m128i lanes32 =
           _mm_cmpgt_epi32(_mm_set1_epi32(static_cast<int>(left < 4 ? left : 4)), lane_ids);
-      const __m128i j =
-          _mm_maskload_epi32(reinterpret_cast<const int*>(rows.neighbors + k), lanes32);
       const __m256d lanes = _mm256_castsi256_pd(_mm256_cvtepi32_epi64(lanes32));
       // x[j] for the four lanes: each Vec3 read as four doubles (the fourth masked off: no
-      // read past the array; lanes past the row read x[0]), transposed in registers. Cheaper
-      // than three gathers.
-      _mm_store_si128(reinterpret_cast<__m128i*>(js), j);
+      // read past the array; lanes past the row read its last neighbour, masked off below),
+      // transposed in registers. Cheaper than three gathers. The indices are read from the list
+      // as scalars: taken from a store of a vector of them, each waited on that store.
+      const std::uint32_t last = left < 4 ? left - 1 : 3;
+      for (std::uint32_t l = 0; l < 4; ++l) js[l] = rows.neighbors[k + (l < last ? l : last)];
       const __m256d r0 = _mm256_maskload_pd(xs + 3 * std::size_t(js[0]), xyz_mask);
       const __m256d r1 = _mm256_maskload_pd(xs + 3 * std::size_t(js[1]), xyz_mask);
       const __m256d r2j = _mm256_maskload_pd(xs + 3 * std::size_t(js[2]), xyz_mask);
