@@ -48,7 +48,7 @@ struct InteriorRows {
   std::size_t owned = 0;
   InteriorBounds bounds;
 
-  bool holds(std::size_t i) const {
+  [[gnu::always_inline]] bool holds(std::size_t i) const {
     if (x_build == nullptr || i >= owned) return false;
     const Vec3 q = x_build[i];
     return (bounds.lo.x <= q.x) & (q.x <= bounds.hi.x) & (bounds.lo.y <= q.y) &

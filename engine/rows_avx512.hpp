@@ -157,7 +157,7 @@ struct Packed {
 
   // Room for `more` entries after the n packed (and the slack): a test per row, inlined; the
   // growth, rare, is not.
-  void reserve_more(std::size_t more) {
+  [[gnu::always_inline]] void reserve_more(std::size_t more) {
     if (j.size() < n + more + 8) grow(n + more + 8);
   }
   [[gnu::noinline]] void grow(std::size_t need) {
