@@ -87,7 +87,7 @@ RowsTotals rows_avx2(const PairRows<E>& rows, std::size_t begin, std::size_t end
       const __m256d dz = minimum_image(_mm256_sub_pd(zi, zj), lz, hz, nhz);
       const __m256d r2 = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)),
                                        _mm256_mul_pd(dz, dz));
-      // Each lane's type pair (lanes past the row read particle 0's type: masked off).
+      // Each lane's type pair (lanes past the row read its last neighbour's: masked off).
       alignas(16) std::uint32_t tj[4];
       __m256d lane_cutoff_sq = cutoff_sq;
       if constexpr (Typed) {

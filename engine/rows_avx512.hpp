@@ -60,12 +60,6 @@ struct Geometry {
         nhz(_mm512_set1_pd(-rows.half_length.z)) {}
 };
 
-// x[j[0..7]] as three vectors (x, y, z): each Vec3 read as four doubles (the fourth masked off:
-// no read past the array), two per vector, then transposed in registers. Lanes from `left` on
-// read the row's last neighbour again (masked off by the caller). On AMD's cores cheaper than
-// gather_positions. Inlined, and the indices read straight from the list: as a call, the three
-// vectors went back through the stack, and a copy of the indices made through a vector store
-// made each index's load wait on that store (a Zen 4's force pass: 17 % of its samples here).
 // x[j[a]] and x[j[b]] as four doubles each (the fourth zero), one per half of a vector; lanes
 // after `last` read j[last].
 [[gnu::always_inline]] inline __m512d two_records(const double* xs, const std::uint32_t* j,
@@ -77,6 +71,12 @@ struct Geometry {
                                   hi, 1);
 }
 
+// x[j[0..7]] as three vectors (x, y, z): each Vec3 read as four doubles (the fourth masked off:
+// no read past the array), two per vector, then transposed in registers. Lanes from `left` on
+// read the row's last neighbour again (masked off by the caller). On AMD's cores cheaper than
+// gather_positions. Inlined, with the indices read straight from the list: as a call, the three
+// vectors went back through the stack, and a copy of the indices through a vector store made each
+// index's load wait on that store (on a Zen 4 the call took 17.7 % of a run's samples).
 [[gnu::always_inline]] inline void load_positions(const Vec3* x, const std::uint32_t* j,
                                                   std::uint32_t left, __m512d& xj, __m512d& yj,
                                                   __m512d& zj) {
