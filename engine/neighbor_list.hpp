@@ -101,6 +101,7 @@ class NeighborList {
  private:
   struct RowScratch {
     std::vector<std::uint32_t> candidates, far;
+    std::vector<std::uint32_t> as_j;  // threads after the first: their terms per particle as j
     std::size_t kept = 0;
   };
   template <bool GeneralRule>

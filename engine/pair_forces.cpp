@@ -196,7 +196,7 @@ ForceTotals rows_pass(const Pass<E>& pass, PairKernel kernel, std::size_t begin,
 // Parts of the rows per thread in a threaded pass (compute): enough that a thread on a core
 // slowed by another process hands most of its share to the others, few enough that each part is
 // thousands of rows (its neighbours' forces stay in cache).
-constexpr int kChunksPerThread = 8;
+constexpr int kChunksPerThread = 32;
 
 // Row boundaries giving each of `parts` parts about the same number of list entries.
 std::vector<std::size_t> split_rows(const NeighborList& list, std::size_t n, int parts) {

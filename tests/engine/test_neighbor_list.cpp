@@ -14,6 +14,7 @@
 // one-thread list entry for entry (same rows, same order).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -129,6 +130,19 @@ TEST_P(NeighborListCompleteness, PairsJustInsideRListedFarFromTheOrigin) {
   check_list("just_inside_R", x, L, R, GetParam());
 }
 
+// The most terms of one slot, as row and as neighbour, counted over the entries: the oracle of
+// the list's max_terms() (the bound of each term's fixed-point value, engine/fixed_terms.hpp).
+std::uint32_t most_terms(const std::vector<test::ListedPair>& entries) {
+  std::map<std::uint32_t, std::uint32_t> terms;
+  for (const test::ListedPair& e : entries) {
+    ++terms[e.row];
+    ++terms[e.slot];
+  }
+  std::uint32_t most = 0;
+  for (const auto& [slot, t] : terms) most = std::max(most, t);
+  return most;
+}
+
 // Lists entry for entry the same (`what` names the case).
 void expect_same_list(const std::vector<test::ListedPair>& got,
                       const std::vector<test::ListedPair>& want, const std::string& what) {
@@ -139,7 +153,8 @@ void expect_same_list(const std::vector<test::ListedPair>& got,
 }
 
 // Also with the owned particles in cell order (as after a rebuild's sort), where the AVX-512
-// build scans the rows of neighbouring cells together.
+// build scans the rows of neighbouring cells together; and each list's max_terms() is the
+// count of its entries (the threads count their shares of the list).
 TEST_P(NeighborListCompleteness, SameListWithEveryKernelAndThreadCount) {
   Communicator comm(MPI_COMM_WORLD);
   for (const ListCase& c : kCases)
@@ -151,11 +166,13 @@ TEST_P(NeighborListCompleteness, SameListWithEveryKernelAndThreadCount) {
       for (PairKernel k : {PairKernel::Scalar, PairKernel::Avx2, PairKernel::Avx512}) {
         if (!cpu_runs(k)) continue;
         for (int threads : {1, 2, 3}) {
+          std::uint32_t max_terms = 0;
           const auto got = test::listed_pairs(comm, x, c.L, GetParam(), c.R, {1, 1, 1}, nullptr, k,
-                                              threads, sorted);
-          expect_same_list(got, want,
-                           c.name + (sorted ? " sorted " : " ") + pair_kernel_name(k) + " x" +
-                               std::to_string(threads));
+                                              threads, sorted, &max_terms);
+          const std::string what = c.name + (sorted ? " sorted " : " ") + pair_kernel_name(k) +
+                                   " x" + std::to_string(threads);
+          expect_same_list(got, want, what);
+          EXPECT_EQ(max_terms, most_terms(got)) << what;
           ++compared;
         }
       }

@@ -282,6 +282,7 @@ struct ListedPair {
   std::uint64_t a, b;
   double d_sq;
   bool minimum_image;
+  std::uint32_t row, slot;  // the entry's row and its neighbour's slot (owned, then ghosts)
 };
 
 // The list's reach beyond R (engine/pair_candidate.hpp: the search test runs in float over a
@@ -293,12 +294,14 @@ inline constexpr double kListReach = 1.0 + 1e-5;
 // holds) exactly as Simulation::rebuild does — migrate, halo build, cell list, neighbour list
 // with the method's PairRule — and returns its entries. Collective over `comm`. `sorted`: the
 // owned particles put in cell order first, as a rebuild does at every few rebuilds
-// (Domain::redistribute), so that rows of one cell follow each other.
+// (Domain::redistribute), so that rows of one cell follow each other. `max_terms`: where
+// given, the list's max_terms().
 inline std::vector<ListedPair> listed_pairs(const Communicator& comm, const std::vector<Vec3>& x,
                                             Vec3 L, Method method, double R, Int3 grid_dims,
                                             std::size_t* ghosts = nullptr,
                                             PairKernel kernel = PairKernel::Scalar, int threads = 1,
-                                            bool sorted = false) {
+                                            bool sorted = false,
+                                            std::uint32_t* max_terms = nullptr) {
   const Box box = Box::make(L);
   const RankGrid grid(grid_dims, box);
   HaloExchange halo(comm, grid, box, method, R);
@@ -321,6 +324,7 @@ inline std::vector<ListedPair> listed_pairs(const Communicator& comm, const std:
   list.set_kernel(kernel);
   list.set_threads(threads);
   list.build(ws, p, cells, PairRule{method, halo.coord(), grid.cuts()}, R);
+  if (max_terms) *max_terms = list.max_terms();
   std::vector<ListedPair> out;
   const auto& off = list.offsets();
   const auto& nbr = list.neighbors();
@@ -340,7 +344,8 @@ inline std::vector<ListedPair> listed_pairs(const Communicator& comm, const std:
       bool mi = true;
       for (int c = 0; c < 3; ++c) mi = mi && std::fabs(d[c] - m[c]) < 1e-9L;
       out.push_back({std::min(p.id[i], p.id[j]), std::max(p.id[i], p.id[j]),
-                     static_cast<double>(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), mi});
+                     static_cast<double>(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), mi,
+                     static_cast<std::uint32_t>(i), j});
     }
   return out;
 }
