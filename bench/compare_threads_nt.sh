@@ -12,7 +12,8 @@
 # best particle-steps/s, the median seconds of the pair, neigh and comm phases (max over ranks,
 # the end-of-run timer report) and the load average while it ran; then the two ratios from the
 # medians and from the best runs. SCANMD_PAIR_KERNEL (e.g. avx512) pins the kernels: the run's
-# own kernel trial is timed on a loaded machine too and may pick the slower one.
+# own kernel trial is timed on a loaded machine too and may pick the slower one. DECK (a path
+# from the repository's root, e.g. inputs/cu_eam.toml) runs another deck than the melt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
@@ -20,7 +21,7 @@ steps=${2:-200}
 exe=$(realpath "${3:-build/app/scanmd}")
 base=${4:-}
 [[ -n "$base" ]] && base=$(realpath "$base")
-deck=$(pwd)/inputs/lj_melt.toml
+deck=$(pwd)/${DECK:-inputs/lj_melt.toml}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

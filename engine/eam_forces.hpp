@@ -20,7 +20,9 @@
 // that finds one: the count is summed over the ranks there).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "engine/host_force_computes.hpp"
 #include "physics/manybody/eam_file.hpp"
@@ -43,6 +45,7 @@ class HostEamCompute final : public HostForceCompute {
   std::shared_ptr<const eam::Tables> tables_;
   EamView view_;
   bool told_outside_ = false;
+  std::vector<std::vector<std::int64_t>> rho_parts_;  // threads after the first: their densities
 };
 
 }  // namespace scanmd

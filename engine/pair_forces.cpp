@@ -10,7 +10,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdlib>
-#include <exception>
 #include <stdexcept>
 #include <string>
 
@@ -19,6 +18,7 @@
 #include "engine/fixed_terms.hpp"
 #include "engine/pair_clusters.hpp"
 #include "engine/pair_rows.hpp"
+#include "engine/row_parts.hpp"
 #include "physics/pair/pair_noise.hpp"
 
 namespace scanmd {
@@ -193,27 +193,6 @@ ForceTotals rows_pass(const Pass<E>& pass, PairKernel kernel, std::size_t begin,
   return t;
 }
 
-// Parts of the rows per thread in a threaded pass (compute): enough that a thread on a core
-// slowed by another process hands most of its share to the others, few enough that each part is
-// thousands of rows (its neighbours' forces stay in cache).
-constexpr int kChunksPerThread = 32;
-
-// Row boundaries giving each of `parts` parts about the same number of list entries.
-std::vector<std::size_t> split_rows(const NeighborList& list, std::size_t n, int parts) {
-  std::vector<std::size_t> at(static_cast<std::size_t>(parts) + 1, n);
-  at[0] = 0;
-  const auto& offsets = list.offsets();
-  const double total = n ? offsets[n] : 0;
-  for (int t = 1; t < parts; ++t) {
-    const auto target = static_cast<std::uint32_t>(total * t / parts);
-    at[static_cast<std::size_t>(t)] = static_cast<std::size_t>(
-        std::lower_bound(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(n),
-                         target) -
-        offsets.begin());
-  }
-  return at;
-}
-
 }  // namespace
 
 int force_threads() {
@@ -373,46 +352,20 @@ ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, Fo
     if (!adding) std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
     totals = rows_pass(pass, kernel, 0, n, p.f.data(), overflow);
   } else {
-    // Each thread adds its rows' terms into its own array (thread 0: the store's), and the
-    // arrays are summed: integer sums, so the bits equal one thread's whatever the split. The
-    // rows are cut into kChunksPerThread parts per thread of about equal list length, taken by
-    // whichever thread is free (a core slowed by another process then does fewer of them).
-    auto& buffers = scratch->per_thread;
-    buffers.resize(static_cast<std::size_t>(threads - 1));
-    for (auto& b : buffers) b.resize(n);
-    const int chunks = threads * kChunksPerThread;
-    const std::vector<std::size_t> at = split_rows(pass.list, n, chunks);
-    std::vector<ForceTotals> part(static_cast<std::size_t>(chunks));
-    std::vector<std::exception_ptr> error(static_cast<std::size_t>(chunks));
-    std::vector<char> part_overflow(static_cast<std::size_t>(chunks), 0);
-#pragma omp parallel num_threads(threads)
-    {
-      const int t = omp_get_thread_num();
-      Fix3* f = t == 0 ? p.f.data() : buffers[static_cast<std::size_t>(t - 1)].data();
-      if (t != 0 || !adding) std::fill(f, f + n, Fix3{0, 0, 0});
-#pragma omp for schedule(dynamic, 1)
-      for (int c = 0; c < chunks; ++c) {
-        const auto u = static_cast<std::size_t>(c);
-        try {
+    // Parts of the rows taken by whichever thread is free, each adding into its own array
+    // (engine/row_parts.hpp).
+    const int most = threads * kPartsPerThread;
+    std::vector<ForceTotals> part(static_cast<std::size_t>(most));
+    std::vector<char> part_overflow(static_cast<std::size_t>(most), 0);
+    const int parts = run_row_parts(
+        pass.list, n, threads, p.f.data(), !adding, scratch->per_thread,
+        [&](int c, std::size_t begin, std::size_t end, Fix3* f) {
           bool o = false;
-          part[u] = rows_pass(pass, kernel, at[u], at[u + 1], f, o);
-          part_overflow[u] = o;
-        } catch (...) {
-          error[u] = std::current_exception();
-        }
-      }
-#pragma omp for schedule(static) nowait  // the region's end is the barrier
-      for (std::size_t k = 0; k < n; ++k)
-        for (const auto& b : buffers) {
-          p.f[k].x += b[k].x;
-          p.f[k].y += b[k].y;
-          p.f[k].z += b[k].z;
-        }
-    }
-    // The first error in row order: the one a single thread would have raised.
-    for (const std::exception_ptr& e : error)
-      if (e) std::rethrow_exception(e);
-    for (int c = 0; c < chunks; ++c) {
+          part[static_cast<std::size_t>(c)] = rows_pass(pass, kernel, begin, end, f, o);
+          part_overflow[static_cast<std::size_t>(c)] = o;
+        },
+        add_fixed3);
+    for (int c = 0; c < parts; ++c) {
       const ForceTotals& pt = part[static_cast<std::size_t>(c)];
       totals.energy += pt.energy;
       totals.virial += pt.virial;
