@@ -18,6 +18,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -272,6 +273,76 @@ TEST(ForcesAcrossThreads, NamesTheFirstOverflowingPairInRowOrder) {
         first = what;
       else
         EXPECT_EQ(what, first);
+    }
+  }
+}
+
+// EAM (Cu_u3.eam, metal units): two atoms 1e-4 Å apart near each end of the row order (the box's
+// low and high corners). Both passes run in parts on 2 and 3 threads; with either kernel the
+// error names the pair one thread names, and that pair is one of the two.
+TEST(EamAcrossThreads, NamesTheFirstOverflowingPairInRowOrder) {
+  const char* env = std::getenv("LAMMPS_POTENTIALS");
+  const std::string file =
+      std::string(env != nullptr ? env : "/usr/share/lammps/potentials") + "/Cu_u3.eam";
+  if (!std::ifstream(file)) GTEST_SKIP() << "no " << file << " (Debian's lammps package)";
+  Communicator comm(MPI_COMM_WORLD);
+  Vec3 L{};
+  std::vector<InitialParticle> particles =
+      test::make_particles(test::perturbed_fcc({6, 6, 6}, 0.084672, 0.0, 1, L));
+  // Ids of the pairs: the particle nearest each corner and its partner moved 1e-4 Å along x.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+  for (const Vec3 corner : {Vec3{0.5, 0.5, 0.5}, Vec3{L.x - 2.5, L.y - 1.0, L.z - 1.0}}) {
+    std::size_t a = 0, b = 0;
+    double best = 1e300, second = 1e300;
+    for (std::size_t i = 0; i < particles.size(); ++i) {
+      const Vec3 x = particles[i].x;
+      const double d = (x.x - corner.x) * (x.x - corner.x) + (x.y - corner.y) * (x.y - corner.y) +
+                       (x.z - corner.z) * (x.z - corner.z);
+      if (d < best) {
+        second = best, b = a;
+        best = d, a = i;
+      } else if (d < second) {
+        second = d, b = i;
+      }
+    }
+    particles[b].x = {particles[a].x.x + 1e-4, particles[a].x.y, particles[a].x.z};
+    pairs.emplace_back(particles[a].id, particles[b].id);
+  }
+  SimulationConfig cfg;
+  cfg.system.units = UnitSystem::Metal;
+  cfg.system.box = L;
+  cfg.system.mass = {63.55};
+  cfg.neighbor.skin = 1.0;
+  cfg.run.dt = 0.005;
+  cfg.potential.style = "eam";
+  cfg.potential.files = {file};
+  cfg.run.backend = Backend::Host;
+  for (const char* kernel : {"scalar", "avx512"}) {
+    if (std::string(kernel) == "avx512" && !cpu_runs(PairKernel::Avx512)) continue;
+    SCOPED_TRACE(kernel);
+    const ScopedEnv pin("SCANMD_PAIR_KERNEL", kernel);
+    std::string first;
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(threads);
+      const ScopedThreads omp(threads);
+      Simulation sim(comm, cfg);
+      try {
+        sim.setup(particles, 0);
+        ADD_FAILURE() << "no overflow reported";
+      } catch (const std::overflow_error& e) {
+        const std::string what = e.what();
+        if (threads == 1) {
+          first = what;
+          bool named = false;
+          for (const auto& [a, b] : pairs)
+            named = named ||
+                    what.find(fmt::format("of particles {} and {}", a, b)) != std::string::npos ||
+                    what.find(fmt::format("of particles {} and {}", b, a)) != std::string::npos;
+          EXPECT_TRUE(named) << what;
+        } else {
+          EXPECT_EQ(what, first);
+        }
+      }
     }
   }
 }
