@@ -201,10 +201,10 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
   if (threads <= 1) {
     one_thread_density();
   } else {
-    std::vector<char> failed(static_cast<std::size_t>(threads * kPartsPerThread), 0);
+    std::vector<char> failed(static_cast<std::size_t>(most_row_parts(threads)), 0);
     std::atomic<bool> wrapped{false};
     run_row_parts(
-        s.list, n, threads, rho, true, rho_parts_,
+        s.list.offsets().data(), n, threads, rho, true, rho_parts_,
         [&](int c, std::size_t begin, std::size_t end, std::int64_t* into) {
           PartError e;
           if (vector)
@@ -302,11 +302,11 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
       t = forces(0, n, p.f.data(), force_error);
     }
   } else {
-    const auto most = static_cast<std::size_t>(threads * kPartsPerThread);
+    const auto most = static_cast<std::size_t>(most_row_parts(threads));
     std::vector<ForceTotals> part(most);
     std::vector<PartError> errors(most);
     const int parts = run_row_parts(
-        s.list, n, threads, p.f.data(), first, s.scratch.per_thread,
+        s.list.offsets().data(), n, threads, p.f.data(), first, s.scratch.per_thread,
         [&](int c, std::size_t begin, std::size_t end, Fix3* into) {
           const auto u = static_cast<std::size_t>(c);
           if (vector_forces) {

@@ -399,38 +399,34 @@ void NeighborList::build(kernels::Workspace& ws, const ParticleStore& p, const C
   offsets_[n] = total;
   scratch_[0].candidates.resize(total);  // thread 0's rows are in place, from offset 0
   neighbors_.swap(scratch_[0].candidates);
-  // The other threads' rows go to their offsets, and every entry is counted as its j's term
-  // (counts_ holds the terms as i): the list split evenly among the threads, each copying the
-  // part of the others' rows that falls in its share, then counting its share, thread 0 into
-  // counts_, the others into their own arrays. Then the terms' maximum.
+  // Each thread's rows go to their offsets (thread 0's are in place); terms per particle (as i:
+  // counts_; as j: counted by each thread over the entries it collected, still in its cache,
+  // thread 0 into counts_, the others into their own arrays, kept between builds), and their
+  // maximum.
   std::uint32_t most = 0;
 #pragma omp parallel num_threads(threads)
   {
     const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    const auto parts = static_cast<std::size_t>(threads);
+    const RowScratch& s = scratch_[t];
+    const std::uint32_t* mine = neighbors_.data();
     std::uint32_t* c = counts_.data();
+    std::size_t kept = offsets_[at[1]];
     if (t > 0) {
+      kept = s.kept;
+      std::copy(s.candidates.begin(), s.candidates.begin() + static_cast<std::ptrdiff_t>(kept),
+                neighbors_.begin() + offsets_[at[t]]);
+      mine = s.candidates.data();
       resize_with_slack(scratch_[t].as_j, n);
       std::fill(scratch_[t].as_j.begin(), scratch_[t].as_j.begin() + static_cast<std::ptrdiff_t>(n),
                 0u);
       c = scratch_[t].as_j.data();
     }
-    const std::size_t lo = total * t / parts, hi = total * (t + 1) / parts;
-    for (std::size_t u = 1; u < parts; ++u) {
-      const std::size_t from = offsets_[at[u]], to = offsets_[at[u + 1]];
-      const std::size_t a = std::max(lo, from), b = std::min(hi, to);
-      if (a < b)
-        std::copy(scratch_[u].candidates.begin() + static_cast<std::ptrdiff_t>(a - from),
-                  scratch_[u].candidates.begin() + static_cast<std::ptrdiff_t>(b - from),
-                  neighbors_.begin() + static_cast<std::ptrdiff_t>(a));
-    }
-    const std::uint32_t* nbr = neighbors_.data();
-    for (std::size_t k = lo; k < hi; ++k) ++c[nbr[k]];
+    for (std::size_t k = 0; k < kept; ++k) ++c[mine[k]];
 #pragma omp barrier
 #pragma omp for schedule(static) reduction(max : most)
     for (std::size_t i = 0; i < n; ++i) {
       std::uint32_t terms = counts_[i];
-      for (std::size_t u = 1; u < parts; ++u) terms += scratch_[u].as_j[i];
+      for (std::size_t u = 1; u < scratch_.size(); ++u) terms += scratch_[u].as_j[i];
       most = std::max(most, terms);
     }
   }

@@ -354,11 +354,11 @@ ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, Fo
   } else {
     // Parts of the rows taken by whichever thread is free, each adding into its own array
     // (engine/row_parts.hpp).
-    const int most = threads * kPartsPerThread;
+    const int most = most_row_parts(threads);
     std::vector<ForceTotals> part(static_cast<std::size_t>(most));
     std::vector<char> part_overflow(static_cast<std::size_t>(most), 0);
     const int parts = run_row_parts(
-        pass.list, n, threads, p.f.data(), !adding, scratch->per_thread,
+        pass.list.offsets().data(), n, threads, p.f.data(), !adding, scratch->per_thread,
         [&](int c, std::size_t begin, std::size_t end, Fix3* f) {
           bool o = false;
           part[static_cast<std::size_t>(c)] = rows_pass(pass, kernel, begin, end, f, o);
