@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <span>
@@ -14,6 +15,7 @@
 
 #include "base/box.hpp"
 #include "engine/bond_fene_avx512.hpp"
+#include "engine/row_parts.hpp"
 #include "engine/topology.hpp"
 #include "physics/bonded/angle_cosine.hpp"
 #include "physics/bonded/angle_harmonic.hpp"
@@ -383,7 +385,7 @@ namespace {
 // overflow flag is tested after every term.)
 struct TermSums {
   const ParticleStore& p;
-  Fix3* f;  // p.f
+  Fix3* f;  // p.f, or a thread's array (compute)
   ForceTotals totals;
   bool overflow = false;
   void add(std::uint32_t i, const Fix3& F, bool plus) {
@@ -477,9 +479,10 @@ template <class Angle>
 // or one the vector leaves to the scalar path (a bad bond, a force beyond the fixed point), is
 // computed by the scalar loop, which reports what it finds as before.
 template <class Angle>
-ForceTotals fene_terms_avx512(ParticleStore& p, const std::vector<HostBondedCompute::Term>& terms,
+ForceTotals fene_terms_avx512(const ParticleStore& p,
+                              std::span<const HostBondedCompute::Term> terms, Fix3* f,
                               const BondedParams& prm, Vec3 L, Vec3 half) {
-  TermSums sums{p, p.f.data(), {}};
+  TermSums sums{p, f, {}};
   constexpr std::size_t kBlock = 8, kAhead = 16;
   const std::size_t count = terms.size();
   std::int64_t fx[kBlock], fy[kBlock], fz[kBlock];
@@ -516,10 +519,10 @@ ForceTotals fene_terms_avx512(ParticleStore& p, const std::vector<HostBondedComp
 }
 
 template <class Bond, class Angle, bool Energy>
-ForceTotals all_terms(ParticleStore& p, const std::vector<HostBondedCompute::Term>& terms,
-                      const BondedParams& prm, const PairPotential* special, Vec3 L, Vec3 half,
-                      bool types_checked) {
-  TermSums sums{p, p.f.data(), {}};
+ForceTotals all_terms(const ParticleStore& p, std::span<const HostBondedCompute::Term> terms,
+                      Fix3* f, const BondedParams& prm, const PairPotential* special, Vec3 L,
+                      Vec3 half, bool types_checked) {
+  TermSums sums{p, f, {}};
   // The partners of the terms a few ahead fetched early: the listing follows the first atom's
   // (cell) order, the others' positions and forces lie scattered.
   constexpr std::size_t kAhead = 8;
@@ -540,22 +543,25 @@ ForceTotals all_terms(ParticleStore& p, const std::vector<HostBondedCompute::Ter
 }
 
 template <class Bond, class Angle>
-ForceTotals all_terms(ParticleStore& p, const std::vector<HostBondedCompute::Term>& terms,
-                      const BondedParams& prm, const PairPotential* special, Vec3 L, Vec3 half,
-                      bool with_energy, bool types_checked, bool avx512) {
+ForceTotals all_terms(const ParticleStore& p, std::span<const HostBondedCompute::Term> terms,
+                      Fix3* f, const BondedParams& prm, const PairPotential* special, Vec3 L,
+                      Vec3 half, bool with_energy, bool types_checked, bool avx512) {
   if constexpr (std::is_same_v<Bond, BondFene>)
     if (avx512 && !with_energy && special == nullptr && types_checked)
-      return fene_terms_avx512<Angle>(p, terms, prm, L, half);
+      return fene_terms_avx512<Angle>(p, terms, f, prm, L, half);
   if (with_energy)
-    return all_terms<Bond, Angle, true>(p, terms, prm, special, L, half, types_checked);
-  return all_terms<Bond, Angle, false>(p, terms, prm, special, L, half, types_checked);
+    return all_terms<Bond, Angle, true>(p, terms, f, prm, special, L, half, types_checked);
+  return all_terms<Bond, Angle, false>(p, terms, f, prm, special, L, half, types_checked);
 }
 
 }  // namespace
 
+// Terms below which a rank's threads do not split the bonded pass (a few microseconds of work:
+// about what a parallel region costs).
+constexpr std::size_t kThreadedFrom = 256;
+
 ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool first) {
   ParticleStore& p = s.particles;
-  if (first) std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
   const BondedParams& prm = *params_;
   const Vec3 L = s.box.length, half = s.box.half_length;
   const bool fene = prm.bond_style == BondStyle::Fene;
@@ -563,17 +569,55 @@ ForceTotals HostBondedCompute::compute(HostForceState& s, bool with_energy, bool
   const double w12 = prm.special_lj[0];
   const PairPotential* special = w12 > 0.0 && w12 < 1.0 ? pair_ : nullptr;
   const bool avx512 = uses_avx512(s.kernel);  // the vector kernel chosen: the CPU has it
-  if (fene && cosine)
-    return all_terms<BondFene, AngleCosine>(p, terms_, prm, special, L, half, with_energy,
-                                            bond_types_ok_, avx512);
-  if (fene)
-    return all_terms<BondFene, AngleHarmonic>(p, terms_, prm, special, L, half, with_energy,
+  // The terms [begin, end) into f.
+  const auto terms = [&](std::size_t begin, std::size_t end, Fix3* f) {
+    const std::span<const Term> some(terms_.data() + begin, end - begin);
+    if (fene && cosine)
+      return all_terms<BondFene, AngleCosine>(p, some, f, prm, special, L, half, with_energy,
                                               bond_types_ok_, avx512);
-  if (cosine)
-    return all_terms<BondHarmonic, AngleCosine>(p, terms_, prm, special, L, half, with_energy,
+    if (fene)
+      return all_terms<BondFene, AngleHarmonic>(p, some, f, prm, special, L, half, with_energy,
                                                 bond_types_ok_, avx512);
-  return all_terms<BondHarmonic, AngleHarmonic>(p, terms_, prm, special, L, half, with_energy,
-                                                bond_types_ok_, avx512);
+    if (cosine)
+      return all_terms<BondHarmonic, AngleCosine>(p, some, f, prm, special, L, half, with_energy,
+                                                  bond_types_ok_, avx512);
+    return all_terms<BondHarmonic, AngleHarmonic>(p, some, f, prm, special, L, half, with_energy,
+                                                  bond_types_ok_, avx512);
+  };
+  const std::size_t n = p.f.size();
+  const int threads = std::max(1, s.scratch.threads);
+  if (threads == 1 || terms_.size() < kThreadedFrom) {
+    if (first) std::fill(p.f.begin(), p.f.end(), Fix3{0, 0, 0});
+    return terms(0, terms_.size(), p.f.data());
+  }
+  // Threads: the terms in parts (engine/row_parts.hpp), each thread's forces in its own array
+  // (thread 0: the store's), summed. A term's own errors (a bad bond, a term beyond the fixed
+  // point) are the same in any part, and the first part's is the one a single thread meets
+  // first. A sum that no longer fits (each term does: it takes several terms near 2^22 on one
+  // atom) is an error too, found in a part's running sum or where the arrays are summed (then
+  // named by its atom), not always where one thread finds it.
+  const std::vector<std::size_t> at = item_parts(terms_.size(), threads);
+  std::vector<ForceTotals> part(at.size() - 1);
+  std::atomic<std::size_t> wrapped{n};
+  const Fix3* const f0 = p.f.data();
+  run_parts(
+      at, n, threads, p.f.data(), first, s.scratch.per_thread,
+      [&](int c, std::size_t begin, std::size_t end, Fix3* into) {
+        part[static_cast<std::size_t>(c)] = terms(begin, end, into);
+      },
+      [&](Fix3& a, const Fix3& b) {
+        bool o = false;
+        fixed::add_checked(a.x, b.x, o);
+        fixed::add_checked(a.y, b.y, o);
+        fixed::add_checked(a.z, b.z, o);
+        if (o) wrapped.store(static_cast<std::size_t>(&a - f0), std::memory_order_relaxed);
+      });
+  if (const std::size_t k = wrapped.load(); k < n)
+    throw std::overflow_error(fmt::format(
+        "the bonded forces on atom {} do not fit the fixed point (a sum beyond 2^23)", p.id[k]));
+  ForceTotals totals;
+  for (const ForceTotals& t : part) totals += t;
+  return totals;
 }
 
 }  // namespace scanmd

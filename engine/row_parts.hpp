@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <utility>
 #include <vector>
 
 #include "base/vec3.hpp"
@@ -42,18 +43,19 @@ inline void add_fixed3(Fix3& a, const Fix3& b) {
 // entries of the list's CSR offsets (n + 1 of them); the first is 0, the last n.
 std::vector<std::size_t> row_parts(const std::uint32_t* offsets, std::size_t n, int threads);
 
-// Runs part(c, begin, end, into) for every part c of rows [0, n) (CSR `offsets`, n + 1) on `threads` threads
-// (at least 2), `into` the running thread's array of n values: `out` for thread 0, zeroed first
-// when `zero_out`, and `buffers` (threads − 1 arrays, grown to n and zeroed here) for the others.
-// Then add(out[k], buffer[k]) for every k and buffer, split among the threads. An exception
-// thrown by a part is rethrown after the pass, the first part's first. Returns the number of
-// parts.
+// The same for `count` items of equal work (the bonded terms).
+std::vector<std::size_t> item_parts(std::size_t count, int threads);
+
+// Runs part(c, at[c], at[c + 1], into) for every part c on `threads` threads (at least 2), `into`
+// the running thread's array of n values: `out` for thread 0, zeroed first when `zero_out`, and
+// `buffers` (threads − 1 arrays, grown to n and zeroed here) for the others. Then add(out[k],
+// buffer[k]) for every k and buffer, split among the threads. An exception thrown by a part is
+// rethrown after the pass, the first part's first. Returns the number of parts.
 template <class T, class Part, class Add>
-int run_row_parts(const std::uint32_t* offsets, std::size_t n, int threads, T* out, bool zero_out,
-                  std::vector<std::vector<T>>& buffers, Part&& part, Add&& add) {
+int run_parts(const std::vector<std::size_t>& at, std::size_t n, int threads, T* out, bool zero_out,
+              std::vector<std::vector<T>>& buffers, Part&& part, Add&& add) {
   buffers.resize(static_cast<std::size_t>(threads - 1));
   for (auto& b : buffers) b.resize(n);
-  const std::vector<std::size_t> at = row_parts(offsets, n, threads);
   const int parts = static_cast<int>(at.size()) - 1;
   std::vector<std::exception_ptr> error(static_cast<std::size_t>(parts));
 #pragma omp parallel num_threads(threads)
@@ -77,6 +79,14 @@ int run_row_parts(const std::uint32_t* offsets, std::size_t n, int threads, T* o
   for (const std::exception_ptr& e : error)
     if (e) std::rethrow_exception(e);
   return parts;
+}
+
+// run_parts over the parts of rows [0, n) of a list (CSR `offsets`, n + 1): row_parts.
+template <class T, class Part, class Add>
+int run_row_parts(const std::uint32_t* offsets, std::size_t n, int threads, T* out, bool zero_out,
+                  std::vector<std::vector<T>>& buffers, Part&& part, Add&& add) {
+  return run_parts(row_parts(offsets, n, threads), n, threads, out, zero_out, buffers,
+                   std::forward<Part>(part), std::forward<Add>(add));
 }
 
 }  // namespace scanmd
