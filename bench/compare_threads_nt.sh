@@ -21,7 +21,7 @@ steps=${2:-200}
 exe=$(realpath "${3:-build/app/scanmd}")
 base=${4:-}
 [[ -n "$base" ]] && base=$(realpath "$base")
-deck=$(pwd)/${DECK:-inputs/lj_melt.toml}
+deck=$(realpath "${DECK:-inputs/lj_melt.toml}")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
