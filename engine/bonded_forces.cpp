@@ -2,6 +2,7 @@
 #include "engine/bonded_forces.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -57,6 +58,7 @@ struct TermKey {
 
 void HostBondedCompute::on_rebuild(HostForceState& s, NeighborList& list, const PairRule& rule,
                                    const Communicator& comm, long long step) {
+  threads_ = std::max(1, s.scratch.threads);
   list_and_check(s.particles, s.box, rule, comm, step, s.import_cutoff);
   if (params_->bond_style != BondStyle::None && params_->special_lj[0] != 1.0)
     exclude_bonded_pairs(s.particles, list);
@@ -86,6 +88,9 @@ std::uint32_t HostBondedCompute::first_copy_of(const ParticleStore& p, std::uint
   const std::size_t h = copies_slot(p, id);
   return h < first_copy_.size() ? first_copy_[h] : kEmpty;
 }
+
+// Copies below which the listing runs on one thread.
+constexpr std::size_t kThreadedListFrom = 1024;
 
 void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const PairRule& rule) {
   const std::size_t n = p.size();
@@ -176,87 +181,113 @@ void HostBondedCompute::list_terms(const ParticleStore& p, const Box& box, const
     angle_atom = f.integers(static_cast<std::size_t>(ka));
     angle_type = f.integers(static_cast<std::size_t>(kat));
   }
-  for (std::uint32_t c = 0; c < n; ++c) {
-    if (bonds) {
-      if (direct_) fetch_ahead(c);
-      const auto atom = bond_atom;
-      const auto type = bond_type;
-      for (int slot = 0; slot < kBondSlots; ++slot) {
-        const auto other = static_cast<std::uint64_t>(atom[c * kBondSlots + slot]);
-        if (other == 0 || other < p.id[c]) continue;  // each bond from its lower id
-        const long long j = partner(c, other);
-        if (j < 0) continue;
-        const auto u = static_cast<std::uint32_t>(j);
-        const PairSide a = side(c), b = side(u);
-        if (!rule.lists_pair(a, b) && !rule.lists_pair(b, a)) continue;
-        // (Written field by field into the list: a Term built aside and copied in was
-        // reloaded whole from the stack before its parts had landed, a stall per bond.)
-        Term& t = terms_.emplace_back();
-        t.at[0] = c;
-        t.at[1] = u;
-        t.at[2] = 0;
-        t.type = static_cast<std::uint32_t>(type[c * kBondSlots + slot]);
-        t.atoms = 2;
-        t.apply = full ? static_cast<std::uint8_t>((a.owned ? 1 : 0) | (b.owned ? 2 : 0)) : 3;
-        t.energy = full ? a.owned : true;  // full shell: the lower id's copy
-        types_ok = types_ok && params_->has_bond_type(static_cast<int>(t.type));
-      }
-    }
-    if (angles) {
-      const auto atom = angle_atom;
-      const auto type = angle_type;
-      for (int slot = 0; slot < kAngleSlots; ++slot) {
-        const auto e1 = static_cast<std::uint64_t>(atom[c * 2 * kAngleSlots + 2 * slot]);
-        const auto e2 = static_cast<std::uint64_t>(atom[c * 2 * kAngleSlots + 2 * slot + 1]);
-        if (e1 == 0) continue;
-        const long long i1 = partner(c, e1), i3 = partner(c, e2);
-        if (i1 < 0 || i3 < 0) continue;
-        const std::uint32_t at[3] = {static_cast<std::uint32_t>(i1), c,
-                                     static_cast<std::uint32_t>(i3)};
-        bool here = false;
-        Term t{{at[0], at[1], at[2]},
-               static_cast<std::uint32_t>(type[c * kAngleSlots + slot]),
-               3,
-               7,
-               true};
-        switch (rule.method) {
-          case Method::FullShell: {
-            std::uint8_t mask = 0;
-            std::uint32_t lowest = 0;
-            for (std::uint32_t m = 0; m < 3; ++m) {
-              if (at[m] < p.n_owned) mask |= static_cast<std::uint8_t>(1u << m);
-              if (p.id[at[m]] < p.id[at[lowest]]) lowest = m;
-            }
-            here = mask != 0;
-            t.apply = mask;
-            t.energy = (mask >> lowest) & 1u;
-            break;
-          }
-          case Method::HalfShell: {
-            Int3 low = p.home[at[0]];
-            for (int m = 1; m < 3; ++m)
-              if (lex_less(p.home[at[m]], low)) low = p.home[at[m]];
-            here = low == rule.coord;
-            break;
-          }
-          case Method::EighthShell: {
-            Int3 low = p.home[at[0]];
-            for (int m = 1; m < 3; ++m) {
-              low.x = std::min(low.x, p.home[at[m]].x);
-              low.y = std::min(low.y, p.home[at[m]].y);
-              low.z = std::min(low.z, p.home[at[m]].z);
-            }
-            here = low == rule.coord;
-            break;
-          }
-          case Method::Midpoint:
-          case Method::NeutralTerritory:  // the ends from the bonded shell
-            here = c < p.n_owned;
-            break;
+  // The terms listed from copies [begin, end), in order, appended to `out`.
+  const auto list_from = [&](std::uint32_t begin, std::uint32_t end, std::vector<Term>& out,
+                             bool& types_ok) {
+    for (std::uint32_t c = begin; c < end; ++c) {
+      if (bonds) {
+        if (direct_) fetch_ahead(c);
+        const auto atom = bond_atom;
+        const auto type = bond_type;
+        for (int slot = 0; slot < kBondSlots; ++slot) {
+          const auto other = static_cast<std::uint64_t>(atom[c * kBondSlots + slot]);
+          if (other == 0 || other < p.id[c]) continue;  // each bond from its lower id
+          const long long j = partner(c, other);
+          if (j < 0) continue;
+          const auto u = static_cast<std::uint32_t>(j);
+          const PairSide a = side(c), b = side(u);
+          if (!rule.lists_pair(a, b) && !rule.lists_pair(b, a)) continue;
+          // (Written field by field into the list: a Term built aside and copied in was
+          // reloaded whole from the stack before its parts had landed, a stall per bond.)
+          Term& t = out.emplace_back();
+          t.at[0] = c;
+          t.at[1] = u;
+          t.at[2] = 0;
+          t.type = static_cast<std::uint32_t>(type[c * kBondSlots + slot]);
+          t.atoms = 2;
+          t.apply = full ? static_cast<std::uint8_t>((a.owned ? 1 : 0) | (b.owned ? 2 : 0)) : 3;
+          t.energy = full ? a.owned : true;  // full shell: the lower id's copy
+          types_ok = types_ok && params_->has_bond_type(static_cast<int>(t.type));
         }
-        if (here) terms_.push_back(t);
+      }
+      if (angles) {
+        const auto atom = angle_atom;
+        const auto type = angle_type;
+        for (int slot = 0; slot < kAngleSlots; ++slot) {
+          const auto e1 = static_cast<std::uint64_t>(atom[c * 2 * kAngleSlots + 2 * slot]);
+          const auto e2 = static_cast<std::uint64_t>(atom[c * 2 * kAngleSlots + 2 * slot + 1]);
+          if (e1 == 0) continue;
+          const long long i1 = partner(c, e1), i3 = partner(c, e2);
+          if (i1 < 0 || i3 < 0) continue;
+          const std::uint32_t at[3] = {static_cast<std::uint32_t>(i1), c,
+                                       static_cast<std::uint32_t>(i3)};
+          bool here = false;
+          Term t{{at[0], at[1], at[2]},
+                 static_cast<std::uint32_t>(type[c * kAngleSlots + slot]),
+                 3,
+                 7,
+                 true};
+          switch (rule.method) {
+            case Method::FullShell: {
+              std::uint8_t mask = 0;
+              std::uint32_t lowest = 0;
+              for (std::uint32_t m = 0; m < 3; ++m) {
+                if (at[m] < p.n_owned) mask |= static_cast<std::uint8_t>(1u << m);
+                if (p.id[at[m]] < p.id[at[lowest]]) lowest = m;
+              }
+              here = mask != 0;
+              t.apply = mask;
+              t.energy = (mask >> lowest) & 1u;
+              break;
+            }
+            case Method::HalfShell: {
+              Int3 low = p.home[at[0]];
+              for (int m = 1; m < 3; ++m)
+                if (lex_less(p.home[at[m]], low)) low = p.home[at[m]];
+              here = low == rule.coord;
+              break;
+            }
+            case Method::EighthShell: {
+              Int3 low = p.home[at[0]];
+              for (int m = 1; m < 3; ++m) {
+                low.x = std::min(low.x, p.home[at[m]].x);
+                low.y = std::min(low.y, p.home[at[m]].y);
+                low.z = std::min(low.z, p.home[at[m]].z);
+              }
+              here = low == rule.coord;
+              break;
+            }
+            case Method::Midpoint:
+            case Method::NeutralTerritory:  // the ends from the bonded shell
+              here = c < p.n_owned;
+              break;
+          }
+          if (here) out.push_back(t);
+        }
       }
     }
+  };
+  // Threads: contiguous ranges of the copies, each listing into its own vector, appended in order
+  // (the one-thread order of the terms: the first error is the same).
+  const auto threads = static_cast<std::uint32_t>(n < kThreadedListFrom ? 1 : threads_);
+  if (threads <= 1) {
+    list_from(0, static_cast<std::uint32_t>(n), terms_, types_ok);
+  } else {
+    thread_terms_.resize(threads - 1);
+    std::vector<char> ok(threads, 1);
+#pragma omp parallel num_threads(static_cast <int>(threads))
+    {
+      const auto t = static_cast<std::uint32_t>(omp_get_thread_num());
+      std::vector<Term>& out = t == 0 ? terms_ : thread_terms_[t - 1];
+      out.clear();
+      bool mine = true;
+      list_from(static_cast<std::uint32_t>(n * t / threads),
+                static_cast<std::uint32_t>(n * (t + 1) / threads), out, mine);
+      ok[t] = mine;
+    }
+    for (const std::vector<Term>& more : thread_terms_)
+      terms_.insert(terms_.end(), more.begin(), more.end());
+    for (const char o : ok) types_ok = types_ok && o != 0;
   }
   bond_types_ok_ = types_ok;
 }

@@ -102,6 +102,8 @@ class HostBondedCompute final : public HostForceCompute {
   std::shared_ptr<const BondedParams> params_;
   const PairPotential* pair_;
   std::vector<Term> terms_;
+  std::vector<std::vector<Term>> thread_terms_;  // the listing's threads after the first
+  int threads_ = 1;                              // of the rank (on_rebuild): the listing's
   static constexpr std::uint32_t kEmpty = 0xffffffffu;
   std::vector<std::uint32_t> first_copy_, next_copy_;  // copies by id (list_terms)
   bool direct_ = true;                                 // first_copy_ indexed by id (else hashed)
