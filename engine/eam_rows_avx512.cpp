@@ -35,21 +35,62 @@ inline Point r_point(const EamView& v, __m512d r, int base) {
   return {_mm256_mullo_epi32(row, _mm256_set1_epi32(7)), p};
 }
 
-inline __m512d coeff(const double* table, __m256i at, int k, __mmask8 use) {
-  return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), use, at, table + k, 8);
+// Coefficients k ∈ [first, last) of each lane's table row (`at`: the row's first coefficient), in
+// c[k] (the others left unset): by gathers (Intel's cores), or, `transposed`, each lane's row of
+// seven doubles read by one masked load and the eight rows transposed in registers (AMD's cores:
+// PositionLoads, engine/pair_kernel.hpp, as for the positions). Lanes outside `use`: 0.
+struct Coeffs {
+  __m512d c[7];
+};
+
+inline Coeffs coeffs(const double* table, __m256i at, __mmask8 use, int first, int last,
+                     bool transposed) {
+  Coeffs k;
+  if (!transposed) {
+    for (int c = first; c < last; ++c)
+      k.c[c] = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), use, at, table + c, 8);
+    return k;
+  }
+  const __m128i lo = _mm256_castsi256_si128(at), hi = _mm256_extracti128_si256(at, 1);
+  const int idx[8] = {_mm_cvtsi128_si32(lo),    _mm_extract_epi32(lo, 1), _mm_extract_epi32(lo, 2),
+                      _mm_extract_epi32(lo, 3), _mm_cvtsi128_si32(hi),    _mm_extract_epi32(hi, 1),
+                      _mm_extract_epi32(hi, 2), _mm_extract_epi32(hi, 3)};
+  __m512d r[8];
+  for (int l = 0; l < 8; ++l)
+    r[l] = _mm512_maskz_loadu_pd(((use >> l) & 1) ? 0x7F : 0, table + idx[l]);
+  // [r0[0] r1[0] r0[2] r1[2] ...], then 128-bit lanes, then 256-bit halves: column c in k.c[c].
+  __m512d t[8], u[8];
+  for (int l = 0; l < 8; l += 2) {
+    t[l] = _mm512_unpacklo_pd(r[l], r[l + 1]);
+    t[l + 1] = _mm512_unpackhi_pd(r[l], r[l + 1]);
+  }
+  for (int h = 0; h < 8; h += 4) {
+    u[h] = _mm512_shuffle_f64x2(t[h], t[h + 2], 0x88);          // columns 0, 4 of rows h .. h+3
+    u[h + 1] = _mm512_shuffle_f64x2(t[h], t[h + 2], 0xDD);      // 2, 6
+    u[h + 2] = _mm512_shuffle_f64x2(t[h + 1], t[h + 3], 0x88);  // 1, 5
+    u[h + 3] = _mm512_shuffle_f64x2(t[h + 1], t[h + 3], 0xDD);  // 3, 7
+  }
+  k.c[0] = _mm512_shuffle_f64x2(u[0], u[4], 0x88);
+  k.c[4] = _mm512_shuffle_f64x2(u[0], u[4], 0xDD);
+  k.c[2] = _mm512_shuffle_f64x2(u[1], u[5], 0x88);
+  k.c[6] = _mm512_shuffle_f64x2(u[1], u[5], 0xDD);
+  k.c[1] = _mm512_shuffle_f64x2(u[2], u[6], 0x88);
+  k.c[5] = _mm512_shuffle_f64x2(u[2], u[6], 0xDD);
+  k.c[3] = _mm512_shuffle_f64x2(u[3], u[7], 0x88);
+  return k;
 }
 
 // ((c3 p + c4) p + c5) p + c6 and (c0 p + c1) p + c2.
-inline __m512d value(const double* t, const Point& a, __mmask8 use) {
-  __m512d y = _mm512_mul_pd(coeff(t, a.at, 3, use), a.p);
-  y = _mm512_mul_pd(_mm512_add_pd(y, coeff(t, a.at, 4, use)), a.p);
-  y = _mm512_mul_pd(_mm512_add_pd(y, coeff(t, a.at, 5, use)), a.p);
-  return _mm512_add_pd(y, coeff(t, a.at, 6, use));
+inline __m512d value(const Coeffs& k, __m512d p) {
+  __m512d y = _mm512_mul_pd(k.c[3], p);
+  y = _mm512_mul_pd(_mm512_add_pd(y, k.c[4]), p);
+  y = _mm512_mul_pd(_mm512_add_pd(y, k.c[5]), p);
+  return _mm512_add_pd(y, k.c[6]);
 }
-inline __m512d slope(const double* t, const Point& a, __mmask8 use) {
-  __m512d y = _mm512_mul_pd(coeff(t, a.at, 0, use), a.p);
-  y = _mm512_mul_pd(_mm512_add_pd(y, coeff(t, a.at, 1, use)), a.p);
-  return _mm512_add_pd(y, coeff(t, a.at, 2, use));
+inline __m512d slope(const Coeffs& k, __m512d p) {
+  __m512d y = _mm512_mul_pd(k.c[0], p);
+  y = _mm512_mul_pd(_mm512_add_pd(y, k.c[1]), p);
+  return _mm512_add_pd(y, k.c[2]);
 }
 
 // The lanes' table rows for the pair (ti, tj) of each lane: at = (fn · (nr + 1)) · 7 + m · 7 with
@@ -103,6 +144,7 @@ bool density_rows(const EamRows& rows, std::size_t begin, std::size_t end, std::
   const __m512d cutoff_sq = _mm512_set1_pd(v.cutoff_sq);
   const __m512d scale = _mm512_set1_pd(fixed::kScale);
   const __m512d range = _mm512_set1_pd(4503599627370496.0);  // 2^52
+  const bool transposed = !rows.gather;
   const __m512d sign = _mm512_set1_pd(-0.0);
   const std::uint32_t n_owned =
       rows.owned_only ? static_cast<std::uint32_t>(rows.n_owned) : UINT32_MAX;
@@ -124,13 +166,15 @@ bool density_rows(const EamRows& rows, std::size_t begin, std::size_t end, std::
       const Point a = r_point(v, _mm512_sqrt_pd(l.r2), 0);
       const PairTypes t = pair_types<Single>(rows, l, ti_of.data(), k);
       // To i: the density j's type gives at i's (eam_density(v, ti, tj): type2rhor[tj · T + ti]).
-      const Point ai{table_at<Single>(v, v.type2rhor, t.tj, t.ti, a.at, in), a.p};
-      const __m512d ti_term = _mm512_mul_pd(value(v.rhor, ai, in), scale);
+      const __m256i ai = table_at<Single>(v, v.type2rhor, t.tj, t.ti, a.at, in);
+      const __m512d ti_term =
+          _mm512_mul_pd(value(coeffs(v.rhor, ai, in, 3, 7, transposed), a.p), scale);
       bad |= in & ~_mm512_cmp_pd_mask(_mm512_andnot_pd(sign, ti_term), range, _CMP_LT_OQ);
       _mm512_storeu_si512(to_i + k, _mm512_maskz_mov_epi64(in, _mm512_cvtpd_epi64(ti_term)));
       if constexpr (!Single) {
-        const Point aj{table_at<Single>(v, v.type2rhor, t.ti, t.tj, a.at, in), a.p};
-        const __m512d tj_term = _mm512_mul_pd(value(v.rhor, aj, in), scale);
+        const __m256i aj = table_at<Single>(v, v.type2rhor, t.ti, t.tj, a.at, in);
+        const __m512d tj_term =
+            _mm512_mul_pd(value(coeffs(v.rhor, aj, in, 3, 7, transposed), a.p), scale);
         bad |= in & ~_mm512_cmp_pd_mask(_mm512_andnot_pd(sign, tj_term), range, _CMP_LT_OQ);
         _mm512_storeu_si512(to_j + k, _mm512_maskz_mov_epi64(in, _mm512_cvtpd_epi64(tj_term)));
       }
@@ -161,6 +205,7 @@ EamRowsTotals force_rows(const EamRows& rows, std::size_t begin, std::size_t end
   const __m512d limit_sq = _mm512_set1_pd(rows.limit_sq);
   const __m512d sign = _mm512_set1_pd(-0.0);
   const __m512d one = _mm512_set1_pd(1.0);
+  const bool transposed = !rows.gather;
   EamRowsTotals totals;
   __mmask8 bad = 0;
   // A block of rows at a time (rows_avx512.hpp): F' (and the type) of each packed pair's i
@@ -184,14 +229,19 @@ EamRowsTotals force_rows(const EamRows& rows, std::size_t begin, std::size_t end
       const Point a = r_point(v, r, 0);
       const PairTypes t = pair_types<Single>(rows, l, ti_of.data(), k);
       __m512d rhoip, rhojp;  // eam_pair: ρ'_i (type2rhor[ti · T + tj]), ρ'_j ([tj · T + ti])
-      rhoip = slope(v.rhor, {table_at<Single>(v, v.type2rhor, t.ti, t.tj, a.at, in), a.p}, in);
+      rhoip = slope(coeffs(v.rhor, table_at<Single>(v, v.type2rhor, t.ti, t.tj, a.at, in), in, 0, 3,
+                           transposed),
+                    a.p);
       if constexpr (Single)
         rhojp = rhoip;
       else
-        rhojp = slope(v.rhor, {table_at<Single>(v, v.type2rhor, t.tj, t.ti, a.at, in), a.p}, in);
-      const Point az{table_at<Single>(v, v.type2z2r, t.ti, t.tj, a.at, in), a.p};
-      const __m512d z2p = slope(v.z2r, az, in);
-      const __m512d z2 = value(v.z2r, az, in);
+        rhojp = slope(coeffs(v.rhor, table_at<Single>(v, v.type2rhor, t.tj, t.ti, a.at, in), in, 0,
+                             3, transposed),
+                      a.p);
+      const Coeffs z2r = coeffs(v.z2r, table_at<Single>(v, v.type2z2r, t.ti, t.tj, a.at, in), in, 0,
+                                7, transposed);
+      const __m512d z2p = slope(z2r, a.p);
+      const __m512d z2 = value(z2r, a.p);
       const __m512d recip = _mm512_div_pd(one, r);
       const __m512d phi = _mm512_mul_pd(z2, recip);
       const __m512d phip = _mm512_sub_pd(_mm512_mul_pd(z2p, recip), _mm512_mul_pd(phi, recip));
