@@ -319,9 +319,7 @@ ForceTotals HostEamCompute::compute(HostForceState& s, bool with_energy, bool fi
         },
         add_fixed3);
     for (std::size_t u = 0; u < static_cast<std::size_t>(parts); ++u) {
-      t.pairs += part[u].pairs;
-      t.energy += part[u].energy;
-      t.virial += part[u].virial;
+      t += part[u];
       if (errors[u].overflow && !force_error.overflow) force_error = errors[u];
     }
   }

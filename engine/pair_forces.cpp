@@ -366,10 +366,7 @@ ForceTotals compute(const Pass<E>& pass, ParticleStore& p, PairKernel kernel, Fo
         },
         add_fixed3);
     for (int c = 0; c < parts; ++c) {
-      const ForceTotals& pt = part[static_cast<std::size_t>(c)];
-      totals.energy += pt.energy;
-      totals.virial += pt.virial;
-      totals.pairs += pt.pairs;
+      totals += part[static_cast<std::size_t>(c)];
       overflow = overflow || part_overflow[static_cast<std::size_t>(c)] != 0;
     }
   }

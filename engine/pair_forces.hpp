@@ -32,10 +32,11 @@
 
 namespace scanmd {
 
-// Threads of the force pass (OpenMP): the rows are split into 8 parts per thread of about equal
-// list length, taken by whichever thread is free; each thread adds its terms into its own force
-// array, and the arrays are summed (integers: the same bits as one thread, whatever the split).
-// The arrays are kept between steps.
+// Threads of the force passes (OpenMP): the rows (or the bonded terms) are split into parts of
+// decreasing size, taken by whichever thread is free (engine/row_parts.hpp); each thread adds its
+// terms into its own force array, and the arrays are summed (integers: the same bits as one
+// thread, whatever the split). The arrays are kept between steps; the pair, EAM and bonded
+// computes use them in turn.
 // The cluster kernel's (PairKernel::Cluster) cluster-pair list, derived from the neighbour list
 // at its first pass after each change of the list, the positions in slot order, and each
 // thread's forces in slot order.

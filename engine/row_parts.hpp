@@ -1,6 +1,7 @@
 // The rows of a neighbour list run by a rank's threads, each thread adding its rows' terms (to
 // i and to j) into its own array: the pair forces (pair_forces.cpp) and both EAM passes
-// (eam_forces.cpp). The rows are cut into parts of decreasing size (factoring: each round gives
+// (eam_forces.cpp); the bonded terms the same way, as items of equal work (bonded_forces.cpp).
+// The rows are cut into parts of decreasing size (factoring: each round gives
 // every thread a part of half the remaining work over the threads; 1/4, 1/4, 1/8, 1/8, ... of
 // the list on two threads, down to 1/128), taken in row order by whichever thread is free: the
 // large first parts keep each thread on one long stretch of rows (their neighbours stay in its
