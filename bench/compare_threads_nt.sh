@@ -11,9 +11,11 @@
 # ranks neutral territory and 1 x 2 threads (before / after). Prints per case the median and the
 # best particle-steps/s, the median seconds of the pair, neigh and comm phases (max over ranks,
 # the end-of-run timer report) and the load average while it ran; then the two ratios from the
-# medians and from the best runs. SCANMD_PAIR_KERNEL (e.g. avx512) pins the kernels: the run's
-# own kernel trial is timed on a loaded machine too and may pick the slower one. DECK (a path
-# from the repository's root, e.g. inputs/cu_eam.toml) runs another deck than the melt.
+# medians, from the best runs and as the median of each round's own ratio (a drift of the
+# machine's speed between rounds cancels in it). SCANMD_PAIR_KERNEL (e.g. avx512) pins the
+# kernels: the run's own kernel trial is timed on a loaded machine too and may pick the slower
+# one. DECK (a path from the repository's root, e.g. inputs/cu_eam.toml) runs another deck than
+# the melt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
@@ -47,6 +49,7 @@ for ((r = 0; r < runs; ++r)); do
       /^(pair|neigh|comm) / {t[$1] = $7}
       /^state hash:/ {h = $3}
       END {print c, ps, t["pair"], t["neigh"], t["comm"], load, h}' "$tmp/log" >>"$tmp/rows"
+    echo "$r $c $(awk '/^Performance:/ {print $2}' "$tmp/log")" >>"$tmp/rounds"
   done
 done
 
@@ -64,10 +67,18 @@ for c in "${!cases[@]}"; do
     "$(col "$c" 7 | sort -u | tr '\n' ' ')"
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+# The ratio within each round (the cases ran one after the other, minutes apart at most), then
+# its median over the rounds: a drift of the machine's speed between rounds cancels.
+paired() {
+  awk -v a="$1" -v b="$2" '$2 == a {x[$1] = $3} $2 == b {y[$1] = $3}
+    END {for (r in x) if (y[r] > 0) print x[r] / y[r]}' "$tmp/rounds" | median
+}
 echo "1x2 threads / 2x1 ranks (half shell): $(ratio "${med[3]}" "${med[1]}") (medians)," \
-  "$(ratio "${best[3]}" "${best[1]}") (best runs); target >= 0.95"
+  "$(ratio "${best[3]}" "${best[1]}") (best runs), $(paired 3 1 | xargs printf %.3f) (median of" \
+  "the rounds' ratios); target >= 0.95"
 echo "neutral territory / half shell on 2 ranks: $(ratio "${med[2]}" "${med[1]}") (medians)," \
-  "$(ratio "${best[2]}" "${best[1]}") (best runs); target >= 0.9"
+  "$(ratio "${best[2]}" "${best[1]}") (best runs), $(paired 2 1 | xargs printf %.3f) (median of" \
+  "the rounds' ratios); target >= 0.9"
 if [[ -n "$base" ]]; then
   echo "base: threads / ranks $(ratio "${med[5]}" "${med[1]}"), neutral territory / half shell" \
     "$(ratio "${med[4]}" "${med[1]}") (medians, against this build's half shell)"
