@@ -43,25 +43,46 @@ void ExportSelector::select(std::span<const Vec3> x, Int3 owner, ExportList& out
                       });
   };
   const std::size_t n = x.size();
-  const int threads = n >= 4096 ? omp_get_max_threads() : 1;
+  const int threads = n >= kThreadedFrom ? omp_get_max_threads() : 1;
   if (threads == 1) {
     visit(0, n, out);
     return;
   }
-  // Threads take contiguous ranges of particles and their entries are appended in range order:
-  // the same list, in the same order, as one thread makes.
-  std::vector<ExportList> part(static_cast<std::size_t>(threads));
+  // Contiguous chunks of the particles, taken by whichever thread is free (the exported
+  // particles are not spread evenly: in cell order those near the lower z face all come first),
+  // each chunk's entries in its own list (kept between calls, so their room is), then the lists
+  // appended in chunk order: the same list, in the same order, as one thread makes.
+  const std::size_t chunks = 8 * static_cast<std::size_t>(threads);
+  if (parts_.size() < chunks) parts_.resize(chunks);
+  const std::size_t first = out.size();
+  std::vector<std::size_t> at(chunks + 1, first);
 #pragma omp parallel num_threads(threads)
   {
-    const auto t = static_cast<std::size_t>(omp_get_thread_num());
-    const auto T = static_cast<std::size_t>(omp_get_num_threads());
-    visit(n * t / T, n * (t + 1) / T, part[t]);
-  }
-  for (const ExportList& l : part) {
-    out.dest.insert(out.dest.end(), l.dest.begin(), l.dest.end());
-    out.particle.insert(out.particle.end(), l.particle.begin(), l.particle.end());
-    out.shift.insert(out.shift.end(), l.shift.begin(), l.shift.end());
-    out.kind.insert(out.kind.end(), l.kind.begin(), l.kind.end());
+#pragma omp for schedule(dynamic, 1)
+    for (std::size_t c = 0; c < chunks; ++c) {
+      parts_[c].clear();
+      visit(n * c / chunks, n * (c + 1) / chunks, parts_[c]);
+    }
+#pragma omp single
+    {
+      for (std::size_t c = 0; c < chunks; ++c) at[c + 1] = at[c] + parts_[c].size();
+      out.dest.resize(at[chunks]);
+      out.particle.resize(at[chunks]);
+      out.shift.resize(at[chunks]);
+      out.kind.resize(at[chunks]);
+    }
+#pragma omp for schedule(static)
+    for (std::size_t c = 0; c < chunks; ++c) {
+      const ExportList& l = parts_[c];
+      std::copy(l.dest.begin(), l.dest.end(),
+                out.dest.begin() + static_cast<std::ptrdiff_t>(at[c]));
+      std::copy(l.particle.begin(), l.particle.end(),
+                out.particle.begin() + static_cast<std::ptrdiff_t>(at[c]));
+      std::copy(l.shift.begin(), l.shift.end(),
+                out.shift.begin() + static_cast<std::ptrdiff_t>(at[c]));
+      std::copy(l.kind.begin(), l.kind.end(),
+                out.kind.begin() + static_cast<std::ptrdiff_t>(at[c]));
+    }
   }
 }
 

@@ -129,8 +129,11 @@ class ExportSelector {
   ExportSelector(const RankGrid& grid, const Box& box, Method method, double import_cutoff,
                  double bonded_shell = 0.0);
 
-  // Appends the entries of the owned particles `x` of box `owner`.
+  // Appends the entries of the owned particles `x` of box `owner`. From kThreadedFrom
+  // particles on the OpenMP threads share it (the same list as one thread's). One call at a
+  // time per selector: the threads' lists are its scratch.
   void select(std::span<const Vec3> x, Int3 owner, ExportList& out) const;
+  static constexpr std::size_t kThreadedFrom = 4096;
 
   double import_cutoff() const { return geometry_.r; }
   const ExportGeometry& geometry() const { return geometry_; }
@@ -139,6 +142,7 @@ class ExportSelector {
  private:
   RankGrid grid_;
   ExportGeometry geometry_;
+  mutable std::vector<ExportList> parts_;  // select's per-chunk lists, kept between calls
 };
 
 }  // namespace scanmd

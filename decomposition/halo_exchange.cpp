@@ -1,5 +1,7 @@
 #include "decomposition/halo_exchange.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -42,31 +44,67 @@ void HaloExchange::migrate(ParticleStore& p) {
   keys_.clear();
   leaving_.clear();
   leaving_words_.clear();
+  const auto destination = [&](std::size_t i) {
+    return static_cast<std::uint32_t>(grid_.rank_of(grid_.box_of(p.x[i])));
+  };
+  // Particle i leaves for `dest`, or stays as the kept-th.
+  const auto leave = [&](std::size_t i, std::uint32_t dest) {
+    keys_.push_back(dest);
+    leaving_.push_back({p.id[i], p.type[i], p.x[i], p.v[i], p.image[i]});
+    if (w > 0) {
+      leaving_words_.resize(leaving_words_.size() + w);
+      p.fields.pack_state(i, leaving_words_.data() + leaving_words_.size() - w);
+    }
+  };
+  const auto stay = [&](std::size_t i, std::size_t kept) {
+    if (kept == i) return;
+    p.id[kept] = p.id[i];
+    p.type[kept] = p.type[i];
+    p.x[kept] = p.x[i];
+    p.v[kept] = p.v[i];
+    p.image[kept] = p.image[i];
+    p.fields.copy(i, kept);
+  };
+  // A stayer's per-build fields.
+  const auto reset = [&](std::size_t k) {
+    p.f[k] = {0, 0, 0};
+    p.home[k] = coord_;
+    p.shift[k] = {0, 0, 0};
+    p.x_build[k] = p.x[k];
+  };
   std::size_t kept = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto dest = static_cast<std::uint32_t>(grid_.rank_of(grid_.box_of(p.x[i])));
-    if (dest != me) {
-      keys_.push_back(dest);
-      leaving_.push_back({p.id[i], p.type[i], p.x[i], p.v[i], p.image[i]});
-      if (w > 0) {
-        leaving_words_.resize(leaving_words_.size() + w);
-        p.fields.pack_state(i, leaving_words_.data() + leaving_words_.size() - w);
+  const int threads = n >= kThreadedFrom ? omp_get_max_threads() : 1;
+  if (threads == 1) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t dest = destination(i);
+      if (dest != me) {
+        leave(i, dest);
+        continue;
       }
-      continue;
+      stay(i, kept);
+      reset(kept++);
     }
-    if (kept != i) {
-      p.id[kept] = p.id[i];
-      p.type[kept] = p.type[i];
-      p.x[kept] = p.x[i];
-      p.v[kept] = p.v[i];
-      p.image[kept] = p.image[i];
-      p.fields.copy(i, kept);
+  } else {
+    // The destinations on the rank's threads, then one pass in order if any particle leaves,
+    // then the stayers' fields on the threads: the same store as one thread's loop.
+    dest_.resize(n);
+    std::size_t leavers = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : leavers)
+    for (std::size_t i = 0; i < n; ++i) {
+      dest_[i] = destination(i);
+      leavers += dest_[i] != me ? 1 : 0;
     }
-    p.f[kept] = {0, 0, 0};
-    p.home[kept] = coord_;
-    p.shift[kept] = {0, 0, 0};
-    p.x_build[kept] = p.x[kept];
-    ++kept;
+    kept = n;
+    if (leavers > 0) {
+      kept = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if (dest_[i] != me)
+          leave(i, dest_[i]);
+        else
+          stay(i, kept++);
+    }
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (std::size_t k = 0; k < kept; ++k) reset(k);
   }
   const std::size_t m = leaving_.size();
   offsets32_.resize(P + 1);
@@ -119,6 +157,8 @@ ImportCounts HaloExchange::build(ParticleStore& p, kernels::Workspace* records) 
     send_ghosts_.resize(m);
     send = send_ghosts_;
   }
+  const int threads = std::max(n, m) >= kThreadedFrom ? omp_get_max_threads() : 1;
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (std::size_t k = 0; k < m; ++k) {
     const std::uint32_t e = perm_[k];
     const std::uint32_t i = exports_.particle[e];
@@ -140,6 +180,8 @@ ImportCounts HaloExchange::build(ParticleStore& p, kernels::Workspace* records) 
 
   ImportCounts counts;
   p.resize(n, n + recv.size());
+  long long tower = 0, plate = 0, bonded = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : tower, plate, bonded)
   for (std::size_t k = 0; k < recv.size(); ++k) {
     const GhostRecord& g = recv[k];
     const std::size_t j = n + k;
@@ -149,10 +191,13 @@ ImportCounts HaloExchange::build(ParticleStore& p, kernels::Workspace* records) 
     p.home[j] = g.home;
     p.shift[j] = g.shift;
     p.f[j] = {0, 0, 0};
-    counts.tower += g.kind == ImportKind::Tower;
-    counts.plate += g.kind == ImportKind::Plate;
-    counts.bonded += g.kind == ImportKind::Bonded;
+    tower += g.kind == ImportKind::Tower;
+    plate += g.kind == ImportKind::Plate;
+    bonded += g.kind == ImportKind::Bonded;
   }
+  counts.tower = tower;
+  counts.plate = plate;
+  counts.bonded = bonded;
   counts.ghosts = static_cast<long long>(recv.size());
   const long long fwd = static_cast<long long>(plan_.remote_send_count()) * forward_bytes_;
   const long long rev = has_reverse_exchange(method_)
@@ -161,6 +206,7 @@ ImportCounts HaloExchange::build(ParticleStore& p, kernels::Workspace* records) 
   counts.bytes_per_step = fwd + rev;
 
   scratch<Fix3>(plan_.send_total);  // the send buffer of the steps, grown once per build
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (std::size_t i = 0; i < n; ++i) p.x_build[i] = p.x[i];
   // The steps need only the export index and the send buffers: the records of this build are
   // freed (their pages go back at once: app/main.cpp), so they do not add to the peak memory of

@@ -169,7 +169,12 @@ class HaloExchange {
   std::vector<std::uint32_t> export_index_;      // owned index per export entry, destination order
   std::vector<std::max_align_t> field_scratch_;  // the send buffer of forward_/reverse_field
 
+  // The loops over the particles or the records run on the rank's OpenMP threads from this
+  // many on (each index on its own: the same result on any thread count).
+  static constexpr std::size_t kThreadedFrom = 4096;
+
   // Scratch reused across rebuilds.
+  std::vector<std::uint32_t> dest_;  // migrate on threads: each owned particle's destination
   std::vector<std::uint32_t> keys_, offsets32_, perm_;
   std::vector<std::size_t> offsets_;
   ExportList exports_;

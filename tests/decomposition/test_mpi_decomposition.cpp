@@ -34,6 +34,8 @@
 //                  int64 field (the field halo of EAM densities and DPD velocities); optional
 //                  per-particle fields (base/particle_fields.hpp) migrate with their particles
 //                  (State) or are dropped (Scratch), forward_words / reverse_sum_words move them.
+//  HaloOnThreads   migrate() and build() on 1 and 3 OpenMP threads (20 000 particles): every
+//                  array of the store and the import counts bit for bit the same.
 //  StepErrors      a particle that cannot be wrapped after its drift (velocity 1e300) and two
 //                  particles driven into each other (r = 0.25 after the first drift): every rank
 //                  stops at step 1 with the same error (CollectiveError with several ranks),
@@ -41,6 +43,7 @@
 // All five methods run (half shell, neutral territory, full shell, eighth shell, midpoint).
 // Every rank runs every check; results are combined so all ranks agree before asserting.
 #include <mpi.h>
+#include <omp.h>
 
 #include <gtest/gtest.h>
 
@@ -758,6 +761,87 @@ TEST(MpiDecomposition, HaloGhostsAndReverseRoundTrip) {
     EXPECT_EQ(owned_total, static_cast<long long>(sys.x.size()));
     if (comm.size() > 1) {
       EXPECT_GT(all_ghosts.size(), 1000u);
+    }
+  }
+}
+
+// HaloOnThreads: migrate() and build() share their loops over the particles and the records
+// among a rank's OpenMP threads (from HaloExchange::kThreadedFrom on; the export selection's
+// chunks from ExportSelector::kThreadedFrom): on 1 and on 3 threads they leave every array of
+// the store bit for bit the same (owned particles in the same order, the same ghosts in the
+// same order) and the same import counts. 20 000 particles: a rank holds 5 000 or more on up
+// to 4 ranks; every rank starts with a share of other ranks' particles, so some leave.
+TEST(MpiDecomposition, MigrateAndBuildSameOnAnyThreadCount) {
+  Communicator comm(MPI_COMM_WORLD);
+  static const RandomSystem sys = [] {
+    RandomSystem r{{30.0, 29.0, 31.0}, {}};
+    r.x = test::random_positions(20000, r.L, 0.8, 4242);
+    return r;
+  }();
+  const Box box = Box::make(sys.L);
+  const double R = 2.8;
+  const int before = omp_get_max_threads();
+  for (Method m : kMethods) {
+    SCOPED_TRACE(std::string(method_name(m)));
+    const RankGrid grid(choose_grid(comm.size(), {0, 0, 0}, box, m, R), box);
+    struct After {
+      ParticleStore p;
+      ImportCounts counts;
+    };
+    auto run = [&](int threads) {
+      omp_set_num_threads(threads);
+      HaloExchange halo(comm, grid, box, m, R);
+      After a;
+      const std::size_t charge = a.p.fields.add({"charge", FieldKind::Real, 1, FieldLife::State});
+      for (std::size_t i = 0; i < sys.x.size(); ++i)
+        if (static_cast<int>(i % comm.size()) == comm.rank()) {
+          const double s = static_cast<double>(i);
+          a.p.push_owned(i + 1, static_cast<std::uint32_t>(i % 3), sys.x[i],
+                         {0.01 * s, -0.02 * s, 0.5}, {static_cast<int>(i % 5) - 2, 1, 0},
+                         halo.coord());
+          a.p.fields.set_real(charge, a.p.n_owned - 1, 0.25 * s);
+        }
+      halo.migrate(a.p);
+      a.counts = halo.build(a.p);
+      return a;
+    };
+    const After one = run(1);
+    const After three = run(3);
+    omp_set_num_threads(before);
+    bool ok = true;
+    std::string why;
+    auto check = [&](bool same, const std::string& what) {
+      if (!same && ok) why = what + " differs between 1 and 3 threads";
+      ok = ok && same;
+    };
+    const ParticleStore &a = one.p, &b = three.p;
+    check(a.n_owned == b.n_owned && a.size() == b.size(), "the owned or ghost count");
+    if (ok) {
+      auto same_bits = [](const auto& u, const auto& v) {
+        return u.size() == v.size() &&
+               std::memcmp(u.data(), v.data(), u.size() * sizeof(u[0])) == 0;
+      };
+      const std::size_t n = a.n_owned;
+      auto owned = [n](const auto& u) { return std::vector(u.begin(), u.begin() + n); };
+      check(same_bits(a.id, b.id), "id");
+      check(same_bits(a.type, b.type), "type");
+      check(same_bits(a.x, b.x), "x");
+      check(same_bits(owned(a.v), owned(b.v)), "v");
+      check(same_bits(owned(a.image), owned(b.image)), "image");
+      check(same_bits(a.f, b.f), "f");
+      check(same_bits(a.home, b.home), "home");
+      check(same_bits(a.shift, b.shift), "shift");
+      check(same_bits(owned(a.x_build), owned(b.x_build)), "x_build");
+      for (std::size_t i = 0; i < n && ok; ++i)
+        check(bits(a.fields.real(0, i)) == bits(b.fields.real(0, i)), "the charge field");
+    }
+    check(one.counts.ghosts == three.counts.ghosts && one.counts.tower == three.counts.tower &&
+              one.counts.plate == three.counts.plate && one.counts.bonded == three.counts.bonded &&
+              one.counts.bytes_per_step == three.counts.bytes_per_step,
+          "the import counts");
+    EXPECT_TRUE(test::all_ranks(comm.get(), ok)) << (ok ? "(on another rank)" : why);
+    if (comm.size() > 1) {
+      EXPECT_GT(comm.sum(static_cast<long long>(one.counts.ghosts)), 1000);
     }
   }
 }
