@@ -44,11 +44,11 @@ for ((r = 0; r < runs; ++r)); do
        --set decomposition.method=\""$method"\" --set run.backend=host \
        --set output.trajectory=\"\" --set output.checkpoint=\"\" >"$tmp/log" 2>&1)
     load=$(cut -d' ' -f1 /proc/loadavg)
-    awk -v c="$c" -v load="$load" '
+    awk -v c="$c" -v loadavg="$load" '
       /^Performance:/ {ps = $2}
       /^(pair|neigh|comm) / {t[$1] = $7}
       /^state hash:/ {h = $3}
-      END {print c, ps, t["pair"], t["neigh"], t["comm"], load, h}' "$tmp/log" >>"$tmp/rows"
+      END {print c, ps, t["pair"], t["neigh"], t["comm"], loadavg, h}' "$tmp/log" >>"$tmp/rows"
     echo "$r $c $(awk '/^Performance:/ {print $2}' "$tmp/log")" >>"$tmp/rounds"
   done
 done
