@@ -11,6 +11,8 @@
 //              counting sort and sent. Receivers append them as ghosts in source-rank
 //              order. This works for any R relative to the box: an image is offered to every
 //              box it can reach, not only the 26 neighbours.
+//   Both share their loops over the particles and the records among the rank's OpenMP
+//   threads from kThreadedFrom particles on, leaving the store as one thread's loops do.
 // Every step:
 //   forward()  ghost positions refreshed from their owners along the saved plan
 //   reverse()  ghost forces (fixed point) sent back and summed into the owners
