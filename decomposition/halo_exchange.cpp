@@ -65,12 +65,11 @@ void HaloExchange::migrate(ParticleStore& p) {
     p.image[kept] = p.image[i];
     p.fields.copy(i, kept);
   };
-  // A stayer's per-build fields.
+  // A stayer's per-build fields (x_build: set by build(), which follows).
   const auto reset = [&](std::size_t k) {
     p.f[k] = {0, 0, 0};
     p.home[k] = coord_;
     p.shift[k] = {0, 0, 0};
-    p.x_build[k] = p.x[k];
   };
   std::size_t kept = 0;
   const int threads = n >= kThreadedFrom ? omp_get_max_threads() : 1;
